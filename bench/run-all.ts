@@ -1,0 +1,23 @@
+/**
+ * `npm run bench`: runs every benchmark script in bench/ one after another, each in its own
+ * process so none inherits another's warmed-up heap. Each script is also runnable alone
+ * with `npx tsx bench/<name>.ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const scripts = readdirSync(dir)
+  .filter((name) => name.endsWith('.ts') && name !== 'run-all.ts')
+  .sort();
+
+let failed = 0;
+for (const script of scripts) {
+  process.stdout.write(`\n== bench/${script}\n`);
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${script}`, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  if (run.status !== 0) failed++;
+}
+process.exitCode = failed === 0 ? 0 : 1;

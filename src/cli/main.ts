@@ -1,0 +1,39 @@
+import { Command, CommanderError } from 'commander';
+import { version } from './version.js';
+
+/** Exit codes every command follows: 0 success, 1 the job or run failed, 2 bad usage or invalid policy. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Thrown by a command for bad usage; printed without a stack and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function buildProgram(): Command {
+  const program = new Command('nightshift')
+    .description('Scheduled automation for the Cloud Workspace Management API')
+    .version(version, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  return program;
+}
+
+/** Runs the CLI and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+      if (error.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`nightshift: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
