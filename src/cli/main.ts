@@ -1,13 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { registerSimCommand } from './commands/sim.js';
+import { EXIT, UsageError } from './exit.js';
 import { version } from './version.js';
-
-/** Exit codes every command follows: 0 success, 1 the job or run failed, 2 bad usage or invalid policy. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-/** Thrown by a command for bad usage; printed without a stack and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 export function buildProgram(): Command {
   const program = new Command('nightshift')
@@ -15,6 +9,7 @@ export function buildProgram(): Command {
     .version(version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerSimCommand(program);
   return program;
 }
 
