@@ -1,14 +1,22 @@
 import { Command, CommanderError } from 'commander';
+import { registerNextCommand } from './commands/next.js';
+import { registerSchemaCommand } from './commands/schema.js';
 import { registerSimCommand } from './commands/sim.js';
+import { registerValidateCommand } from './commands/validate.js';
 import { EXIT, UsageError } from './exit.js';
+import type { PolicyCommandDeps } from './policy-io.js';
 import { version } from './version.js';
 
-export function buildProgram(): Command {
+/** The whole CLI. Tests pass `deps` to fix the clock, the registry and the output of the policy commands. */
+export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   const program = new Command('nightshift')
     .description('Scheduled automation for the Cloud Workspace Management API')
     .version(version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  registerValidateCommand(program, deps);
+  registerNextCommand(program, deps);
+  registerSchemaCommand(program, deps);
   registerSimCommand(program);
   return program;
 }

@@ -1,0 +1,103 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { describeInstant, didYouMean, nextFirings, type PolicyJob } from '../../policy/index.js';
+import { loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
+import { alignColumns } from '../table.js';
+
+const MAX_COUNT = 1000;
+
+function parseCount(text: string): number {
+  const count = Number(text);
+  if (!/^\d+$/.test(text) || count < 1 || count > MAX_COUNT) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_COUNT}`);
+  }
+  return count;
+}
+
+function parseFrom(text: string): Date {
+  // Without an offset the instant would depend on the machine's zone.
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) {
+    throw new InvalidArgumentError(
+      'expected an ISO 8601 instant with Z or an offset, e.g. 2026-03-29T00:00:00Z',
+    );
+  }
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('not a valid date and time');
+  return date;
+}
+
+interface NextOptions {
+  readonly job?: string;
+  readonly count: number;
+  readonly from?: Date;
+  readonly json?: boolean;
+}
+
+/** One upcoming firing, as `--json` prints it. */
+export interface UpcomingFiring {
+  readonly job: string;
+  readonly at: string;
+  readonly local: string;
+}
+
+export function upcomingFirings(jobs: readonly PolicyJob[], from: Date, count: number): UpcomingFiring[] {
+  const rows = jobs.flatMap((job, order) =>
+    nextFirings(job.schedule, { from, count, skipDates: job.skipDates }).map((firing) => ({
+      order,
+      instant: firing.at.getTime(),
+      row: { job: job.name, ...describeInstant(firing.at, job.timezone) },
+    })),
+  );
+  rows.sort((a, b) => a.instant - b.instant || a.order - b.order);
+  return rows.map((entry) => entry.row);
+}
+
+export function registerNextCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
+  program
+    .command('next')
+    .description('list upcoming firings of the jobs in a policy, in time order (calendar skips left out)')
+    .argument('<file>', 'policy file (YAML)')
+    .option('--job <name>', 'only this job')
+    .option('--count <n>', `firings per job (1-${MAX_COUNT})`, parseCount, 5)
+    .option(
+      '--from <iso>',
+      'list firings after this instant instead of now, e.g. 2026-03-29T00:00:00Z',
+      parseFrom,
+    )
+    .option('--json', 'print [{ "job", "at", "local" }] instead of a table')
+    .action(async (file: string, options: NextOptions, command: Command) => {
+      const deps = policyCommandDeps(overrides);
+      const policy = await loadOrReport(file, deps);
+      if (!policy) return;
+      let jobs = policy.jobs;
+      if (options.job !== undefined) {
+        const names = jobs.map((job) => job.name);
+        if (!names.includes(options.job)) {
+          const hint = didYouMean(options.job, names);
+          command.error(
+            `error: unknown job "${options.job}"${hint ? `; did you mean "${hint}"?` : ''} (jobs in ${file}: ${names.join(', ')})`,
+            {
+              exitCode: 2,
+              code: 'nightshift.unknownJob',
+            },
+          );
+        }
+        jobs = jobs.filter((job) => job.name === options.job);
+      }
+      const suspended = jobs.filter((job) => job.suspend).map((job) => job.name);
+      const upcoming = upcomingFirings(
+        jobs.filter((job) => !job.suspend),
+        options.from ?? deps.now(),
+        options.count,
+      );
+      if (options.json) {
+        deps.stdout(`${JSON.stringify(upcoming, null, 2)}\n`);
+        return;
+      }
+      const table = alignColumns([
+        ['AT (UTC)', 'LOCAL', 'JOB'],
+        ...upcoming.map((row) => [row.at, row.local, row.job]),
+      ]);
+      const note = suspended.length > 0 ? `\nsuspended, not listed: ${suspended.join(', ')}` : '';
+      deps.stdout(`${table}${note}\n`);
+    });
+}

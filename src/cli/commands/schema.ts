@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { policyJsonSchema } from '../../policy/index.js';
+import { type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
+
+/** The policy JSON Schema as `nightshift schema` prints it (and config/schema/policy.schema.json holds). */
+export function policySchemaText(deps: Pick<PolicyCommandDeps, 'registry'>): string {
+  return `${JSON.stringify(policyJsonSchema(deps.registry), null, 2)}\n`;
+}
+
+export function registerSchemaCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
+  program
+    .command('schema')
+    .description("print the policy file's JSON Schema, for editors (yaml-language-server)")
+    .action(() => {
+      const deps = policyCommandDeps(overrides);
+      deps.stdout(policySchemaText(deps));
+    });
+}

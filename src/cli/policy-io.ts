@@ -1,0 +1,57 @@
+import { actionRegistry } from '../../jobs/index.js';
+import {
+  type ActionRegistry,
+  formatProblem,
+  loadPolicyFile,
+  type Policy,
+  type PolicyEnv,
+  PolicyError,
+  type PolicyJob,
+} from '../policy/index.js';
+import { EXIT } from './exit.js';
+
+/**
+ * What the policy commands touch outside themselves, so tests can fix the clock and capture output.
+ * Bad usage goes through commander's own error path (exit 2 via main); an invalid policy is
+ * printed in full and only sets the exit code, so every problem is shown.
+ */
+export interface PolicyCommandDeps {
+  readonly registry: ActionRegistry;
+  readonly env: PolicyEnv;
+  readonly now: () => Date;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly setExitCode: (code: number) => void;
+}
+
+export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): PolicyCommandDeps {
+  return {
+    registry: actionRegistry,
+    env: process.env,
+    now: () => new Date(),
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    setExitCode: (code) => {
+      process.exitCode = code;
+    },
+    ...overrides,
+  };
+}
+
+/** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */
+export async function loadOrReport(file: string, deps: PolicyCommandDeps): Promise<Policy | undefined> {
+  try {
+    return await loadPolicyFile(file, { registry: deps.registry, env: deps.env });
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    deps.stderr(`${error.problems.map(formatProblem).join('\n')}\n`);
+    deps.setExitCode(EXIT.usage);
+    return undefined;
+  }
+}
+
+/** `dev`, `inline(dev-*)`, or `-` for an action that takes no target. */
+export function describeTarget(job: PolicyJob): string {
+  if (!job.target) return '-';
+  return job.target.name ?? `inline(${job.target.selector.workgroups.join(',')})`;
+}

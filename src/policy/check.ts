@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import type { ActionRegistry, ActionSpec } from './action-registry.js';
+import type { PolicyProblem } from './errors.js';
+import { parseWithProblems, problemAt } from './issues.js';
+import type { ValuePath } from './paths.js';
+import { checkCron } from './schedule.js';
+import { listNames, suggestionSuffix } from './suggest.js';
+import { isTimeZone, suggestTimeZone } from './timezone.js';
+import type { YamlSource } from './yaml-source.js';
+
+/**
+ * Checks that need more than one node's structure: cron expressions, time zones, references
+ * between sections, and each action's own rules. They read the raw values, so they run on every
+ * job even when zod found structural problems in it, and all problems come out in one pass.
+ */
+export interface CheckContext {
+  readonly source: YamlSource;
+  readonly registry: ActionRegistry;
+  readonly targets: ReadonlySet<string>;
+  readonly calendars: ReadonlySet<string>;
+  readonly notifications: ReadonlySet<string>;
+}
+
+export type RawMap = Readonly<Record<string, unknown>>;
+
+export function isMap(value: unknown): value is RawMap {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A value for a message, quoted. A value that came from the environment may be a secret, so the
+ * message shows what the file says instead: `from "${VAR}"`.
+ */
+function shown(source: YamlSource, path: ValuePath, value: string): string {
+  const template = source.templateOf(path);
+  return template === undefined ? JSON.stringify(value) : `from ${JSON.stringify(template)}`;
+}
+
+function suggestion(
+  source: YamlSource,
+  path: ValuePath,
+  value: string,
+  candidates: Iterable<string>,
+): string {
+  return source.isInterpolated(path) ? '' : suggestionSuffix(value, candidates);
+}
+
+export function checkTimeZone(source: YamlSource, path: ValuePath, value: unknown): PolicyProblem[] {
+  if (typeof value !== 'string' || value === '' || isTimeZone(value)) return [];
+  const hint = source.isInterpolated(path) ? undefined : suggestTimeZone(value);
+  const tail = hint ? `; did you mean "${hint}"?` : '; expected an IANA name such as Europe/Berlin or UTC';
+  return [problemAt(source, path, `unknown time zone ${shown(source, path, value)}${tail}`)];
+}
+
+function checkReference(
+  context: CheckContext,
+  path: ValuePath,
+  value: unknown,
+  kind: { singular: string; plural: string; section: string },
+  defined: ReadonlySet<string>,
+): PolicyProblem[] {
+  if (typeof value !== 'string' || value === '' || defined.has(value)) return [];
+  const { source } = context;
+  const tail =
+    defined.size === 0
+      ? `; no ${kind.plural} are defined under "${kind.section}:"`
+      : `${suggestion(source, path, value, defined)} (defined ${kind.plural}: ${listNames(defined)})`;
+  return [problemAt(source, path, `unknown ${kind.singular} ${shown(source, path, value)}${tail}`)];
+}
+
+const CALENDAR = { singular: 'calendar', plural: 'calendars', section: 'calendars' };
+const NOTIFICATION = { singular: 'notification', plural: 'notifications', section: 'notifications' };
+const TARGET = { singular: 'target', plural: 'targets', section: 'targets' };
+
+export function checkNotify(context: CheckContext, path: ValuePath, value: unknown): PolicyProblem[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((name, index) =>
+    checkReference(context, [...path, index], name, NOTIFICATION, context.notifications),
+  );
+}
+
+export interface JobCheck {
+  readonly problems: PolicyProblem[];
+  /** The `with:` parameters as the action's schema parsed them. */
+  readonly params: Readonly<Record<string, unknown>> | undefined;
+}
+
+export function checkJob(context: CheckContext, name: string, job: unknown): JobCheck {
+  if (!isMap(job)) return { problems: [], params: undefined };
+  const { source, registry } = context;
+  const at: ValuePath = ['jobs', name];
+  const problems: PolicyProblem[] = [];
+
+  if (typeof job.schedule === 'string' && job.schedule !== '') {
+    const path = [...at, 'schedule'];
+    const cron = checkCron(job.schedule);
+    if (!cron.ok)
+      problems.push(
+        problemAt(
+          source,
+          path,
+          `invalid cron expression ${shown(source, path, job.schedule)}: ${cron.message}`,
+        ),
+      );
+  }
+  problems.push(...checkTimeZone(source, [...at, 'timezone'], job.timezone));
+  problems.push(...checkNotify(context, [...at, 'notify'], job.notify));
+  if (typeof job.target === 'string')
+    problems.push(...checkReference(context, [...at, 'target'], job.target, TARGET, context.targets));
+  if (Array.isArray(job.skip)) {
+    job.skip.forEach((calendar, index) => {
+      problems.push(
+        ...checkReference(context, [...at, 'skip', index], calendar, CALENDAR, context.calendars),
+      );
+    });
+  }
+
+  if (typeof job.action !== 'string' || job.action === '') return { problems, params: undefined };
+  const action = registry.get(job.action);
+  if (!action) {
+    const path = [...at, 'action'];
+    const tail = suggestion(source, path, job.action, registry.keys());
+    problems.push(
+      problemAt(
+        source,
+        path,
+        `unknown action ${shown(source, path, job.action)}${tail} (valid actions: ${listNames([...registry.keys()].sort())})`,
+      ),
+    );
+    return { problems, params: undefined };
+  }
+  problems.push(...checkActionRules(context, at, job, action));
+  if (job.with !== undefined && !isMap(job.with)) return { problems, params: undefined };
+  if (job.with === undefined) {
+    const required = requiredParams(action);
+    if (required.length > 0) {
+      const needs = `action "${action.name}" needs ${required.join(', ')}`;
+      problems.push(problemAt(source, at, `missing required key "with" (${needs})`, 'key'));
+      return { problems, params: undefined };
+    }
+  }
+  const parsed = parseWithProblems(action.params, job.with ?? {}, source, {
+    at: [...at, 'with'],
+    noKeysHint: `action "${action.name}" takes no parameters`,
+  });
+  problems.push(...parsed.problems);
+  return { problems, params: parsed.data as Readonly<Record<string, unknown>> | undefined };
+}
+
+function checkActionRules(
+  context: CheckContext,
+  at: ValuePath,
+  job: RawMap,
+  action: ActionSpec,
+): PolicyProblem[] {
+  const { source } = context;
+  const problems: PolicyProblem[] = [];
+  if (action.destructive && job.confirm !== true) {
+    problems.push(
+      job.confirm === false
+        ? problemAt(source, [...at, 'confirm'], `must be true: action "${action.name}" is destructive`)
+        : problemAt(
+            source,
+            [...at, 'action'],
+            `action "${action.name}" is destructive: add "confirm: true" to the job`,
+          ),
+    );
+  }
+  if (action.scope !== 'none' && job.target === undefined) {
+    const unit = action.scope === 'workspace' ? 'workspaces' : 'workgroups';
+    problems.push(
+      problemAt(
+        source,
+        at,
+        `action "${action.name}" acts on ${unit}: add "target:" with a name from targets or a selector`,
+        'key',
+      ),
+    );
+  }
+  if (action.scope === 'none' && job.target !== undefined) {
+    problems.push(
+      problemAt(
+        source,
+        [...at, 'target'],
+        `action "${action.name}" takes no target; it acts on what its "with:" names`,
+        'key',
+      ),
+    );
+  }
+  return problems;
+}
+
+/** The parameters an action cannot do without, for the message when `with:` is left out. */
+function requiredParams(action: ActionSpec): string[] {
+  if (!(action.params instanceof z.ZodObject))
+    return action.params.safeParse({}).success ? [] : ['parameters'];
+  return Object.entries(action.params.shape as Record<string, z.ZodType>)
+    .filter(([, schema]) => !schema.safeParse(undefined).success)
+    .map(([key]) => key);
+}
+
+/** Names under a top-level section, whatever their values: a broken definition still defines its name. */
+export function definedNames(section: unknown): ReadonlySet<string> {
+  return new Set(isMap(section) ? Object.keys(section) : []);
+}

@@ -1,0 +1,64 @@
+export {
+  type ActionRegistry,
+  type ActionScope,
+  type ActionSpec,
+  createActionRegistry,
+} from './action-registry.js';
+export { parseDuration } from './duration.js';
+export {
+  formatProblem,
+  PolicyError,
+  type PolicyProblem,
+  type SourceLocation,
+  sortProblems,
+} from './errors.js';
+export { interpolate, type PolicyEnv } from './interpolate.js';
+export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
+export {
+  type JobTarget,
+  jobProblem,
+  type LoadPolicyOptions,
+  loadPolicyFile,
+  type Policy,
+  type PolicyJob,
+  parsePolicy,
+  redactParams,
+} from './load.js';
+export type { ValuePath } from './paths.js';
+export {
+  type CronCheck,
+  checkCron,
+  describeInstant,
+  type Firing,
+  type NextFiringsOptions,
+  nextFiring,
+  nextFirings,
+  type Schedule,
+  type ScheduleKind,
+} from './schedule.js';
+export {
+  type JobDocument,
+  type MaxTargets,
+  type NotificationSink,
+  type NotifyEvent,
+  type OverlapPolicy,
+  type PolicyDocument,
+  PolicySchema,
+  type Settings,
+  SUPPORTED_VERSION,
+  type TargetSelector,
+  TargetSelectorSchema,
+} from './schema.js';
+export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
+export { didYouMean } from './suggest.js';
+export {
+  checkTargetLimit,
+  countWorkgroups,
+  countWorkspaces,
+  type SelectedWorkgroup,
+  type SelectedWorkspace,
+  selectTargets,
+  selectWorkgroups,
+  type TargetLimitCheck,
+} from './targets.js';
+export { formatLocal, formatUtc, isTimeZone } from './timezone.js';

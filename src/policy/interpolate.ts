@@ -1,0 +1,73 @@
+/** The environment variables a policy may read; `process.env` fits. */
+export type PolicyEnv = Readonly<Record<string, string | undefined>>;
+
+export type InterpolationResult =
+  | { readonly ok: true; readonly value: string; readonly interpolated: boolean }
+  | { readonly ok: false; readonly message: string };
+
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Replaces `${NAME}` and `${NAME:-default}` with values from `env`. The default applies when the
+ * variable is unset or empty, as in a shell. `$${` stands for a literal `${`; any other `$` is
+ * kept. An unset variable without a default is an error, so a missing secret fails the load
+ * instead of becoming an empty string.
+ *
+ * Messages name variables, never their values: values are often secrets.
+ */
+export function interpolate(text: string, env: PolicyEnv): InterpolationResult {
+  if (!text.includes('${')) return { ok: true, value: text, interpolated: false };
+  let value = '';
+  let interpolated = false;
+  let index = 0;
+  while (index < text.length) {
+    const start = text.indexOf('$', index);
+    if (start === -1) {
+      value += text.slice(index);
+      break;
+    }
+    value += text.slice(index, start);
+    if (text.startsWith('$${', start)) {
+      value += '${';
+      index = start + 3;
+      continue;
+    }
+    if (!text.startsWith('${', start)) {
+      value += '$';
+      index = start + 1;
+      continue;
+    }
+    const end = text.indexOf('}', start + 2);
+    if (end === -1) {
+      return {
+        ok: false,
+        message:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the policy's own ${VAR} syntax
+          'unterminated "${": expected "${NAME}" or "${NAME:-default}" (write "$${" for a literal "${")',
+      };
+    }
+    const body = text.slice(start + 2, end);
+    const separator = body.indexOf(':-');
+    const name = separator === -1 ? body : body.slice(0, separator);
+    if (!VARIABLE_NAME.test(name)) {
+      return {
+        ok: false,
+        message: `invalid variable reference "\${${body}}": a name holds letters, digits and "_" and does not start with a digit`,
+      };
+    }
+    const fromEnv = env[name];
+    if (separator !== -1 && (fromEnv === undefined || fromEnv === '')) {
+      value += body.slice(separator + 2);
+    } else if (fromEnv === undefined) {
+      return {
+        ok: false,
+        message: `environment variable ${name} is not set (set it, or give a default: "\${${name}:-default}")`,
+      };
+    } else {
+      value += fromEnv;
+    }
+    interpolated = true;
+    index = end + 1;
+  }
+  return { ok: true, value, interpolated };
+}

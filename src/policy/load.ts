@@ -1,0 +1,252 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { ActionRegistry } from './action-registry.js';
+import {
+  type CheckContext,
+  checkJob,
+  checkNotify,
+  checkTimeZone,
+  definedNames,
+  isMap,
+  type RawMap,
+} from './check.js';
+import { PolicyError, type PolicyProblem, type SourceLocation } from './errors.js';
+import type { PolicyEnv } from './interpolate.js';
+import { kindOf, parseWithProblems, problemAt } from './issues.js';
+import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
+import {
+  type JobDocument,
+  JobSchema,
+  type MaxTargets,
+  type NotificationSink,
+  type PolicyDocument,
+  policySchema,
+  type TargetSelector,
+} from './schema.js';
+import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
+import { readYaml, type ValuePath } from './yaml-source.js';
+
+export interface LoadPolicyOptions {
+  /** The actions jobs may use; `jobs/index.ts` exports the real one. */
+  readonly registry: ActionRegistry;
+  /** Where `${VAR}` values come from; pass `process.env` at the edge. */
+  readonly env: PolicyEnv;
+}
+
+/** A job's target: a named selector from `targets:`, or one written inline (no name). */
+export interface JobTarget {
+  readonly name: string | undefined;
+  readonly selector: TargetSelector;
+}
+
+type JobFlags = { readonly [Key in 'dryRun' | 'confirm' | 'suspend']-?: NonNullable<JobDocument[Key]> };
+
+/** One job with everything it inherits resolved. Durations are milliseconds. */
+export interface PolicyJob extends EffectiveSettings, JobFlags {
+  readonly name: string;
+  readonly description: JobDocument['description'];
+  readonly schedule: Schedule & { readonly kind: ScheduleKind };
+  readonly action: JobDocument['action'];
+  /** The `with:` parameters, as the action's schema parsed them. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * Dotted paths within `params` whose values came from `${VAR}`s. Log `redactParams(job)`
+   * instead of `params`: these are how secrets reach a job.
+   */
+  readonly secretParams: readonly string[];
+  readonly target: JobTarget | undefined;
+  /** Calendar names from `skip:`, and the union of their dates (`YYYY-MM-DD`, local). */
+  readonly skip: readonly string[];
+  readonly skipDates: ReadonlySet<string>;
+  readonly maxTargets: MaxTargets | undefined;
+  /** The job's name in the file, for messages about it (e.g. a run refused by maxTargets). */
+  readonly location: SourceLocation;
+}
+
+/** A loaded, valid policy. */
+export interface Policy {
+  readonly file: string;
+  readonly version: PolicyDocument['version'];
+  /** `defaults:` over the built-in defaults. */
+  readonly defaults: EffectiveSettings;
+  readonly calendars: Readonly<Record<string, readonly string[]>>;
+  readonly targets: Readonly<Record<string, TargetSelector>>;
+  readonly notifications: Readonly<Record<string, NotificationSink>>;
+  /** In file order. */
+  readonly jobs: readonly PolicyJob[];
+  /** The location of any node, by path (`['jobs', 'nightly', 'maxTargets']`). */
+  locate(path: ValuePath): SourceLocation;
+}
+
+/** The top level, with each job left for its own parse so one bad job cannot hide the others' problems. */
+const OutlineSchema = policySchema(z.unknown());
+
+/**
+ * Parses and validates a policy. Throws a PolicyError listing every problem found, each at its
+ * YAML node; syntax errors stop the check early, since the tree behind them is not reliable.
+ */
+export function parsePolicy(text: string, file: string, options: LoadPolicyOptions): Policy {
+  const source = readYaml(text, file, options.env);
+  if (source.value === undefined) throw new PolicyError(source.problems);
+  const problems: PolicyProblem[] = [...source.problems];
+  const root = source.value;
+  if (!isMap(root)) {
+    const got = root === null ? 'the file is empty' : `got ${kindOf(root)}`;
+    problems.push(problemAt(source, [], `expected a map with "version" and "jobs"; ${got}`));
+    throw new PolicyError(problems);
+  }
+
+  const outline = parseWithProblems(OutlineSchema, root, source, { at: [] });
+  problems.push(...outline.problems);
+  const context: CheckContext = {
+    source,
+    registry: options.registry,
+    targets: definedNames(root.targets),
+    calendars: definedNames(root.calendars),
+    notifications: definedNames(root.notifications),
+  };
+  const defaults = isMap(root.defaults) ? root.defaults : undefined;
+  problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));
+  problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
+
+  const jobs: {
+    name: string;
+    document: JobDocument | undefined;
+    params: Readonly<Record<string, unknown>> | undefined;
+  }[] = [];
+  for (const [name, job] of Object.entries(isMap(root.jobs) ? root.jobs : {})) {
+    const parsed = parseWithProblems(JobSchema, job, source, { at: ['jobs', name] });
+    const checked = checkJob(context, name, job);
+    problems.push(...parsed.problems, ...checked.problems);
+    jobs.push({ name, document: parsed.data, params: checked.params });
+  }
+
+  if (problems.length > 0 || !outline.data) throw new PolicyError(withoutEchoes(source.problems, problems));
+  return resolve(outline.data, jobs, source, file);
+}
+
+/** Reads and parses a policy file; an unreadable file is a PolicyError too, so callers handle one error type. */
+export async function loadPolicyFile(path: string, options: LoadPolicyOptions): Promise<Policy> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PolicyError([
+      { file: path, line: 1, col: 1, message: `cannot read the policy file: ${reason}` },
+    ]);
+  }
+  return parsePolicy(text, path, options);
+}
+
+/**
+ * Each problem once. An alias repeats its anchor's problems at the anchor's place, and a node the
+ * reader already reported (a failed `${VAR}`, an unknown anchor) gets no second, derived problem
+ * from the checks at the same place.
+ */
+function withoutEchoes(
+  readProblems: readonly PolicyProblem[],
+  problems: readonly PolicyProblem[],
+): PolicyProblem[] {
+  const readAt = new Set(readProblems.map((problem) => `${problem.line}:${problem.col}`));
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const place = `${problem.line}:${problem.col}`;
+    const key = `${place}:${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return !readAt.has(place) || readProblems.includes(problem);
+  });
+}
+
+type Outline = z.output<typeof OutlineSchema>;
+
+function resolve(
+  outline: Outline,
+  jobs: readonly {
+    name: string;
+    document: JobDocument | undefined;
+    params: Readonly<Record<string, unknown>> | undefined;
+  }[],
+  source: ReturnType<typeof readYaml>,
+  file: string,
+): Policy {
+  const defaults = applySettings(BUILTIN_DEFAULTS, outline.defaults);
+  const calendars = outline.calendars ?? {};
+  const targets = outline.targets ?? {};
+  const resolved: PolicyJob[] = [];
+  for (const { name, document, params } of jobs) {
+    // parsePolicy only gets here when every job parsed.
+    if (!document || !params) continue;
+    const settings = applySettings(defaults, document);
+    const timezone = settings.timezone;
+    const skip = document.skip ?? [];
+    // Properties are listed one by one: an object spread followed by this many properties falls
+    // off V8's fast path and cost 25 µs per job, a third of validating 10,000 jobs.
+    resolved.push({
+      name,
+      description: document.description,
+      schedule: { cron: document.schedule, timezone, kind: checkCron(document.schedule).kind ?? 'fixed' },
+      action: document.action,
+      params,
+      secretParams: source.interpolatedBelow(['jobs', name, 'with']).map((path) => path.join('.')),
+      target: resolveTarget(document.target, targets),
+      skip,
+      skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
+      maxTargets: document.maxTargets,
+      dryRun: document.dryRun ?? false,
+      confirm: document.confirm ?? false,
+      suspend: document.suspend ?? false,
+      location: source.locate(['jobs', name], 'key'),
+      timezone,
+      retry: settings.retry,
+      timeout: settings.timeout,
+      concurrency: settings.concurrency,
+      overlap: settings.overlap,
+      catchUp: settings.catchUp,
+      notify: settings.notify,
+    });
+  }
+  return {
+    file,
+    version: outline.version,
+    defaults,
+    calendars,
+    targets,
+    notifications: outline.notifications ?? {},
+    jobs: resolved,
+    locate: (path) => source.locate(path),
+  };
+}
+
+function resolveTarget(
+  target: JobDocument['target'],
+  targets: Readonly<Record<string, TargetSelector>>,
+): JobTarget | undefined {
+  if (target === undefined) return undefined;
+  if (typeof target !== 'string') return { name: undefined, selector: target };
+  const selector = targets[target];
+  return selector ? { name: target, selector } : undefined;
+}
+
+/** A problem about a job, at its name in the file: for later stages that refuse a run. */
+export function jobProblem(job: Pick<PolicyJob, 'location'>, message: string): PolicyProblem {
+  return { ...job.location, message };
+}
+
+/** The job's parameters with every value that came from the environment replaced, for logs. */
+export function redactParams(job: Pick<PolicyJob, 'params' | 'secretParams'>): Record<string, unknown> {
+  const copy = structuredClone(job.params) as Record<string, unknown>;
+  for (const path of job.secretParams) {
+    const segments = path.split('.');
+    let parent: unknown = copy;
+    for (const segment of segments.slice(0, -1)) {
+      parent = isMap(parent) || Array.isArray(parent) ? (parent as RawMap)[segment] : undefined;
+    }
+    const last = segments[segments.length - 1];
+    if (last !== undefined && parent !== null && typeof parent === 'object' && last in parent) {
+      (parent as Record<string, unknown>)[last] = '[redacted]';
+    }
+  }
+  return copy;
+}

@@ -1,0 +1,263 @@
+import { z } from 'zod';
+import { DURATION_PATTERN, parseDuration } from './duration.js';
+
+/**
+ * The policy file format as zod schemas: the single source of the policy's types (`z.output`),
+ * its JSON Schema (`json-schema.ts`) and its structural checks. Checks that need the rest of the
+ * file (does this target exist?) or the outside world (is this a time zone?) live in `check.ts`.
+ */
+
+export const SUPPORTED_VERSION = 1;
+
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+export const NameSchema = z
+  .string()
+  .regex(
+    NAME_PATTERN,
+    'a name starts with a letter or digit and goes on with letters, digits, ".", "_" or "-" (63 characters at most)',
+  );
+
+const DURATION_RULE = 'expected a duration like "90s", "15m", "2h" or "1h30m"';
+
+function durationSchema(max: { ms: number; text: string }) {
+  // Checks run on the string, before the transform, so each failure keeps its own message inside a
+  // union; a string that is no duration at all stops at the first check.
+  return z
+    .string()
+    .regex(DURATION_PATTERN, { error: DURATION_RULE, abort: true })
+    .refine((text) => (parseDuration(text) ?? 1) > 0, 'a duration must be longer than 0s')
+    .refine((text) => (parseDuration(text) ?? 0) <= max.ms, `a duration here must be at most ${max.text}`)
+    .transform((text) => parseDuration(text) ?? 0);
+}
+
+/** Durations are written `90s`, `15m`, `2h`, `1h30m`, `1d`; the loaded policy holds milliseconds. */
+export const DurationSchema = durationSchema({ ms: 365 * 86_400_000, text: '365d' });
+
+/** Timers above 2^31 ms (24.8 days) overflow in Node; a day is already far past any sane run. */
+export const TimeoutSchema = durationSchema({ ms: 86_400_000, text: '24h' });
+
+export const OVERLAP_POLICIES = ['skip', 'queue', 'allow'] as const;
+export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
+export const NOTIFY_EVENTS = ['failure', 'partial', 'findings', 'recovered'] as const;
+export const NOTIFY_FORMATS = ['slack', 'json'] as const;
+
+export const RetrySchema = z
+  .strictObject({
+    attempts: z
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .meta({ description: 'Tries in total, the first included; 1 turns retries off.', default: 5 }),
+    backoff: DurationSchema.optional().meta({ description: 'Wait before the first retry.', default: '10s' }),
+    strategy: z.enum(RETRY_STRATEGIES).optional().meta({
+      description: 'exponential doubles the wait after each retry; fixed keeps it.',
+      default: 'exponential',
+    }),
+  })
+  .meta({ description: 'Retries of a failed run. Only transient API errors are retried.' });
+
+export const CatchUpSchema = z
+  .union([z.literal('none'), DurationSchema], { error: `${DURATION_RULE}, or none` })
+  .transform((value) => (value === 'none' ? null : value));
+
+export const SettingsSchema = z.strictObject({
+  timezone: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'IANA time zone the schedule is read in, e.g. Europe/Berlin.', default: 'UTC' }),
+  retry: RetrySchema.optional(),
+  timeout: TimeoutSchema.optional().meta({
+    description: 'A run still going after this is cancelled.',
+    default: '30m',
+  }),
+  concurrency: z
+    .int()
+    .min(1)
+    .max(256)
+    .optional()
+    .meta({ description: 'API calls a run makes in parallel.', default: 16 }),
+  overlap: z
+    .enum(OVERLAP_POLICIES)
+    .optional()
+    .meta({ description: 'When a firing comes while the previous run still goes.', default: 'skip' }),
+  catchUp: CatchUpSchema.optional().meta({
+    description: 'After downtime, run a missed firing if it is at most this old; none never catches up.',
+    default: 'none',
+  }),
+  notify: z
+    .array(z.string().min(1))
+    .optional()
+    .meta({ description: 'Names from notifications that hear about runs.', default: [] }),
+});
+
+const GLOB_RULE = 'negated globs are not supported; list what to leave out under exclude';
+const GlobSchema = z
+  .string()
+  .min(1)
+  .refine((glob) => !glob.startsWith('!'), GLOB_RULE);
+const ExcludeGlobSchema = GlobSchema.refine(
+  (glob) => glob.split('/').length <= 2,
+  'expected "workgroup" or "workgroup/workspace" (globs), with at most one "/"',
+);
+
+export const TargetSelectorSchema = z
+  .strictObject({
+    workgroups: z
+      .array(GlobSchema)
+      .min(1)
+      .meta({ description: 'Workgroup names or ids; globs (picomatch) such as "dev-*".' }),
+    workspaces: z
+      .array(GlobSchema)
+      .min(1)
+      .default(['*'])
+      .meta({ description: 'Workspace names or ids within those workgroups; globs.' }),
+    exclude: z.array(ExcludeGlobSchema).default([]).meta({
+      description: '"workgroup/workspace" globs to leave out; a bare "workgroup" leaves out all of it.',
+    }),
+  })
+  .meta({ description: 'Which workgroups and workspaces a job acts on.' });
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+function isCalendarDate(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(text);
+}
+export const CalendarSchema = z
+  .array(
+    z
+      .string()
+      .regex(DATE_PATTERN, { error: 'expected a date like 2026-12-24', abort: true })
+      .refine(isCalendarDate, 'not a date in the calendar'),
+  )
+  .meta({ description: 'Local dates (YYYY-MM-DD) on which jobs that skip this calendar do not fire.' });
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+export const NotificationSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1)
+      .refine(isHttpUrl, 'expected an http:// or https:// URL')
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
+      .meta({ description: 'Webhook URL; keep it in the environment: "${OPS_WEBHOOK}".' }),
+    format: z
+      .enum(NOTIFY_FORMATS)
+      .default('json')
+      .meta({ description: 'Body shape: a Slack message or plain JSON.' }),
+    on: z
+      .array(z.enum(NOTIFY_EVENTS))
+      .min(1)
+      .default([...NOTIFY_EVENTS])
+      .meta({ description: 'Run outcomes that are sent.' }),
+  })
+  .meta({ description: 'A named webhook that jobs send run outcomes to.' });
+
+const PERCENT_PATTERN = /^\d+(\.\d+)?%$/;
+const MAX_TARGETS_RULE = 'expected a number of targets such as 20, or a percentage such as "10%"';
+export const MaxTargetsSchema = z
+  .union(
+    [
+      z.int().min(1),
+      z
+        .string()
+        .regex(PERCENT_PATTERN, { error: MAX_TARGETS_RULE, abort: true })
+        .refine((text) => {
+          const percent = Number(text.slice(0, -1));
+          return percent > 0 && percent <= 100;
+        }, 'a percentage must be above 0% and at most 100%'),
+    ],
+    { error: MAX_TARGETS_RULE },
+  )
+  .transform(
+    (value): MaxTargets =>
+      typeof value === 'number' ? { count: value } : { percent: Number(value.slice(0, -1)) },
+  )
+  .meta({ description: 'Refuse a run that would touch more targets than this: a count, or "p%" of all.' });
+
+/** A cap on how many targets one run may touch: a count, or a share of all targets the API lists. */
+export type MaxTargets = { readonly count: number } | { readonly percent: number };
+
+export const JobSchema = SettingsSchema.extend({
+  description: z.string().optional().meta({ description: 'What the job is for; shown in listings.' }),
+  schedule: z
+    .string()
+    .min(1)
+    .meta({
+      description: 'Cron: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first.',
+      examples: ['0 20 * * 1-5'],
+    }),
+  action: z.string().min(1).meta({ description: 'What the job does; one of the registered actions.' }),
+  target: z
+    .union([z.string().min(1), TargetSelectorSchema], {
+      error: 'expected the name of a target, or a selector with workgroups',
+    })
+    .optional()
+    .meta({ description: 'A name from targets, or an inline selector.' }),
+  with: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: "The action's parameters, checked by the action's own schema." }),
+  skip: z
+    .array(z.string().min(1))
+    .optional()
+    .meta({ description: 'Calendars whose dates the job does not fire on.' }),
+  maxTargets: MaxTargetsSchema.optional(),
+  dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
+  confirm: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Must be true for a destructive action.', default: false }),
+  suspend: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Keep the job defined but never fire it.', default: false }),
+});
+
+export const VersionSchema = z.literal(SUPPORTED_VERSION, {
+  error: (issue) =>
+    issue.input === undefined
+      ? `missing required key "version"; add "version: ${SUPPORTED_VERSION}"`
+      : typeof issue.input === 'number'
+        ? `unsupported version ${issue.input}; the supported version is ${SUPPORTED_VERSION}`
+        : `expected the number ${SUPPORTED_VERSION}, the supported version`,
+});
+
+/** The whole file, with `job` as the schema of each entry under `jobs`. */
+export function policySchema<Job extends z.ZodType>(job: Job) {
+  return z.strictObject({
+    version: VersionSchema.meta({ description: 'Format version of this file.' }),
+    defaults: SettingsSchema.optional().meta({
+      description: 'Settings every job inherits unless it sets its own.',
+    }),
+    calendars: z.record(NameSchema, CalendarSchema).optional().meta({ description: 'Named lists of dates.' }),
+    targets: z
+      .record(NameSchema, TargetSelectorSchema)
+      .optional()
+      .meta({ description: 'Named target selectors.' }),
+    notifications: z
+      .record(NameSchema, NotificationSchema)
+      .optional()
+      .meta({ description: 'Named webhooks for run outcomes.' }),
+    jobs: z.record(NameSchema, job).meta({ description: 'The scheduled jobs, by name.' }),
+  });
+}
+
+export const PolicySchema = policySchema(JobSchema);
+
+/** The file as written, parsed: durations in ms, defaults of selectors and sinks filled in. */
+export type PolicyDocument = z.output<typeof PolicySchema>;
+export type JobDocument = z.output<typeof JobSchema>;
+export type Settings = z.output<typeof SettingsSchema>;
+export type TargetSelector = z.output<typeof TargetSelectorSchema>;
+export type NotificationSink = z.output<typeof NotificationSchema>;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];

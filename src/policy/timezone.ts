@@ -1,0 +1,96 @@
+import { didYouMean } from './suggest.js';
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+const validity = new Map<string, boolean>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let cached = formatters.get(timeZone);
+  if (!cached) {
+    cached = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    formatters.set(timeZone, cached);
+  }
+  return cached;
+}
+
+/**
+ * Whether the runtime knows an IANA time zone name. The name is kept as written: ICU would
+ * "canonicalize" Asia/Kolkata to Asia/Calcutta. UTC offsets such as `+02:00` are refused: they
+ * ignore daylight saving time, which is exactly what a schedule must follow.
+ */
+export function isTimeZone(name: string): boolean {
+  let known = validity.get(name);
+  if (known === undefined) {
+    known = /^[A-Za-z]/.test(name);
+    if (known) {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: name });
+      } catch {
+        known = false;
+      }
+    }
+    validity.set(name, known);
+  }
+  return known;
+}
+
+let knownZones: readonly string[] | undefined;
+
+/** A known zone name close to a misspelt one, for `did you mean`. */
+export function suggestTimeZone(name: string): string | undefined {
+  knownZones ??= Intl.supportedValuesOf('timeZone');
+  return didYouMean(name, knownZones);
+}
+
+/** Milliseconds to add to a UTC instant to get the wall-clock time in `timeZone`. */
+export function offsetAt(instantMs: number, timeZone: string): number {
+  const second = Math.floor(instantMs / 1000) * 1000;
+  return wallClockMs(second, timeZone) - second;
+}
+
+/** The wall-clock time in `timeZone` at an instant, encoded as if it were a UTC instant. */
+export function wallClockMs(instantMs: number, timeZone: string): number {
+  const parts = formatter(timeZone).formatToParts(instantMs);
+  const field = (type: Intl.DateTimeFormatPartTypes) =>
+    Number(parts.find((part) => part.type === type)?.value);
+  const wall = Date.UTC(
+    field('year'),
+    field('month') - 1,
+    field('day'),
+    field('hour'),
+    field('minute'),
+    field('second'),
+  );
+  return wall + (instantMs - Math.floor(instantMs / 1000) * 1000);
+}
+
+function pad(value: number, width = 2): string {
+  return String(Math.abs(value)).padStart(width, '0');
+}
+
+/** `±HH:MM` for an offset in milliseconds. */
+export function formatOffset(offsetMs: number): string {
+  const minutes = Math.round(offsetMs / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  return `${sign}${pad(Math.trunc(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+}
+
+/** An instant as ISO 8601 wall-clock time with its offset: `2026-03-29T03:00:00+02:00`. */
+export function formatLocal(instantMs: number, timeZone: string): string {
+  const offset = offsetAt(instantMs, timeZone);
+  const wall = new Date(Math.floor(instantMs / 1000) * 1000 + offset).toISOString().slice(0, 19);
+  return `${wall}${formatOffset(offset)}`;
+}
+
+/** An instant as ISO 8601 UTC without milliseconds: `2026-03-29T01:00:00Z`. */
+export function formatUtc(instantMs: number): string {
+  return `${new Date(Math.floor(instantMs / 1000) * 1000).toISOString().slice(0, 19)}Z`;
+}

@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import { formatProblem, POLICY_SCHEMA_PATH, PolicyError, parsePolicy } from '../../../src/policy/index.js';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const configDirectory = join(root, 'config');
+
+function yamlFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(entry.name) ? [path] : [];
+  });
+}
+
+const files = yamlFiles(configDirectory).map((path) => relative(root, path));
+const env = { OPS_WEBHOOK: 'https://hooks.example.com/services/T0/B0/x' };
+
+describe('config examples', () => {
+  it('include the annotated policy and the cost-saving example', () => {
+    expect(files).toEqual(expect.arrayContaining(['config/policy.yaml', 'config/examples/cost-saving.yaml']));
+  });
+
+  it.each(files)('%s validates with the registered actions', (file) => {
+    try {
+      const policy = parsePolicy(readFileSync(join(root, file), 'utf8'), file, {
+        registry: actionRegistry,
+        env,
+      });
+      expect(policy.jobs.length).toBeGreaterThan(0);
+    } catch (error) {
+      if (error instanceof PolicyError) expect.fail(error.problems.map(formatProblem).join('\n'));
+      throw error;
+    }
+  });
+
+  it.each(files)('%s starts with the yaml-language-server line pointing at the committed schema', (file) => {
+    const firstLine = readFileSync(join(root, file), 'utf8').split('\n')[0] ?? '';
+    const match = /^# yaml-language-server: \$schema=(.+)$/.exec(firstLine);
+    expect(match, firstLine).not.toBeNull();
+    const schemaPath = relative(root, join(root, file, '..', match?.[1] ?? ''));
+    expect(schemaPath).toBe(POLICY_SCHEMA_PATH);
+  });
+});

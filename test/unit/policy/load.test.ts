@@ -1,0 +1,466 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  BUILTIN_DEFAULTS,
+  createActionRegistry,
+  formatProblem,
+  jobProblem,
+  loadPolicyFile,
+  type Policy,
+  PolicyError,
+  type PolicyJob,
+  parsePolicy,
+  redactParams,
+} from '../../../src/policy/index.js';
+import { SECRET_VALUES, testEnv, testRegistry } from '../../fixtures/policies/test-registry.js';
+
+function load(text: string, env = testEnv): Policy {
+  return parsePolicy(text, 'policy.yaml', { registry: testRegistry, env });
+}
+
+function problems(text: string, env = testEnv): string[] {
+  try {
+    load(text, env);
+  } catch (error) {
+    if (error instanceof PolicyError)
+      return error.problems.map((problem) => `${problem.line}:${problem.col}: ${problem.message}`);
+    throw error;
+  }
+  throw new Error('the policy was accepted');
+}
+
+function job(policy: Policy, name: string): PolicyJob {
+  const found = policy.jobs.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no job ${name}`);
+  return found;
+}
+
+const BASE = `version: 1
+targets:
+  dev:
+    workgroups: ["dev-*"]
+jobs:
+`;
+
+describe('the issue’s example policy', () => {
+  const restoreDrill = {
+    name: 'restore-drill',
+    description: 'Test only: the restore drill as the issue shows it.',
+    destructive: false,
+    scope: 'none' as const,
+    params: z.strictObject({ workgroup: z.string(), workspace: z.string(), backupId: z.string() }),
+    example: '',
+  };
+  const registry = createActionRegistry([...testRegistry.values(), restoreDrill]);
+  const text = `version: 1
+defaults:
+  timezone: Europe/Berlin        # IANA name; default UTC
+  retry: { attempts: 5, backoff: 10s }
+  concurrency: 16                # parallel API calls within one run
+calendars:
+  holidays-de: [2026-12-24, 2026-12-25, 2026-12-31]
+targets:
+  dev:
+    workgroups: ["dev-*"]        # names or ids, globs
+    workspaces: ["*"]
+    exclude: ["dev-core/*"]      # workgroup/workspace globs
+jobs:
+  nightly-pause:
+    schedule: "0 20 * * 1-5"     # 5 fields, or 6 with seconds
+    action: pause
+    target: dev                  # a name from targets, or an inline selector
+    skip: [holidays-de]
+  weekly-restore-drill:
+    schedule: "0 3 * * 0"
+    timezone: UTC
+    action: restore-drill
+    with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_BACKUP_ID}" }
+`;
+  const policy = parsePolicy(text, 'example.yaml', { registry, env: testEnv });
+
+  it('loads with every job’s settings resolved', () => {
+    expect(job(policy, 'nightly-pause')).toMatchObject({
+      action: 'pause',
+      timezone: 'Europe/Berlin',
+      schedule: { cron: '0 20 * * 1-5', timezone: 'Europe/Berlin', kind: 'fixed' },
+      target: {
+        name: 'dev',
+        selector: { workgroups: ['dev-*'], workspaces: ['*'], exclude: ['dev-core/*'] },
+      },
+      skip: ['holidays-de'],
+      retry: { attempts: 5, backoff: 10_000, strategy: 'exponential' },
+      timeout: 30 * 60_000,
+      concurrency: 16,
+      overlap: 'skip',
+      catchUp: null,
+      dryRun: false,
+      confirm: false,
+      suspend: false,
+    });
+    expect([...job(policy, 'nightly-pause').skipDates]).toEqual(['2026-12-24', '2026-12-25', '2026-12-31']);
+  });
+
+  it('reads ${VAR} from the environment and records it as a secret parameter', () => {
+    const drill = job(policy, 'weekly-restore-drill');
+    expect(drill.timezone).toBe('UTC');
+    expect(drill.target).toBeUndefined();
+    expect(drill.params).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: SECRET_VALUES[0] });
+    expect(drill.secretParams).toEqual(['backupId']);
+    expect(redactParams(drill)).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: '[redacted]' });
+  });
+
+  it('keeps each job’s place in the file', () => {
+    expect(job(policy, 'nightly-pause').location).toEqual({ file: 'example.yaml', line: 14, col: 3 });
+    expect(job(policy, 'weekly-restore-drill').location).toEqual({ file: 'example.yaml', line: 19, col: 3 });
+    expect(policy.locate(['jobs', 'nightly-pause', 'schedule'])).toEqual({
+      file: 'example.yaml',
+      line: 15,
+      col: 15,
+    });
+  });
+
+  it('lists jobs in file order', () => {
+    expect(policy.jobs.map((entry) => entry.name)).toEqual(['nightly-pause', 'weekly-restore-drill']);
+  });
+});
+
+describe('defaults and inheritance', () => {
+  it('gives a job with nothing set the built-in defaults', () => {
+    const policy = load(`${BASE}  a:\n    schedule: "0 1 * * *"\n    action: pause\n    target: dev\n`);
+    const { timezone, retry, timeout, concurrency, overlap, catchUp, notify } = job(policy, 'a');
+    expect({ timezone, retry, timeout, concurrency, overlap, catchUp, notify }).toEqual(BUILTIN_DEFAULTS);
+    expect(policy.defaults).toEqual(BUILTIN_DEFAULTS);
+  });
+
+  it('lets a job override defaults, and merges retry field by field', () => {
+    const policy = load(`version: 1
+defaults:
+  timezone: America/New_York
+  retry: { attempts: 7, backoff: 1m, strategy: fixed }
+  timeout: 1h
+  overlap: queue
+  catchUp: 2h
+targets:
+  dev:
+    workgroups: ["dev-*"]
+jobs:
+  inherits:
+    schedule: "0 1 * * *"
+    action: pause
+    target: dev
+  overrides:
+    schedule: "0 1 * * *"
+    action: pause
+    target: dev
+    timezone: Asia/Kolkata
+    retry: { attempts: 2 }
+    timeout: 90s
+    overlap: allow
+    catchUp: none
+    concurrency: 4
+`);
+    expect(job(policy, 'inherits')).toMatchObject({
+      timezone: 'America/New_York',
+      retry: { attempts: 7, backoff: 60_000, strategy: 'fixed' },
+      timeout: 3_600_000,
+      overlap: 'queue',
+      catchUp: 7_200_000,
+      concurrency: 16,
+    });
+    expect(job(policy, 'overrides')).toMatchObject({
+      timezone: 'Asia/Kolkata',
+      retry: { attempts: 2, backoff: 60_000, strategy: 'fixed' },
+      timeout: 90_000,
+      overlap: 'allow',
+      catchUp: null,
+      concurrency: 4,
+    });
+  });
+
+  it('keeps a time zone as written, even one ICU calls by an older name (Asia/Kolkata)', () => {
+    const policy = load(
+      `${BASE}  a:\n    schedule: "0 1 * * *"\n    action: pause\n    target: dev\n    timezone: Asia/Kolkata\n`,
+    );
+    expect(job(policy, 'a').schedule.timezone).toBe('Asia/Kolkata');
+  });
+
+  it('fills in the defaults of inline selectors and notifications', () => {
+    const policy = load(`version: 1
+notifications:
+  ops: { url: "\${OPS_WEBHOOK}" }
+jobs:
+  a:
+    schedule: "0 1 * * *"
+    action: pause
+    target: { workgroups: ["qa-*"] }
+    notify: [ops]
+    maxTargets: "12.5%"
+    dryRun: true
+`);
+    expect(job(policy, 'a')).toMatchObject({
+      target: { name: undefined, selector: { workgroups: ['qa-*'], workspaces: ['*'], exclude: [] } },
+      notify: ['ops'],
+      maxTargets: { percent: 12.5 },
+      dryRun: true,
+    });
+    expect(policy.notifications.ops).toEqual({
+      url: SECRET_VALUES[1],
+      format: 'json',
+      on: ['failure', 'partial', 'findings', 'recovered'],
+    });
+  });
+
+  it('reads maxTargets as a count', () => {
+    const policy = load(
+      `${BASE}  a:\n    schedule: "0 1 * * *"\n    action: pause\n    target: dev\n    maxTargets: 20\n`,
+    );
+    expect(job(policy, 'a').maxTargets).toEqual({ count: 20 });
+  });
+});
+
+describe('YAML features', () => {
+  // Kept inline: as files they would fail the repository's YAML lint.
+  it('reports a YAML syntax error at the place the parser found it, and checks nothing else', () => {
+    expect(problems('version: 1\ntargets:\n  dev:\n    workgroups: ["dev-*"\njobs: {}\n')).toEqual([
+      '5:1: invalid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',
+    ]);
+    expect(problems('version: 1\njobs:\n\tnightly:\n\t  action: pause\n')).toEqual([
+      '3:1: invalid YAML: Tabs are not allowed as indentation',
+      '4:1: invalid YAML: Tabs are not allowed as indentation',
+    ]);
+  });
+
+  it('resolves anchors, aliases and merge keys, with the job’s own keys winning', () => {
+    const policy = load(`version: 1
+targets:
+  dev: &dev
+    workgroups: ["dev-*"]
+  dev-copy: *dev
+jobs:
+  base: &base
+    schedule: "0 1 * * *"
+    action: pause
+    target: dev
+    timeout: 5m
+  derived:
+    <<: *base
+    timeout: 10m
+    schedule: "0 2 * * *"
+`);
+    expect(policy.targets['dev-copy']).toEqual(policy.targets.dev);
+    expect(job(policy, 'derived')).toMatchObject({
+      schedule: { cron: '0 2 * * *' },
+      timeout: 600_000,
+      action: 'pause',
+    });
+  });
+
+  it('points at the anchor when a merged key is wrong', () => {
+    expect(
+      problems(`version: 1
+templates: &t
+  schedule: "0 1 * * *"
+  overlap: sometimes
+jobs:
+  a:
+    <<: *t
+    action: pause
+    target: { workgroups: ["x"] }
+`),
+    ).toEqual([
+      '2:1: unknown key "templates" (expected one of: version, defaults, calendars, targets, notifications, jobs)',
+      '4:12: jobs.a.overlap: expected one of: skip, queue, allow',
+    ]);
+  });
+
+  it('reports an alias that refers to its own ancestor instead of expanding it forever', () => {
+    expect(problems('version: 1\njobs: &j\n  a: *j\n')).toContain(
+      '3:6: jobs.a.a: alias "*j" refers to a node that contains it',
+    );
+  });
+
+  it('stops an alias bomb after 10,000 expansions', () => {
+    const levels = ['a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]'];
+    for (let level = 1; level < 8; level += 1) {
+      const previous = String.fromCharCode(96 + level);
+      const name = String.fromCharCode(97 + level);
+      levels.push(`${name}: &${name} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    const reported = problems(
+      `version: 1\nbomb:\n${levels.map((line) => `  ${line}`).join('\n')}\njobs: {}\n`,
+    );
+    expect(reported.some((problem) => problem.includes('more than 10000 alias expansions'))).toBe(true);
+  });
+});
+
+describe('interpolation', () => {
+  it('uses a default when the variable is unset or empty, and keeps $${ as a literal ${', () => {
+    const policy = load(`version: 1
+jobs:
+  d:
+    schedule: "0 3 * * 0"
+    action: drill
+    description: "costs $\${HOURS} hours"
+    with: { workgroup: "\${WG:-ops}", workspace: "\${EMPTY:-drill}", backupId: "b-\${DRILL_BACKUP_ID}" }
+`);
+    const drill = job(policy, 'd');
+    expect(drill.description).toBe('costs ${HOURS} hours');
+    expect(drill.params).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: `b-${SECRET_VALUES[0]}` });
+    expect(drill.secretParams).toEqual(['workgroup', 'workspace', 'backupId']);
+  });
+
+  it('redacts secrets nested in lists and maps, and leaves the job’s own params untouched', () => {
+    const registry = createActionRegistry([
+      {
+        name: 'nested',
+        description: 'Test only.',
+        destructive: false,
+        scope: 'none',
+        params: z.strictObject({ hosts: z.array(z.strictObject({ token: z.string(), name: z.string() })) }),
+        example: '',
+      },
+    ]);
+    const policy = parsePolicy(
+      `version: 1
+jobs:
+  n:
+    schedule: "0 3 * * 0"
+    action: nested
+    with:
+      hosts:
+        - { name: a, token: "\${DRILL_BACKUP_ID}" }
+`,
+      'policy.yaml',
+      { registry, env: testEnv },
+    );
+    const nested = job(policy, 'n');
+    expect(nested.secretParams).toEqual(['hosts.0.token']);
+    expect(redactParams(nested)).toEqual({ hosts: [{ name: 'a', token: '[redacted]' }] });
+    expect(nested.params).toEqual({ hosts: [{ name: 'a', token: SECRET_VALUES[0] }] });
+  });
+
+  it('names the variable, not its value, when a value from the environment is wrong', () => {
+    const reported = problems(
+      `${BASE}  a:\n    schedule: "\${DRILL_BACKUP_ID}"\n    action: pause\n    target: dev\n`,
+    );
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toContain('invalid cron expression from "${DRILL_BACKUP_ID}"');
+    expect(reported[0]).not.toContain(SECRET_VALUES[0]);
+  });
+});
+
+describe('actions', () => {
+  it('accepts a destructive action with confirm: true', () => {
+    const policy = load(
+      `${BASE}  p:\n    schedule: "0 4 * * 0"\n    action: purge\n    target: dev\n    confirm: true\n`,
+    );
+    expect(job(policy, 'p').confirm).toBe(true);
+  });
+
+  it('accepts a workgroup action with a target', () => {
+    expect(
+      load(`${BASE}  l:\n    schedule: "0 4 * * 0"\n    action: lockdown\n    target: dev\n`).jobs,
+    ).toHaveLength(1);
+  });
+
+  it('reports a parameter given twice as a duplicate key', () => {
+    expect(
+      problems(`version: 1
+jobs:
+  d:
+    schedule: "0 3 * * 0"
+    action: drill
+    with:
+      workgroup: ops
+      workspace: drill
+      backupId: b-1
+      workgroup: ops2
+`),
+    ).toEqual(['10:7: duplicate key "workgroup" (first defined on line 7)']);
+  });
+
+  it('validates with: of every job, not only the first one that fails', () => {
+    expect(
+      problems(`version: 1
+jobs:
+  a:
+    schedule: "0 3 * * 0"
+    action: drill
+    with: { workgroup: ops, workspace: drill, backupId: b-1, extra: 1 }
+  b:
+    schedule: "0 3 * * 0"
+    action: drill
+    with: { workgroup: ops, workspace: drill, backupId: 7 }
+`),
+    ).toEqual([
+      '6:62: jobs.a.with: unknown key "extra" (expected one of: workgroup, workspace, backupId, keepHours)',
+      '10:57: jobs.b.with.backupId: expected a string, got an integer',
+    ]);
+  });
+});
+
+describe('PolicyError', () => {
+  it('lists problems in file order in its message, with code POLICY_INVALID', () => {
+    try {
+      load(`version: 3\njobs:\n  a:\n    schedule: "0 1 * *"\n    action: pause\n    target: dev\n`);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(PolicyError);
+      const policyError = error as PolicyError;
+      expect(policyError.code).toBe('POLICY_INVALID');
+      expect(policyError.message).toBe(
+        [
+          'invalid policy (3 problems):',
+          'policy.yaml:1:10: version: unsupported version 3; the supported version is 1',
+          'policy.yaml:4:15: jobs.a.schedule: invalid cron expression "0 1 * *": expected 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first, found 4',
+          'policy.yaml:6:13: jobs.a.target: unknown target "dev"; no targets are defined under "targets:"',
+        ].join('\n'),
+      );
+    }
+  });
+
+  it('builds a problem at a job’s name for later stages, e.g. a run refused by maxTargets', () => {
+    const policy = load(
+      `${BASE}  a:\n    schedule: "0 1 * * *"\n    action: pause\n    target: dev\n    maxTargets: 2\n`,
+    );
+    expect(formatProblem(jobProblem(job(policy, 'a'), 'refused: 9 targets, maxTargets is 2'))).toBe(
+      'policy.yaml:6:3: refused: 9 targets, maxTargets is 2',
+    );
+  });
+});
+
+describe('loadPolicyFile', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'nightshift-policy-'));
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('reads and validates a file, naming it in problems', async () => {
+    const file = join(directory, 'bad.yaml');
+    writeFileSync(file, 'version: 1\njobs:\n  a:\n    action: pause\n');
+    await expect(loadPolicyFile(file, { registry: testRegistry, env: {} })).rejects.toMatchObject({
+      problems: [
+        { file, line: 3, col: 3, message: 'jobs.a: missing required key "schedule"' },
+        {
+          file,
+          line: 3,
+          col: 3,
+          message:
+            'jobs.a: action "pause" acts on workspaces: add "target:" with a name from targets or a selector',
+        },
+      ],
+    });
+  });
+
+  it('turns an unreadable file into a PolicyError at 1:1', async () => {
+    const file = join(directory, 'missing.yaml');
+    const error = await loadPolicyFile(file, { registry: testRegistry, env: {} }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(PolicyError);
+    expect((error as PolicyError).problems[0]).toMatchObject({ file, line: 1, col: 1 });
+    expect((error as PolicyError).problems[0]?.message).toMatch(/^cannot read the policy file: ENOENT/);
+  });
+});

@@ -1,0 +1,93 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
+import { describe, expect, it } from 'vitest';
+import { didYouMean, interpolate, parseDuration } from '../../../src/policy/index.js';
+
+describe('durations', () => {
+  it.each([
+    ['90s', 90_000],
+    ['15m', 900_000],
+    ['2h', 7_200_000],
+    ['1h30m', 5_400_000],
+    ['1d', 86_400_000],
+    ['1d2h3m4s', 93_784_000],
+  ])('reads %s as %i ms', (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(['', '15', 'm', '15 m', '1.5h', '30m1h', '1h1h', '10ms', '-5m', '5M'])('refuses %j', (text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+});
+
+describe('interpolation', () => {
+  const env = { NAME: 'value', EMPTY: '' };
+
+  it('replaces ${NAME} and marks the result as interpolated', () => {
+    expect(interpolate('a-${NAME}-b', env)).toEqual({ ok: true, value: 'a-value-b', interpolated: true });
+  });
+
+  it('leaves text without references alone', () => {
+    expect(interpolate('plain $ text $NAME', env)).toEqual({
+      ok: true,
+      value: 'plain $ text $NAME',
+      interpolated: false,
+    });
+  });
+
+  it('uses the default when the variable is unset or empty', () => {
+    expect(interpolate('${MISSING:-fallback}', env)).toMatchObject({ value: 'fallback' });
+    expect(interpolate('${EMPTY:-fallback}', env)).toMatchObject({ value: 'fallback' });
+    expect(interpolate('${NAME:-fallback}', env)).toMatchObject({ value: 'value' });
+  });
+
+  it('keeps an empty variable without a default as an empty string', () => {
+    expect(interpolate('[${EMPTY}]', env)).toMatchObject({ ok: true, value: '[]' });
+  });
+
+  it('reads $${ as a literal ${', () => {
+    expect(interpolate('$${NAME} and ${NAME}', env)).toMatchObject({ value: '${NAME} and value' });
+  });
+
+  it('refuses an unset variable, naming it and how to give a default', () => {
+    expect(interpolate('${MISSING}', env)).toEqual({
+      ok: false,
+      message: 'environment variable MISSING is not set (set it, or give a default: "${MISSING:-default}")',
+    });
+  });
+
+  it.each(['${}', '${1A}', '${A-B}', '${A:b}'])('refuses the malformed reference %s', (text) => {
+    expect(interpolate(text, env)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^invalid variable reference/),
+    });
+  });
+
+  it('refuses an unterminated reference', () => {
+    expect(interpolate('${NAME', env)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^unterminated/),
+    });
+  });
+
+  it('never puts a value into a message', () => {
+    const result = interpolate('${NAME}${MISSING}', env);
+    expect(result.ok).toBe(false);
+    expect(JSON.stringify(result)).not.toContain('value');
+  });
+});
+
+describe('did you mean', () => {
+  it('suggests the closest candidate for a typo', () => {
+    expect(didYouMean('schedul', ['schedule', 'action', 'target'])).toBe('schedule');
+    expect(didYouMean('taget', ['schedule', 'action', 'target'])).toBe('target');
+  });
+
+  it('ignores case', () => {
+    expect(didYouMean('DryRun', ['dryRun', 'description'])).toBe('dryRun');
+  });
+
+  it('suggests nothing when no candidate is close', () => {
+    expect(didYouMean('frobnicate', ['schedule', 'action'])).toBeUndefined();
+    expect(didYouMean('x', [])).toBeUndefined();
+  });
+});
