@@ -1,13 +1,37 @@
 import { z } from 'zod';
-import type { ActionSpec } from '../src/policy/index.js';
+import type { SelectedWorkspace } from '../src/policy/index.js';
+import { DurationSchema } from '../src/policy/index.js';
+import { type Action, type ActionContext, type StepContext, workspaceRef } from '../src/runs/index.js';
+import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
+
+const params = z.strictObject({
+  waitReady: z
+    .union([DurationSchema, z.literal('none')])
+    .optional()
+    .meta({
+      description: 'How long to wait for each workspace to be Active; none to not wait.',
+      default: '15m',
+    }),
+});
+type Params = z.output<typeof params>;
+
+const DEFAULT_WAIT_MS = 15 * 60_000;
+
+async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
+  await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status === STATUS.active, {
+    timeoutMs,
+    describe: `${ws.workgroupName}/${ws.workspaceName} not Active within ${Math.round(timeoutMs / 1000)}s`,
+  });
+  return { timeToReadyMs: Date.now() - since };
+}
 
 /** Resumes paused workspaces, typically before office hours after a nightly `pause`. */
-export const resume = {
+export const resume: Action<typeof params> = {
   name: 'resume',
-  description: 'Resume the selected workspaces.',
+  description: 'Resume the selected workspaces and wait until each is Active (reports time to ready).',
   destructive: false,
   scope: 'workspace',
-  params: z.strictObject({}),
+  params,
   example: `version: 1
 targets:
   dev:
@@ -20,5 +44,43 @@ jobs:
     timezone: Europe/Berlin
     action: resume
     target: dev
+    with: { waitReady: 20m }
 `,
-} as const satisfies ActionSpec;
+
+  async plan(ctx) {
+    await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) =>
+      ws.status === STATUS.stopped
+        ? { outcome: 'planned', reason: 'would resume (Stopped)' }
+        : {
+            outcome: 'skipped',
+            reason: ws.status === STATUS.active ? 'already Active' : `not Stopped: ${ws.status ?? 'unknown'}`,
+          },
+    );
+  },
+
+  async run(ctx, { waitReady }: Params) {
+    const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
+    await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
+      const since = Date.now();
+      const status = await currentStatus(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
+      if (status === STATUS.active) return { outcome: 'skipped', reason: 'already Active' };
+      if (status === STATUS.resuming) {
+        const detail = waitMs === undefined ? undefined : await waitUntilActive(ctx, ws, waitMs, since);
+        return { outcome: 'skipped', reason: 'already Resuming', detail };
+      }
+      if (status !== STATUS.stopped)
+        return { outcome: 'skipped', reason: `not Stopped: ${status ?? 'unknown'}` };
+      const already = await mutateUnlessAlready(
+        ctx,
+        ws.workgroupId,
+        ws.workspaceId,
+        [STATUS.resuming, STATUS.active],
+        () => ctx.api.resumeWorkspace(ws.workgroupId, ws.workspaceId, { signal: step.signal }),
+      );
+      const detail = waitMs === undefined ? undefined : await waitUntilActive(ctx, ws, waitMs, since);
+      return already
+        ? { outcome: 'skipped', reason: `already ${already}`, detail }
+        : { outcome: 'succeeded', detail };
+    });
+  },
+};

@@ -31,6 +31,8 @@ export interface ApiClientOptions {
   onCall?: ((call: ApiCallRecord) => void) | undefined;
   /** The undici dispatcher to use. Default: a keep-alive Agent owned (and closed) by the client. */
   dispatcher?: Dispatcher | undefined;
+  /** Awaited before every request, e.g. a rate limiter shared by every worker. */
+  beforeCall?: ((operation: string, signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 export interface CallOptions {
@@ -111,6 +113,7 @@ export class ApiClient {
   readonly #onCall: ((call: ApiCallRecord) => void) | undefined;
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
+  readonly #beforeCall: ((operation: string, signal: AbortSignal) => Promise<void>) | undefined;
 
   constructor(options: ApiClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -119,6 +122,7 @@ export class ApiClient {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#onCall = options.onCall;
     this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#beforeCall = options.beforeCall;
     this.#dispatcher =
       options.dispatcher ??
       new Agent({
@@ -433,6 +437,7 @@ export class ApiClient {
     let text: string;
     let retryAfter: string | string[] | undefined;
     try {
+      await this.#beforeCall?.(spec.operation, signal);
       const res = await request(this.#baseUrl + spec.path, {
         method: spec.method,
         headers,

@@ -1,8 +1,14 @@
 import { Command, CommanderError } from 'commander';
+import { registerHistoryCommand } from './commands/history.js';
 import { registerNextCommand } from './commands/next.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerSchemaCommand } from './commands/schema.js';
 import { registerSimCommand } from './commands/sim.js';
+import { registerStartCommand } from './commands/start.js';
+import { registerSuspendCommands } from './commands/suspend.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
 import { version } from './version.js';
@@ -17,6 +23,12 @@ export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   registerValidateCommand(program, deps);
   registerNextCommand(program, deps);
   registerSchemaCommand(program, deps);
+  registerStartCommand(program);
+  registerSchedulerCommand(program);
+  registerWorkerCommand(program);
+  registerRunCommand(program);
+  registerHistoryCommand(program);
+  registerSuspendCommands(program);
   registerSimCommand(program);
   return program;
 }

@@ -1,0 +1,75 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import type { Logger } from '../../log/logger.js';
+import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
+import { watchPolicy } from '../../scheduler/policy-watcher.js';
+import { Scheduler } from '../../scheduler/scheduler.js';
+import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { actionRegistry, cliLogger, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
+
+/** Starts the scheduler role on a runtime; resolves to a function that stops it. */
+export async function startSchedulerRole(
+  file: string,
+  runtime: RedisRuntime,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  const scheduler = new Scheduler({
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    queue: runtime.queue,
+    policies: runtime.policies,
+    history: runtime.history,
+    suspensions: runtime.suspensions,
+    log,
+  });
+  const text = await readFile(file, 'utf8');
+  await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
+  await scheduler.start();
+  let wasDown = false;
+  runtime.redis.on('error', () => {
+    wasDown = true;
+  });
+  runtime.redis.on('ready', () => {
+    if (!wasDown) return;
+    wasDown = false;
+    scheduler
+      .catchUp()
+      .catch((error: unknown) => log.error({ err: error }, 'catch-up after reconnect failed'));
+  });
+  const stopWatching = watchPolicy(file, async (next) => {
+    try {
+      await scheduler.load(parsePolicy(next, file, { registry: actionRegistry, env: process.env }), next);
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      log.error(
+        { problems: error.problems.map(formatProblem) },
+        'new policy is invalid; keeping the last good one',
+      );
+    }
+  });
+  log.info({ jobs: scheduler.upcoming() }, 'scheduler started');
+  return async () => {
+    stopWatching();
+    await scheduler.stop();
+  };
+}
+
+export function registerSchedulerCommand(program: Command): void {
+  program
+    .command('scheduler <policy>')
+    .description('run the scheduler role: turn each tick of the policy into one run on the queue')
+    .addHelpText(
+      'after',
+      '\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 nightshift scheduler config/policy.yaml',
+    )
+    .action(async (file: string) => {
+      if (!(await loadOrReport(file, policyCommandDeps()))) return;
+      const log = cliLogger('stdout', { role: 'scheduler' });
+      const runtime = redisRuntime(log, 'scheduler');
+      const stop = await startSchedulerRole(file, runtime, log);
+      const signal = await untilSignal();
+      log.info({ signal }, 'scheduler stopping');
+      await stop();
+      await runtime.close();
+    });
+}

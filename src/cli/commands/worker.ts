@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import type { Logger } from '../../log/logger.js';
+import { RunWorker } from '../../queue/run-worker.js';
+import {
+  actionApiClient,
+  actionRegistry,
+  actions,
+  apiSettings,
+  cliLogger,
+  envNumber,
+  type RedisRuntime,
+  redisRuntime,
+  untilSignal,
+} from '../runtime.js';
+
+/** Starts the worker role on a runtime; resolves to a function that stops it within its grace period. */
+export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promise<void> {
+  const settings = apiSettings();
+  const api = actionApiClient(settings, log, runtime.redis);
+  const worker = new RunWorker({
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    api,
+    actions,
+    registry: actionRegistry,
+    env: process.env,
+    policies: runtime.policies,
+    history: runtime.history,
+    checkpoints: runtime.checkpoints,
+    log,
+    concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
+    pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
+    lockDurationMs: envNumber('NIGHTSHIFT_LOCK_MS', 30_000),
+  });
+  worker.start();
+  log.info({ concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50) }, 'worker started');
+  return async () => {
+    await worker.close(envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 30_000));
+    await api.close();
+  };
+}
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('run the worker role: take runs off the queue in Redis (REDIS_URL) and execute them')
+    .addHelpText(
+      'after',
+      '\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
+    )
+    .action(async () => {
+      apiSettings();
+      const log = cliLogger('stdout', { role: 'worker' });
+      const runtime = redisRuntime(log, 'worker');
+      const stop = startWorkerRole(runtime, log);
+      const signal = await untilSignal();
+      log.info({ signal }, 'worker stopping: finishing runs in flight');
+      await stop();
+      await runtime.close();
+    });
+}

@@ -1,0 +1,128 @@
+import type { Redis } from 'ioredis';
+import { actionRegistry, actions } from '../../jobs/index.js';
+import { ApiClient } from '../api/index.js';
+import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { RedisCheckpointStore } from '../queue/checkpoint.js';
+import { RunHistory } from '../queue/history.js';
+import { DEFAULT_PREFIX } from '../queue/keys.js';
+import { PolicyStore } from '../queue/policy-store.js';
+import { RedisRateLimiter } from '../queue/rate-limiter.js';
+import { createRedis } from '../queue/redis.js';
+import { createRunQueue } from '../queue/run-queue.js';
+import { Suspensions } from '../queue/suspensions.js';
+import { recordApiCall } from '../runs/index.js';
+import { UsageError } from './exit.js';
+
+export { actionRegistry, actions };
+
+/** Logs for a service go to stdout; a command that prints results logs to stderr. */
+export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unknown> = {}): Logger {
+  return createLogger({
+    base: { name: 'nightshift', ...base },
+    destination: stream === 'stderr' ? process.stderr : process.stdout,
+  });
+}
+
+/** The API settings, or a UsageError naming every missing variable (exit 2, before anything starts). */
+export function apiSettings(): ApiSettings {
+  try {
+    return apiSettingsFromEnv(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new UsageError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+/** The client actions run with: every call logged with its request ID; rate-limited when configured. */
+export function actionApiClient(settings: ApiSettings, log: Logger, redis?: Redis): ApiClient {
+  const rate = process.env.NIGHTSHIFT_API_RATE_LIMIT ? envNumber('NIGHTSHIFT_API_RATE_LIMIT', 0) : undefined;
+  const limiter =
+    rate && redis
+      ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
+      : undefined;
+  return new ApiClient({
+    ...settings,
+    timeoutMs: envNumber('NIGHTSHIFT_API_TIMEOUT_MS', 30_000),
+    onCall: recordApiCall(log),
+    beforeCall: limiter ? (_operation, signal) => limiter.acquire(signal) : undefined,
+  });
+}
+
+export function prefix(): string {
+  return process.env.NIGHTSHIFT_REDIS_PREFIX || DEFAULT_PREFIX;
+}
+
+/** Everything the Redis-backed roles share. */
+export interface RedisRuntime {
+  redis: Redis;
+  prefix: string;
+  history: RunHistory;
+  suspensions: Suspensions;
+  policies: PolicyStore;
+  checkpoints: RedisCheckpointStore;
+  queue: ReturnType<typeof createRunQueue>;
+  close(): Promise<void>;
+}
+
+/**
+ * `oneShot` commands (run, history, suspend) fail after a few reconnect attempts instead of
+ * waiting out an outage in the offline queue; services wait, since Redis coming back is normal.
+ */
+export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}): RedisRuntime {
+  const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  let redis: Redis;
+  try {
+    redis = createRedis({
+      url,
+      log,
+      role,
+      ...(oneShot ? { maxRetriesPerRequest: 3, connectTimeout: 5_000 } : {}),
+    });
+  } catch (error) {
+    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
+  }
+  const keyPrefix = prefix();
+  const queue = createRunQueue({ connection: redis, prefix: keyPrefix });
+  return {
+    redis,
+    prefix: keyPrefix,
+    history: new RunHistory(redis, {
+      prefix: keyPrefix,
+      retention: {
+        maxRunsPerJob: envNumber('NIGHTSHIFT_HISTORY_PER_JOB', 500),
+        maxAgeMs: envNumber('NIGHTSHIFT_HISTORY_DAYS', 30) * 86_400_000,
+      },
+    }),
+    suspensions: new Suspensions(redis, { prefix: keyPrefix }),
+    policies: new PolicyStore(redis, { prefix: keyPrefix }),
+    checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
+    queue,
+    async close() {
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

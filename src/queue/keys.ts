@@ -1,0 +1,43 @@
+export const DEFAULT_PREFIX = 'nightshift';
+
+/**
+ * Every Redis key nightshift owns outside BullMQ's own, in one place so no two modules spell a
+ * key differently.
+ *
+ * All keys share one hash tag, `{<prefix>}`. Redis Cluster runs a Lua script or MULTI only when
+ * every key it touches hashes to one slot, and several of ours must: recording a run trims the
+ * global history, another job's history and the summaries it evicts, keys the script can only
+ * name once it has read the sorted sets. One slot for the lot costs nothing at our volume (a few
+ * thousand small keys) and lets any future script combine any of these keys; BullMQ makes the
+ * same trade for each queue. On a single Redis the braces are just characters.
+ *
+ * Job names cannot contain `:` (see the policy's name rule), and each kind of key has its own
+ * namespace, so no run id or job name can make one key look like another.
+ */
+export function redisKeys(prefix = DEFAULT_PREFIX) {
+  const base = `{${prefix}}`;
+  return {
+    /** Sorted set of every recorded run, scored by when it finished. */
+    history: `${base}:history`,
+    /** Sorted set of one job's recorded runs. */
+    jobHistory: (job: string) => `${base}:history:job:${job}`,
+    /** A run's summary (JSON string). */
+    run: (runId: string) => `${base}:run:${runId}`,
+    /** Hash of a run's finished targets (its checkpoint). */
+    runTargets: (runId: string) => `${base}:targets:${runId}`,
+    /** Hash of suspended jobs: job → suspension (JSON). */
+    suspended: `${base}:suspended`,
+    /** A policy file's text, by its sha256. */
+    policy: (sha: string) => `${base}:policy:${sha}`,
+    /** The last tick the scheduler enqueued for a job. */
+    lastTick: (job: string) => `${base}:tick:${job}`,
+    /** Runs of a job currently executing. */
+    inflight: (job: string) => `${base}:inflight:${job}`,
+    /** The lock that keeps a job's runs from overlapping. */
+    runLock: (job: string) => `${base}:lock:${job}`,
+    /** A shared token bucket. */
+    rateLimit: (name: string) => `${base}:rate:${name}`,
+  };
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

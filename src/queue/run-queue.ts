@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { type ConnectionOptions, Queue } from 'bullmq';
+import { z } from 'zod';
+import { RUN_TRIGGERS } from '../runs/index.js';
+
+/** The BullMQ queue every run goes through. */
+export const RUN_QUEUE = 'runs';
+
+/**
+ * What a run's BullMQ job carries: names and ids only. The policy travels as the hash of its
+ * text (stored beside the queue), and each worker parses it with its own environment, so a
+ * secret referenced as `${VAR}` is never written to Redis.
+ */
+export const RunJobDataSchema = z.object({
+  runId: z.string(),
+  job: z.string(),
+  policySha: z.string(),
+  trigger: z.enum(RUN_TRIGGERS),
+  scheduledAt: z.iso.datetime().optional(),
+  dryRun: z.boolean(),
+  /** Times a worker found the job's previous run still going and put this one back (`overlap: queue`). */
+  overlapWaits: z.number().int().nonnegative().optional(),
+});
+export type RunJobData = z.infer<typeof RunJobDataSchema>;
+
+/** What a finished BullMQ job keeps as its return value: the outcome, never a secret. */
+export interface RunJobResult {
+  runId: string;
+  outcome: string;
+  counts: Record<string, number>;
+}
+
+/**
+ * One id per job and tick (`nightly-pause@20261122T190000.000Z`), so every scheduler that sees
+ * the tick enqueues the same id and only the first enqueue counts. BullMQ refuses `:` in ids,
+ * hence the basic ISO format.
+ */
+export function scheduledRunId(job: string, at: Date): string {
+  return `${job}@${compactInstant(at)}`;
+}
+
+/** An instant in basic ISO format (`20261122T190000.000Z`): sortable, and free of `:`. */
+export function compactInstant(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, '');
+}
+
+export function manualRunId(job: string): string {
+  return `${job}@manual-${randomUUID()}`;
+}
+
+export interface RunQueueOptions {
+  connection: ConnectionOptions;
+  prefix: string;
+}
+
+export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJobResult> {
+  return new Queue<RunJobData, RunJobResult>(RUN_QUEUE, {
+    connection: options.connection,
+    prefix: options.prefix,
+    defaultJobOptions: {
+      // the run history keeps summaries; BullMQ's own records only need to outlive the dashboard's interest
+      removeOnComplete: { age: 24 * 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+    },
+  });
+}
+
+/** How long a tick's id stays claimed after it was enqueued, whatever became of its job. */
+export const TICK_DEDUP_TTL_MS = 7 * 24 * 3600_000;
+
+/** Enqueues a run; a second enqueue of the same run id within the dedup window is a no-op. */
+export async function enqueueRuns(
+  queue: Queue<RunJobData, RunJobResult>,
+  runs: readonly RunJobData[],
+): Promise<void> {
+  await queue.addBulk(
+    runs.map((data) => ({
+      name: data.job,
+      data,
+      opts: { jobId: data.runId, deduplication: { id: data.runId, ttl: TICK_DEDUP_TTL_MS } },
+    })),
+  );
+}

@@ -1,0 +1,235 @@
+import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { ApiClient } from '../api/index.js';
+import type { Logger } from '../log/logger.js';
+import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
+import { type Action, type CheckpointStore, executeRun, type RunSummary } from '../runs/index.js';
+import type { RunHistory } from './history.js';
+import { type RedisKeys, redisKeys } from './keys.js';
+import type { PolicyStore } from './policy-store.js';
+import { RUN_QUEUE, type RunJobData, RunJobDataSchema, type RunJobResult } from './run-queue.js';
+
+export interface RunWorkerOptions {
+  /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
+  redis: Redis;
+  prefix: string;
+  api: ApiClient;
+  actions: ReadonlyMap<string, Action>;
+  registry: ActionRegistry;
+  /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
+  env: PolicyEnv;
+  policies: PolicyStore;
+  history: RunHistory;
+  checkpoints: CheckpointStore;
+  log: Logger;
+  /** Runs processed at once by this worker. Default 50. */
+  concurrency?: number;
+  /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
+  pollIntervalMs?: number;
+  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default 30 000 ms. */
+  lockDurationMs?: number;
+  /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
+  overlapRetryMs?: number;
+}
+
+/**
+ * The worker role: takes runs off the queue and executes them. A worker that dies mid-run
+ * loses its lock; BullMQ's stalled-job check hands the run to another worker, which resumes
+ * from the run's checkpoints. Runs that fail as a whole are moved to BullMQ's failed state
+ * without retry (their summary says why); everything else completes with its outcome.
+ */
+export class RunWorker {
+  readonly worker: Worker<RunJobData, RunJobResult>;
+  readonly #options: RunWorkerOptions;
+  readonly #keys: RedisKeys;
+  readonly #policies = new Map<string, Policy>();
+  readonly #shutdown = new AbortController();
+
+  constructor(options: RunWorkerOptions) {
+    this.#options = options;
+    this.#keys = redisKeys(options.prefix);
+    const lockDuration = options.lockDurationMs ?? 30_000;
+    this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
+      connection: options.redis,
+      prefix: options.prefix,
+      concurrency: options.concurrency ?? 50,
+      lockDuration,
+      stalledInterval: Math.max(1000, Math.round(lockDuration / 2)),
+      // a run killed with its worker more than once (a chaos drill) must still finish
+      maxStalledCount: 5,
+      autorun: false,
+    });
+    // connection failures are already reported once per outage by the Redis client
+    this.worker.on('error', (error) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code && CONNECTION_ERRORS.has(code)) options.log.debug({ code }, 'worker lost Redis');
+      else options.log.error({ err: error }, 'worker error');
+    });
+  }
+
+  start(): void {
+    void this.worker.run();
+  }
+
+  /**
+   * Stops taking runs and lets those in flight finish for up to `graceMs`; past it, aborts
+   * them (they are picked up again by another worker, from their checkpoints).
+   */
+  async close(graceMs: number): Promise<void> {
+    const closing = this.worker.close();
+    const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
+    try {
+      await closing;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #policy(sha: string): Promise<Policy> {
+    const cached = this.#policies.get(sha);
+    if (cached) return cached;
+    const text = await this.#options.policies.get(sha);
+    if (text === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
+    const policy = parsePolicy(text, `policy@${sha.slice(0, 12)}`, {
+      registry: this.#options.registry,
+      env: this.#options.env,
+    });
+    this.#policies.set(sha, policy);
+    return policy;
+  }
+
+  async #process(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
+    const data = RunJobDataSchema.parse(job.data);
+    const log = this.#options.log.child({ runId: data.runId, job: data.job });
+    let policy: Policy;
+    try {
+      policy = await this.#policy(data.policySha);
+    } catch (error) {
+      // a policy this worker cannot parse (a missing variable here) will not parse on a retry either
+      throw error instanceof UnrecoverableError
+        ? error
+        : new UnrecoverableError(String((error as Error).message));
+    }
+    const policyJob = policy.jobs.find((candidate) => candidate.name === data.job);
+    if (!policyJob)
+      throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
+
+    const lockKey = this.#keys.runLock(data.job);
+    const exclusive = policyJob.overlap !== 'allow';
+    if (exclusive && !(await this.#takeLock(lockKey, data.runId))) {
+      if (policyJob.overlap === 'queue') {
+        // counted, so a run that waited its turn is not reported as delivered again and again
+        await job.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
+        await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? 1000), token);
+        throw new DelayedError();
+      }
+      const skipped = this.#skippedSummary(
+        data,
+        policyJob.action,
+        'skipped: the previous run of this job is still running',
+      );
+      await this.#options.history.record(skipped);
+      log.info({ outcome: 'skipped' }, 'run skipped: previous run still running');
+      return { runId: data.runId, outcome: skipped.outcome, counts: skipped.counts };
+    }
+
+    let handedBack = false;
+    const renew = exclusive
+      ? setInterval(
+          () => void this.#renewLock(lockKey, data.runId),
+          (this.#options.lockDurationMs ?? 30_000) / 3,
+        )
+      : undefined;
+    try {
+      const summary = await executeRun(
+        {
+          api: this.#options.api,
+          actions: this.#options.actions,
+          checkpoints: this.#options.checkpoints,
+          log: this.#options.log,
+          signal: this.#shutdown.signal,
+          pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
+          onProgress: (done, total) => void job.updateProgress({ done, total }).catch(() => undefined),
+        },
+        {
+          runId: data.runId,
+          job: policyJob,
+          trigger: data.trigger,
+          scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
+          dryRun: data.dryRun,
+          deliveries: Math.max(1, job.attemptsStarted - (data.overlapWaits ?? 0)),
+        },
+      );
+      await this.#options.history.record(summary);
+      await this.#options.checkpoints.clear(data.runId);
+      if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
+      return { runId: data.runId, outcome: summary.outcome, counts: summary.counts };
+    } catch (error) {
+      if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
+      // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
+      // its checkpoints. The run lock stays (unrenewed): it names this run, so the resuming
+      // worker takes it over, and no other run of the job starts in between.
+      handedBack = true;
+      await job.moveToWait(token);
+      log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
+      throw new WaitingError();
+    } finally {
+      if (renew) clearInterval(renew);
+      if (exclusive && !handedBack) await this.#releaseLock(lockKey, data.runId);
+    }
+  }
+
+  #skippedSummary(data: RunJobData, action: string, reason: string): RunSummary {
+    const now = new Date().toISOString();
+    return {
+      runId: data.runId,
+      job: data.job,
+      action,
+      trigger: data.trigger,
+      dryRun: data.dryRun,
+      scheduledAt: data.scheduledAt,
+      startedAt: now,
+      finishedAt: now,
+      durationMs: 0,
+      outcome: 'skipped',
+      reason,
+      counts: { total: 0, succeeded: 0, skipped: 0, failed: 0, planned: 0 },
+      targets: [],
+      findings: [],
+      requestIds: [],
+    };
+  }
+
+  /** Takes the job's run lock, or confirms this run already holds it (a redelivery). */
+  async #takeLock(key: string, runId: string): Promise<boolean> {
+    const ttl = this.#options.lockDurationMs ?? 30_000;
+    const taken = await this.#options.redis.set(key, runId, 'PX', ttl, 'NX');
+    if (taken === 'OK') return true;
+    return (await this.#options.redis.get(key)) === runId;
+  }
+
+  async #renewLock(key: string, runId: string): Promise<void> {
+    const ttl = this.#options.lockDurationMs ?? 30_000;
+    await this.#options.redis
+      .eval(RENEW_IF_OWNER, 1, key, runId, String(ttl))
+      .catch((error: unknown) => this.#options.log.warn({ err: error }, 'could not renew the run lock'));
+  }
+
+  async #releaseLock(key: string, runId: string): Promise<void> {
+    await this.#options.redis
+      .eval(DELETE_IF_OWNER, 1, key, runId)
+      .catch((error: unknown) => this.#options.log.warn({ err: error }, 'could not release the run lock'));
+  }
+}
+
+const CONNECTION_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+
+const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const DELETE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;

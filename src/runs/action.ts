@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import type { ApiClient } from '../api/index.js';
+import type { Logger } from '../log/logger.js';
+import type { ActionSpec, SelectedWorkgroup, SelectedWorkspace } from '../policy/index.js';
+import type { FleetView } from './fleet.js';
+import type { Finding } from './summary.js';
+
+/** How a target is named in a run's records. `key` is stable across deliveries of the run. */
+export interface TargetRef {
+  key: string;
+  workgroupId?: string;
+  workgroupName?: string;
+  workspaceId?: string;
+  workspaceName?: string;
+}
+
+/** What one target's step came to. Failures are thrown (an ApiError says whether to retry). */
+export type StepResult =
+  | { outcome: 'succeeded'; reason?: string; detail?: Record<string, unknown> }
+  | { outcome: 'skipped'; reason: string; detail?: Record<string, unknown> }
+  | { outcome: 'planned'; reason: string; detail?: Record<string, unknown> };
+
+export interface StepContext {
+  /** 1 on the first try; a step on a later attempt must re-read state before acting. */
+  attempt: number;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/**
+ * Everything an action touches the world through. The engine owns concurrency, per-target
+ * retries, checkpoints and request-ID bookkeeping; the action owns what a step does.
+ */
+export interface ActionContext {
+  api: ApiClient;
+  log: Logger;
+  signal: AbortSignal;
+  dryRun: boolean;
+  job: { name: string; concurrency: number };
+  /** The fleet, listed when the run started; shared polls keep it fresh while steps wait. */
+  fleet: FleetView;
+  /** The job's target, resolved when the run started (scope `workspace`). */
+  workspaces: readonly SelectedWorkspace[];
+  /** The job's target, resolved when the run started (scope `workgroup`). */
+  workgroups: readonly SelectedWorkgroup[];
+  /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
+  forEachTarget<T>(
+    items: readonly T[],
+    ref: (item: T) => TargetRef,
+    step: (item: T, context: StepContext) => Promise<StepResult>,
+  ): Promise<void>;
+  finding(finding: Finding): void;
+  evidence(record: Record<string, unknown>): void;
+}
+
+/** An action as the engine runs it: its policy-facing spec plus `plan` (read-only) and `run`. */
+export interface Action<Params extends z.ZodType = z.ZodType> extends ActionSpec<Params> {
+  /** What `run` would do now, using read-only calls only. */
+  plan(ctx: ActionContext, params: z.output<Params>): Promise<void>;
+  run(ctx: ActionContext, params: z.output<Params>): Promise<void>;
+}
+
+export function workspaceRef(ws: SelectedWorkspace): TargetRef {
+  return {
+    key: `${ws.workgroupId}/${ws.workspaceId}`,
+    workgroupId: ws.workgroupId,
+    workgroupName: ws.workgroupName,
+    workspaceId: ws.workspaceId,
+    workspaceName: ws.workspaceName,
+  };
+}
+
+export function workgroupRef(wg: SelectedWorkgroup): TargetRef {
+  return { key: wg.workgroupId, workgroupId: wg.workgroupId, workgroupName: wg.workgroupName };
+}

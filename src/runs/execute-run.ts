@@ -1,0 +1,232 @@
+import type { ApiClient, Workgroup } from '../api/index.js';
+import type { Logger } from '../log/logger.js';
+import {
+  checkTargetLimit,
+  countWorkgroups,
+  countWorkspaces,
+  formatProblem,
+  jobProblem,
+  type PolicyJob,
+  redactParams,
+  type SelectedWorkgroup,
+  type SelectedWorkspace,
+  selectTargets,
+  selectWorkgroups,
+} from '../policy/index.js';
+import type { Action, ActionContext } from './action.js';
+import { callScope } from './call-scope.js';
+import type { CheckpointStore } from './checkpoint.js';
+import { FleetView } from './fleet.js';
+import { AttemptsFailedError, withRetries } from './retry.js';
+import {
+  countTargets,
+  type ErrorRecord,
+  errorRecord,
+  type Finding,
+  type RunSummary,
+  type RunTrigger,
+  runOutcome,
+  type TargetRecord,
+} from './summary.js';
+import { runTargets } from './target-runner.js';
+
+export interface RunRequest {
+  runId: string;
+  job: PolicyJob;
+  trigger: RunTrigger;
+  /** The tick this run belongs to; absent for a manual run. */
+  scheduledAt?: Date;
+  dryRun: boolean;
+  /** How many times a worker has started this run, this time included. */
+  deliveries?: number;
+}
+
+export interface RunDependencies {
+  api: ApiClient;
+  actions: ReadonlyMap<string, Action>;
+  checkpoints: CheckpointStore;
+  log: Logger;
+  /** Aborts the run from outside (shutdown past its grace period). */
+  signal: AbortSignal;
+  /** Interval of the shared poll a run's waits use. */
+  pollIntervalMs: number;
+  /** Called as targets finish. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** A run that could not act: its summary says why; no target was touched. */
+function refused(
+  request: RunRequest,
+  startedAt: Date,
+  reason: string,
+  requestIds: string[],
+  error?: ErrorRecord,
+): RunSummary {
+  const finishedAt = new Date();
+  return {
+    ...identity(request),
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+    outcome: 'failed',
+    reason,
+    error,
+    counts: countTargets([]),
+    targets: [],
+    findings: [],
+    requestIds,
+  };
+}
+
+function identity(request: RunRequest) {
+  return {
+    runId: request.runId,
+    job: request.job.name,
+    action: request.job.action,
+    trigger: request.trigger,
+    dryRun: request.dryRun,
+    scheduledAt: request.scheduledAt?.toISOString(),
+    deliveries: request.deliveries,
+  };
+}
+
+/**
+ * Runs one job once: lists the fleet, resolves the job's target, refuses a run past
+ * `maxTargets`, then has the action plan (dry run) or act on every target, and returns the
+ * run's summary. A target's failure is part of the summary, never an exception; the function
+ * throws only when `deps.signal` aborts (the run is then picked up again and resumes from its
+ * checkpoints).
+ */
+export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
+  const { job } = request;
+  const startedAt = new Date();
+  const log = deps.log.child({ runId: request.runId, job: job.name, action: job.action });
+  const runRequestIds: string[] = [];
+  return callScope.run({ log, requestIds: runRequestIds }, async () => {
+    const action = deps.actions.get(job.action);
+    if (!action) return refused(request, startedAt, `unknown action "${job.action}"`, runRequestIds);
+
+    const timeout = AbortSignal.timeout(job.timeout);
+    const signal = AbortSignal.any([deps.signal, timeout]);
+    log.info({ trigger: request.trigger, dryRun: request.dryRun, params: redactParams(job) }, 'run started');
+
+    let workgroups: readonly Workgroup[];
+    try {
+      ({ value: workgroups } = await withRetries(job.retry, signal, () =>
+        deps.api.listWorkgroups({ signal }).then(({ result }) => result),
+      ));
+    } catch (error) {
+      if (deps.signal.aborted) throw deps.signal.reason;
+      const cause = error instanceof AttemptsFailedError ? error.cause : error;
+      log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
+      return refused(request, startedAt, 'could not list the fleet', runRequestIds, errorRecord(cause));
+    }
+
+    const selection = resolveTargets(action, job, workgroups);
+    if (!selection.allowed) {
+      const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
+      log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
+      return refused(request, startedAt, reason, runRequestIds);
+    }
+
+    const done = await deps.checkpoints.load(request.runId);
+    const records = new Map<string, TargetRecord>();
+    const findings: Finding[] = [];
+    let evidence: Record<string, unknown> | undefined;
+    const total = selection.workspaces.length + selection.workgroups.length;
+    const fleet = new FleetView({
+      api: deps.api,
+      log,
+      workgroups,
+      pollIntervalMs: deps.pollIntervalMs,
+      signal,
+    });
+    const ctx: ActionContext = {
+      api: deps.api,
+      log,
+      signal,
+      dryRun: request.dryRun,
+      job: { name: job.name, concurrency: job.concurrency },
+      fleet,
+      workspaces: selection.workspaces,
+      workgroups: selection.workgroups,
+      forEachTarget: (items, ref, step) =>
+        runTargets(
+          {
+            runId: request.runId,
+            concurrency: job.concurrency,
+            retry: job.retry,
+            checkpoints: deps.checkpoints,
+            done,
+            log,
+            signal,
+            onRecord: (record) => {
+              records.set(record.key, record);
+              deps.onProgress?.(records.size, Math.max(total, records.size));
+            },
+          },
+          items,
+          ref,
+          step,
+        ),
+      finding: (finding) => findings.push(finding),
+      evidence: (record) => {
+        evidence = { ...evidence, ...record };
+      },
+    };
+
+    let runError: ErrorRecord | undefined;
+    try {
+      await (request.dryRun ? action.plan(ctx, job.params) : action.run(ctx, job.params));
+    } catch (error) {
+      if (deps.signal.aborted) throw deps.signal.reason;
+      runError = timeout.aborted
+        ? { message: `the run timed out after ${job.timeout} ms` }
+        : errorRecord(error instanceof AttemptsFailedError ? error.cause : error);
+      log.error({ err: runError }, 'run stopped early');
+    }
+
+    const targets = [...records.values()].sort((a, b) => a.key.localeCompare(b.key));
+    const counts = countTargets(targets);
+    const finishedAt = new Date();
+    const summary: RunSummary = {
+      ...identity(request),
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - startedAt.getTime(),
+      outcome: runError ? (counts.succeeded + counts.skipped > 0 ? 'partial' : 'failed') : runOutcome(counts),
+      reason: runError?.message,
+      error: runError,
+      counts,
+      targets,
+      findings,
+      evidence,
+      requestIds: runRequestIds,
+    };
+    log.info({ outcome: summary.outcome, counts, durationMs: summary.durationMs }, 'run finished');
+    return summary;
+  });
+}
+
+interface Selection {
+  allowed: boolean;
+  count: number;
+  limit: number;
+  workspaces: readonly SelectedWorkspace[];
+  workgroups: readonly SelectedWorkgroup[];
+}
+
+function resolveTargets(action: Action, job: PolicyJob, workgroups: readonly Workgroup[]): Selection {
+  const selector = job.target?.selector;
+  if (action.scope === 'none' || !selector) {
+    return { allowed: true, count: 0, limit: Number.POSITIVE_INFINITY, workspaces: [], workgroups: [] };
+  }
+  if (action.scope === 'workgroup') {
+    const selected = selectWorkgroups(workgroups, selector);
+    const check = checkTargetLimit(job.maxTargets, selected.length, countWorkgroups(workgroups));
+    return { ...check, count: selected.length, workspaces: [], workgroups: selected };
+  }
+  const selected = selectTargets(workgroups, selector);
+  const check = checkTargetLimit(job.maxTargets, selected.length, countWorkspaces(workgroups));
+  return { ...check, count: selected.length, workspaces: selected, workgroups: [] };
+}

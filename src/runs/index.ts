@@ -1,0 +1,15 @@
+export {
+  type Action,
+  type ActionContext,
+  type StepContext,
+  type StepResult,
+  type TargetRef,
+  workgroupRef,
+  workspaceRef,
+} from './action.js';
+export { callScope, recordApiCall } from './call-scope.js';
+export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
+export { executeRun, type RunDependencies, type RunRequest } from './execute-run.js';
+export { FleetView, WaitTimeoutError } from './fleet.js';
+export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
+export * from './summary.js';

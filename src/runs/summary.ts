@@ -1,0 +1,119 @@
+import { z } from 'zod';
+
+export const TARGET_OUTCOMES = ['succeeded', 'skipped', 'failed', 'planned'] as const;
+export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
+
+export const RUN_OUTCOMES = ['succeeded', 'partial', 'failed', 'skipped', 'missed'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
+
+export const RUN_TRIGGERS = ['schedule', 'catch-up', 'manual'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+/** An API failure as a summary keeps it: what a person needs, nothing secret. */
+export const ErrorRecordSchema = z.object({
+  message: z.string(),
+  type: z.string().optional(),
+  status: z.number().optional(),
+  requestId: z.string().optional(),
+  retryable: z.boolean().optional(),
+});
+export type ErrorRecord = z.infer<typeof ErrorRecordSchema>;
+
+export const TargetRecordSchema = z.object({
+  /** Stable key of the target within its run: `workgroupId/workspaceId`, or `workgroupId`. */
+  key: z.string(),
+  workgroupId: z.string().optional(),
+  workgroupName: z.string().optional(),
+  workspaceId: z.string().optional(),
+  workspaceName: z.string().optional(),
+  outcome: z.enum(TARGET_OUTCOMES),
+  attempts: z.number().int().nonnegative(),
+  /** Why it was skipped, or what a dry run would do. */
+  reason: z.string().optional(),
+  error: ErrorRecordSchema.optional(),
+  requestIds: z.array(z.string()),
+  durationMs: z.number().nonnegative().optional(),
+  /** Action-specific figures, e.g. time to ready. */
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+export type TargetRecord = z.infer<typeof TargetRecordSchema>;
+
+export const FindingSchema = z.object({
+  rule: z.string(),
+  severity: z.enum(['info', 'warning', 'critical']),
+  subject: z.string(),
+  message: z.string(),
+});
+export type Finding = z.infer<typeof FindingSchema>;
+
+export const RunCountsSchema = z.object({
+  total: z.number().int().nonnegative(),
+  succeeded: z.number().int().nonnegative(),
+  skipped: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  planned: z.number().int().nonnegative(),
+});
+export type RunCounts = z.infer<typeof RunCountsSchema>;
+
+export const RunSummarySchema = z.object({
+  runId: z.string(),
+  job: z.string(),
+  action: z.string(),
+  trigger: z.enum(RUN_TRIGGERS),
+  dryRun: z.boolean(),
+  /** The tick this run belongs to (ISO, UTC); absent for a manual run. */
+  scheduledAt: z.string().optional(),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+  durationMs: z.number().nonnegative().optional(),
+  outcome: z.enum(RUN_OUTCOMES),
+  /** Why the run as a whole was skipped, missed or failed. */
+  reason: z.string().optional(),
+  error: ErrorRecordSchema.optional(),
+  counts: RunCountsSchema,
+  targets: z.array(TargetRecordSchema),
+  findings: z.array(FindingSchema),
+  /** Action-specific record, e.g. a restore drill's evidence. */
+  evidence: z.record(z.string(), z.unknown()).optional(),
+  /** Request IDs of calls made for the run as a whole (target resolution, shared polls). */
+  requestIds: z.array(z.string()),
+  /** How many times a worker started this run (more than 1 after a crash or a retry). */
+  deliveries: z.number().int().positive().optional(),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export function countTargets(targets: readonly TargetRecord[]): RunCounts {
+  const counts: RunCounts = { total: targets.length, succeeded: 0, skipped: 0, failed: 0, planned: 0 };
+  for (const target of targets) counts[target.outcome]++;
+  return counts;
+}
+
+/**
+ * A run's outcome from its targets: failed when every acted-on target failed, partial when
+ * some did, succeeded otherwise (a run with nothing to do succeeded: nothing was left undone).
+ */
+export function runOutcome(counts: RunCounts): RunOutcome {
+  if (counts.failed === 0) return 'succeeded';
+  return counts.failed === counts.total ? 'failed' : 'partial';
+}
+
+/** The part of an error a summary may keep. */
+export function errorRecord(error: unknown): ErrorRecord {
+  if (error && typeof error === 'object' && 'message' in error) {
+    const e = error as {
+      message: unknown;
+      type?: unknown;
+      status?: unknown;
+      requestId?: unknown;
+      retryable?: unknown;
+    };
+    return {
+      message: String(e.message),
+      ...(typeof e.type === 'string' ? { type: e.type } : {}),
+      ...(typeof e.status === 'number' ? { status: e.status } : {}),
+      ...(typeof e.requestId === 'string' ? { requestId: e.requestId } : {}),
+      ...(typeof e.retryable === 'boolean' ? { retryable: e.retryable } : {}),
+    };
+  }
+  return { message: String(error) };
+}

@@ -1,0 +1,43 @@
+import { watch } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+
+/**
+ * Calls `onChange` with the policy's new text when the file changes or the process gets
+ * SIGHUP. Watches the folder, not the file: editors and config-map updates replace the file,
+ * which ends a watch on the file itself. Bursts of events within `debounceMs` count once.
+ */
+export function watchPolicy(
+  file: string,
+  onChange: (text: string) => Promise<void>,
+  debounceMs = 200,
+): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let last: string | undefined;
+  const reload = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const text = await readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined || text === last) return;
+      last = text;
+      await onChange(text);
+    }, debounceMs);
+  };
+  const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) || '/' : '.';
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  const watcher = watch(folder, (_event, changed) => {
+    if (!changed || changed === name || changed.startsWith('..')) reload();
+  });
+  const onHup = () => {
+    last = undefined;
+    reload();
+  };
+  process.on('SIGHUP', onHup);
+  void readFile(file, 'utf8').then((text) => {
+    last ??= text;
+  });
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher.close();
+    process.off('SIGHUP', onHup);
+  };
+}

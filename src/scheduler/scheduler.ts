@@ -1,0 +1,320 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log/logger.js';
+import { type Firing, nextFiring, type Policy, type PolicyJob } from '../policy/index.js';
+import type { RunHistory } from '../queue/history.js';
+import { type RedisKeys, redisKeys } from '../queue/keys.js';
+import type { PolicyStore } from '../queue/policy-store.js';
+import {
+  compactInstant,
+  enqueueRuns,
+  type RunJobData,
+  type RunJobResult,
+  scheduledRunId,
+} from '../queue/run-queue.js';
+import type { Suspensions } from '../queue/suspensions.js';
+import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../runs/index.js';
+import { planCatchUp } from './catch-up.js';
+
+export interface SchedulerOptions {
+  redis: Redis;
+  prefix: string;
+  queue: Queue<RunJobData, RunJobResult>;
+  policies: PolicyStore;
+  history: RunHistory;
+  suspensions: Suspensions;
+  log: Logger;
+  /** The clock; tests pass a fast one. */
+  now?: () => number;
+  /** Longest sleep between looks at the clock, so a suspended laptop or a clock jump is noticed. */
+  maxSleepMs?: number;
+  /**
+   * How long a tick may stay unrecorded before a catch-up counts it as missed: another scheduler
+   * (or this one, after a reconnect) may be handling it right now. Default 1000 ms.
+   */
+  handoffMs?: number;
+}
+
+interface Scheduled {
+  job: PolicyJob;
+  /** The job's definition as text, to tell a changed job from an unchanged one on reload. */
+  fingerprint: string;
+  next: Firing | undefined;
+}
+
+interface Due {
+  entry: Scheduled;
+  firing: Firing;
+  trigger: RunTrigger;
+}
+
+/**
+ * The scheduler role: turns each tick of each job into exactly one run. Any number of
+ * schedulers may run against one Redis: a tick's run id is the job name plus the tick's
+ * instant, and BullMQ keeps that id claimed for a week, so the second enqueue of a tick is a
+ * no-op; skipped and missed ticks are recorded under ids just as deterministic. The last tick
+ * handled per job is kept in Redis, so a scheduler that was down (or lost Redis) catches up.
+ */
+export class Scheduler {
+  readonly #options: SchedulerOptions;
+  readonly #keys: RedisKeys;
+  readonly #now: () => number;
+  #entries = new Map<string, Scheduled>();
+  #policySha = '';
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+  #firing: Promise<void> = Promise.resolve();
+
+  constructor(options: SchedulerOptions) {
+    this.#options = options;
+    this.#keys = redisKeys(options.prefix);
+    this.#now = options.now ?? Date.now;
+  }
+
+  get policySha(): string {
+    return this.#policySha;
+  }
+
+  /** Jobs currently scheduled, with their next tick. */
+  upcoming(): { job: string; next: Date | undefined }[] {
+    return [...this.#entries.values()].map((entry) => ({ job: entry.job.name, next: entry.next?.at }));
+  }
+
+  /**
+   * Takes a (new) policy: stores its text for the workers, keeps the next tick of unchanged
+   * jobs, schedules added and changed ones from now, and drops removed ones.
+   */
+  async load(policy: Policy, text: string): Promise<void> {
+    const sha = await this.#options.policies.put(text);
+    const now = new Date(this.#now());
+    const entries = new Map<string, Scheduled>();
+    for (const job of policy.jobs) {
+      const fingerprint = JSON.stringify([
+        job.schedule,
+        job.skip,
+        job.suspend,
+        job.action,
+        job.params,
+        job.target,
+      ]);
+      const previous = this.#entries.get(job.name);
+      const next =
+        previous && previous.fingerprint === fingerprint ? previous.next : nextFiring(job.schedule, now);
+      entries.set(job.name, { job, fingerprint, next });
+    }
+    const added = [...entries.keys()].filter((name) => !this.#entries.has(name));
+    const removed = [...this.#entries.keys()].filter((name) => !entries.has(name));
+    this.#entries = entries;
+    this.#policySha = sha;
+    this.#options.log.info({ policySha: sha, jobs: entries.size, added, removed }, 'policy loaded');
+    if (this.#running) this.#arm();
+  }
+
+  /** Catches up what was missed while no scheduler looked, then follows the clock. */
+  async start(): Promise<void> {
+    this.#running = true;
+    await this.catchUp();
+    this.#arm();
+  }
+
+  /** Stops scheduling; a batch of ticks being enqueued finishes first. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#firing;
+  }
+
+  /**
+   * For each job, the ticks since the last one handled: the latest inside `catchUp` runs once
+   * (marked catch-up), the others are recorded as missed. Called at start and whenever Redis
+   * comes back after an outage. A tick due less than `handoffMs` ago and not yet recorded is
+   * first given the rest of that time to be recorded by whoever is handling it.
+   */
+  async catchUp(): Promise<void> {
+    const now = new Date(this.#now());
+    const jobs = [...this.#entries.values()];
+    const keys = jobs.map((entry) => this.#keys.lastTick(entry.job.name));
+    let lastTicks = await this.#options.redis.mget(keys);
+    // A tick that is only just due may be in the hands of a scheduler that is running: give it
+    // the time to record the tick, then look again, so the tick is not also counted as missed.
+    const handoffMs = this.#options.handoffMs ?? 1000;
+    let waitMs = 0;
+    for (const [index, entry] of jobs.entries()) {
+      const last = lastTicks[index];
+      const recent = last ? nextFiring(entry.job.schedule, new Date(now.getTime() - handoffMs)) : undefined;
+      if (recent && recent.at.getTime() <= now.getTime() && recent.at.getTime() > Number(last)) {
+        waitMs = Math.max(waitMs, recent.at.getTime() + handoffMs - now.getTime());
+      }
+    }
+    if (waitMs > 0) {
+      await sleep(waitMs);
+      lastTicks = await this.#options.redis.mget(keys);
+    }
+    const due: Due[] = [];
+    const missed: RunSummary[] = [];
+    for (const [index, entry] of jobs.entries()) {
+      const last = lastTicks[index];
+      if (!last) continue;
+      const plan = planCatchUp(entry.job, new Date(Number(last)), now);
+      if (plan.run) due.push({ entry, firing: plan.run, trigger: 'catch-up' });
+      const first = plan.missed[0];
+      const latest = plan.missed.at(-1);
+      if (first && latest) {
+        missed.push(
+          this.#record(
+            entry.job,
+            latest.at,
+            'missed',
+            `missed ${plan.missed.length} tick(s) from ${first.at.toISOString()} to ${latest.at.toISOString()}`,
+            `${entry.job.name}@missed-${compactInstant(latest.at)}`,
+          ),
+        );
+      }
+      entry.next = nextFiring(entry.job.schedule, now);
+    }
+    for (const summary of missed) await this.#options.history.record(summary);
+    if (missed.length > 0)
+      this.#options.log.warn({ jobs: missed.map((s) => s.job) }, 'ticks missed while no scheduler ran');
+    await this.#handle(due, now);
+    // jobs never seen before start counting from now
+    const fresh = jobs.filter((_, index) => !lastTicks[index]);
+    if (fresh.length > 0) await this.#setLastTicks(fresh.map((entry) => [entry.job.name, now]));
+  }
+
+  #arm(): void {
+    if (!this.#running) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    const now = this.#now();
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const entry of this.#entries.values()) {
+      if (entry.next) earliest = Math.min(earliest, entry.next.at.getTime());
+    }
+    const delay = Math.max(0, Math.min(earliest - now, this.#options.maxSleepMs ?? 60_000));
+    this.#timer = setTimeout(() => {
+      this.#firing = this.#tick().finally(() => this.#arm());
+    }, delay);
+  }
+
+  async #tick(): Promise<void> {
+    const now = new Date(this.#now());
+    const due: Due[] = [];
+    for (const entry of this.#entries.values()) {
+      if (entry.next && entry.next.at.getTime() <= now.getTime()) {
+        due.push({ entry, firing: entry.next, trigger: 'schedule' });
+        entry.next = nextFiring(entry.job.schedule, entry.next.at);
+      }
+    }
+    if (due.length === 0) return;
+    try {
+      await this.#handle(due, now);
+    } catch (error) {
+      // the ticks stay unrecorded in Redis, so the catch-up after reconnecting accounts for them
+      this.#options.log.error(
+        { err: error, jobs: due.length },
+        'could not hand ticks to Redis; will catch up',
+      );
+    }
+  }
+
+  /** Enqueues, or records as skipped, each due tick, and records the ticks as handled. */
+  async #handle(due: readonly Due[], now: Date): Promise<void> {
+    if (due.length === 0) return;
+    const suspended = await this.#options.suspensions.all();
+    // A lock held by the tick's own run is no overlap: another scheduler enqueued the tick first.
+    const locks = await this.#options.redis.mget(due.map((d) => this.#keys.runLock(d.entry.job.name)));
+    const runs: RunJobData[] = [];
+    const skipped: RunSummary[] = [];
+    for (const [index, { entry, firing, trigger }] of due.entries()) {
+      const { job } = entry;
+      const runId = scheduledRunId(job.name, firing.at);
+      const suspension = suspended.get(job.name);
+      if (job.suspend || suspension) {
+        const why = suspension
+          ? `suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`
+          : 'suspended in the policy';
+        skipped.push(this.#record(job, firing.at, 'skipped', `skipped: ${why}`, runId, trigger));
+      } else if (job.skipDates.has(firing.localDate)) {
+        skipped.push(
+          this.#record(
+            job,
+            firing.at,
+            'skipped',
+            `skipped: ${firing.localDate} is in calendar ${job.skip.join(', ')}`,
+            runId,
+            trigger,
+          ),
+        );
+      } else if (job.overlap === 'skip' && locks[index] && locks[index] !== runId) {
+        skipped.push(
+          this.#record(
+            job,
+            firing.at,
+            'skipped',
+            `skipped: the previous run (${locks[index]}) is still running`,
+            runId,
+            trigger,
+          ),
+        );
+      } else {
+        runs.push({
+          runId,
+          job: job.name,
+          policySha: this.#policySha,
+          trigger,
+          scheduledAt: firing.at.toISOString(),
+          dryRun: job.dryRun,
+        });
+      }
+    }
+    if (runs.length > 0) await enqueueRuns(this.#options.queue, runs);
+    for (const summary of skipped) await this.#options.history.record(summary);
+    await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
+    this.#options.log.info(
+      {
+        enqueued: runs.length,
+        skipped: skipped.length,
+        lagMs: now.getTime() - Math.min(...due.map((d) => d.firing.at.getTime())),
+      },
+      'ticks handled',
+    );
+  }
+
+  async #setLastTicks(ticks: readonly (readonly [string, Date])[]): Promise<void> {
+    const pipeline = this.#options.redis.pipeline();
+    for (const [job, at] of ticks)
+      pipeline.eval(SET_IF_LATER, 1, this.#keys.lastTick(job), String(at.getTime()));
+    await pipeline.exec();
+  }
+
+  #record(
+    job: PolicyJob,
+    at: Date,
+    outcome: RunOutcome,
+    reason: string,
+    runId: string,
+    trigger: RunTrigger = 'schedule',
+  ): RunSummary {
+    const now = new Date(this.#now()).toISOString();
+    return {
+      runId,
+      job: job.name,
+      action: job.action,
+      trigger,
+      dryRun: job.dryRun,
+      scheduledAt: at.toISOString(),
+      finishedAt: now,
+      outcome,
+      reason,
+      counts: countTargets([]),
+      targets: [],
+      findings: [],
+      requestIds: [],
+    };
+  }
+}
+
+/** Two schedulers may record the same tick; the key only ever moves forward. */
+const SET_IF_LATER = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
+return 0`;

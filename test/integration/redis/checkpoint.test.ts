@@ -1,0 +1,99 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.js';
+import { RedisCheckpointStore } from '../../../src/queue/checkpoint.js';
+import { redisKeys } from '../../../src/queue/keys.js';
+import { createRedis } from '../../../src/queue/redis.js';
+import { type CheckpointStore, MemoryCheckpointStore } from '../../../src/runs/checkpoint.js';
+import type { TargetRecord } from '../../../src/runs/summary.js';
+import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = createRedis({ url: server.url, role: 'test' });
+});
+
+afterAll(async () => {
+  await redis.quit();
+  await server.stop();
+});
+
+function record(key: string, overrides: Partial<TargetRecord> = {}): TargetRecord {
+  return {
+    key,
+    workgroupId: key.split('/')[0],
+    workspaceId: key.split('/')[1],
+    outcome: 'succeeded',
+    attempts: 1,
+    requestIds: ['req-1'],
+    durationMs: 12,
+    detail: { readyAfterMs: 900 },
+    ...overrides,
+  };
+}
+
+// The Redis store must behave as the in-memory one the executor's unit tests use.
+describe.each([
+  ['MemoryCheckpointStore', () => new MemoryCheckpointStore()],
+  ['RedisCheckpointStore', () => new RedisCheckpointStore(redis, { prefix: uniquePrefix('checkpoint') })],
+] as const)('%s contract', (_name, make: () => CheckpointStore) => {
+  it('loads what was saved, by target key, the latest save of a target winning', async () => {
+    const store = make();
+    expect(await store.load('run-1')).toEqual(new Map());
+    await store.save('run-1', record('wg1/ws1', { outcome: 'failed', attempts: 3 }));
+    await store.save('run-1', record('wg1/ws2'));
+    await store.save('run-1', record('wg1/ws1', { attempts: 4 }));
+    await store.save('run-2', record('wg2/ws9'));
+    expect(await store.load('run-1')).toEqual(
+      new Map([
+        ['wg1/ws1', record('wg1/ws1', { attempts: 4 })],
+        ['wg1/ws2', record('wg1/ws2')],
+      ]),
+    );
+  });
+
+  it('forgets a run on clear, leaving other runs alone', async () => {
+    const store = make();
+    await store.save('run-1', record('wg1/ws1'));
+    await store.save('run-2', record('wg2/ws9'));
+    await store.clear('run-1');
+    expect(await store.load('run-1')).toEqual(new Map());
+    expect((await store.load('run-2')).size).toBe(1);
+  });
+});
+
+describe('RedisCheckpointStore', () => {
+  it('refreshes the TTL of a run on every save', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const store = new RedisCheckpointStore(redis, { prefix, ttlMs: 60_000 });
+    const key = redisKeys(prefix).runTargets('run-1');
+    await store.save('run-1', record('wg1/ws1'));
+    await redis.pexpire(key, 1_000);
+    await store.save('run-1', record('wg1/ws2'));
+    expect(await redis.pttl(key)).toBeGreaterThan(55_000);
+  });
+
+  it('drops a corrupt record with a warning instead of failing the run', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const lines: { msg: string; target?: string }[] = [];
+    const log = createLogger({ destination: { write: (line) => lines.push(JSON.parse(line)) } });
+    const store = new RedisCheckpointStore(redis, { prefix, log });
+    await store.save('run-1', record('wg1/ws1'));
+    const key = redisKeys(prefix).runTargets('run-1');
+    await redis.hset(key, 'wg1/ws2', '{truncated');
+    await redis.hset(key, 'wg1/ws3', JSON.stringify({ ...record('wg1/ws3'), outcome: 'exploded' }));
+    await redis.hset(key, 'wg1/ws4', JSON.stringify(record('wg9/elsewhere')));
+    expect([...(await store.load('run-1')).keys()]).toEqual(['wg1/ws1']);
+    expect(lines.map((line) => line.target).sort()).toEqual(['wg1/ws2', 'wg1/ws3', 'wg1/ws4']);
+  });
+
+  it('keeps checkpoints through a Redis restart, so a redelivered run skips finished targets', async () => {
+    const store = new RedisCheckpointStore(redis, { prefix: uniquePrefix('checkpoint') });
+    await store.save('run-1', record('wg1/ws1'));
+    await server.restart();
+    expect([...(await store.load('run-1')).keys()]).toEqual(['wg1/ws1']);
+  });
+});

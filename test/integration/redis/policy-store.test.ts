@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../../src/queue/keys.js';
+import { PolicyStore } from '../../../src/queue/policy-store.js';
+import { createRedis } from '../../../src/queue/redis.js';
+import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = createRedis({ url: server.url, role: 'test' });
+});
+
+afterAll(async () => {
+  await redis.quit();
+  await server.stop();
+});
+
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a policy's own ${VAR} syntax
+const POLICY = 'version: 1\napi:\n  key: ${NIGHTSHIFT_API_KEY}\njobs:\n  nightly: {}\n# ünïcödé ✓\n';
+
+describe('PolicyStore', () => {
+  it('stores a policy under the sha256 of its UTF-8 text and returns it unchanged', async () => {
+    const store = new PolicyStore(redis, { prefix: uniquePrefix('policy') });
+    const sha = await store.put(POLICY);
+    expect(sha).toBe(createHash('sha256').update(POLICY, 'utf8').digest('hex'));
+    expect(await store.get(sha)).toBe(POLICY);
+  });
+
+  it('answers undefined for a sha it does not hold', async () => {
+    const store = new PolicyStore(redis, { prefix: uniquePrefix('policy') });
+    expect(await store.get('0'.repeat(64))).toBeUndefined();
+  });
+
+  it('refreshes the TTL when the same policy is put again', async () => {
+    const prefix = uniquePrefix('policy');
+    const store = new PolicyStore(redis, { prefix, ttlMs: 60_000 });
+    const sha = await store.put(POLICY);
+    await redis.pexpire(redisKeys(prefix).policy(sha), 1_000);
+    expect(await store.put(POLICY)).toBe(sha);
+    expect(await redis.pttl(redisKeys(prefix).policy(sha))).toBeGreaterThan(55_000);
+  });
+
+  it('refuses a stored text that no longer matches its sha rather than run a policy nobody wrote', async () => {
+    const prefix = uniquePrefix('policy');
+    const store = new PolicyStore(redis, { prefix });
+    const sha = await store.put(POLICY);
+    await redis.set(redisKeys(prefix).policy(sha), `${POLICY}jobs: {}\n`);
+    expect(await store.get(sha)).toBeUndefined();
+  });
+});

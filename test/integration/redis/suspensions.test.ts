@@ -1,0 +1,107 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeys } from '../../../src/queue/keys.js';
+import { createRedis } from '../../../src/queue/redis.js';
+import { Suspensions } from '../../../src/queue/suspensions.js';
+import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+
+let server: TestRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await startTestRedis();
+  redis = createRedis({ url: server.url, role: 'test' });
+});
+
+afterAll(async () => {
+  await redis.quit();
+  await server.stop();
+});
+
+function setup() {
+  const prefix = uniquePrefix('suspend');
+  return { prefix, suspensions: new Suspensions(redis, { prefix }) };
+}
+
+describe('Suspensions', () => {
+  it('suspends a job once: true the first time, false when nothing changes', async () => {
+    const { suspensions } = setup();
+    const before = Date.now();
+    expect(await suspensions.suspend('nightly', { reason: 'maintenance', by: 'ana' })).toBe(true);
+    expect(await suspensions.suspend('nightly', { reason: 'maintenance', by: 'ana' })).toBe(false);
+    expect(await suspensions.suspend('nightly')).toBe(false);
+    const suspension = await suspensions.get('nightly');
+    expect(suspension).toEqual({
+      job: 'nightly',
+      since: expect.any(String),
+      reason: 'maintenance',
+      by: 'ana',
+    });
+    expect(Date.parse(suspension?.since ?? '')).toBeGreaterThanOrEqual(before - 1_000);
+  });
+
+  it('updates the reason and author of a suspension but keeps when it began', async () => {
+    const { suspensions } = setup();
+    await suspensions.suspend('nightly', { reason: 'maintenance' });
+    const first = await suspensions.get('nightly');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await suspensions.suspend('nightly', { reason: 'incident 42', by: 'bo' })).toBe(true);
+    expect(await suspensions.get('nightly')).toEqual({
+      job: 'nightly',
+      since: first?.since,
+      reason: 'incident 42',
+      by: 'bo',
+    });
+  });
+
+  it('unsuspends: true if the job was suspended, false if it was not', async () => {
+    const { suspensions } = setup();
+    await suspensions.suspend('nightly');
+    expect(await suspensions.unsuspend('nightly')).toBe(true);
+    expect(await suspensions.unsuspend('nightly')).toBe(false);
+    expect(await suspensions.get('nightly')).toBeUndefined();
+  });
+
+  it('lists every suspended job, and only those', async () => {
+    const { suspensions } = setup();
+    expect(await suspensions.all()).toEqual(new Map());
+    await suspensions.suspend('a', { by: 'ana' });
+    await suspensions.suspend('b');
+    await suspensions.suspend('c');
+    await suspensions.unsuspend('c');
+    const all = await suspensions.all();
+    expect([...all.keys()].sort()).toEqual(['a', 'b']);
+    expect(all.get('a')).toMatchObject({ job: 'a', by: 'ana' });
+  });
+
+  it('is shared between processes, and concurrent identical suspends report exactly one change', async () => {
+    const { prefix } = setup();
+    const other = createRedis({ url: server.url, role: 'test' });
+    try {
+      const [mine, theirs] = [new Suspensions(redis, { prefix }), new Suspensions(other, { prefix })];
+      const changed = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? mine : theirs).suspend('nightly', { reason: 'deploy' }),
+        ),
+      );
+      expect(changed.filter(Boolean)).toHaveLength(1);
+      expect(await theirs.get('nightly')).toMatchObject({ reason: 'deploy' });
+    } finally {
+      await other.quit();
+    }
+  });
+
+  it('keeps a job with an unreadable record suspended (failing safe), and a new suspend repairs it', async () => {
+    const { prefix, suspensions } = setup();
+    await redis.hset(redisKeys(prefix).suspended, 'nightly', 'not json');
+    expect(await suspensions.get('nightly')).toEqual({
+      job: 'nightly',
+      since: new Date(0).toISOString(),
+      reason: 'unreadable suspension record',
+    });
+    expect((await suspensions.all()).has('nightly')).toBe(true);
+    expect(await suspensions.suspend('nightly', { reason: 'fixed' })).toBe(true);
+    expect(await suspensions.get('nightly')).toMatchObject({ reason: 'fixed' });
+    expect(Date.parse((await suspensions.get('nightly'))?.since ?? '')).toBeGreaterThan(0);
+  });
+});
