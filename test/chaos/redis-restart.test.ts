@@ -1,0 +1,76 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../src/sim/index.js';
+import { Engine, eventually, pauseRequests, startFleetSim, workspacesNot } from '../helpers/engine.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+
+const FLEET = { workgroups: 3, workspacesPerWorkgroup: 5 };
+const TARGETS = FLEET.workgroups * FLEET.workspacesPerWorkgroup;
+
+let server: TestRedis;
+let sim: SimulatorHandle;
+let engine: Engine | undefined;
+
+beforeAll(async () => {
+  [server, sim] = await Promise.all([
+    startTestRedis(),
+    // 100 ms per pause, one at a time: the run takes about 1.5 s
+    startFleetSim(FLEET, { faults: { latencyMs: 100, operations: ['pauseWorkspace'] } }),
+  ]);
+});
+
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await server?.stop();
+});
+
+const POLICY = `version: 1
+jobs:
+  fleet-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    concurrency: 1
+`;
+
+describe('Redis restarted mid-run', () => {
+  it('the run carries on through the outage, completes, and is recorded once', async () => {
+    engine = new Engine(server.url, 'redis-restart');
+    const current = engine;
+    engine.worker(sim.url);
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+    await eventually(
+      'the run under way',
+      async () => (await current.redis.hlen(current.keys.runTargets(runId))) >= 3,
+      10_000,
+    );
+    const down = Date.now();
+    await server.restart();
+    const up = Date.now();
+    expect(await engine.history.get(runId)).toBeUndefined();
+    const run = await engine.waitForRun(runId, 20_000);
+    // the outage fell inside the run
+    expect(Date.parse(run.startedAt as string)).toBeLessThan(down);
+    expect(Date.parse(run.finishedAt as string)).toBeGreaterThan(up);
+
+    expect(run).toMatchObject({
+      outcome: 'succeeded',
+      deliveries: 1,
+      counts: { total: TARGETS, succeeded: TARGETS, failed: 0 },
+    });
+    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
+    const calls = pauseRequests(sim);
+    expect(calls.size).toBe(TARGETS);
+    for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
+    expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
+    await eventually(
+      'the BullMQ job completed',
+      async () => (await (await current.queue.getJob(runId))?.getState()) === 'completed',
+    );
+    expect(await engine.redis.exists(engine.keys.runLock('fleet-pause'))).toBe(0);
+  });
+});

@@ -1,0 +1,104 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_API_KEY, type SimulatorHandle } from '../../src/sim/index.js';
+import {
+  assertBuilt,
+  type CliProcess,
+  Engine,
+  eventually,
+  pauseRequests,
+  startCli,
+  startFleetSim,
+  workspacesNot,
+} from '../helpers/engine.js';
+import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+
+const FLEET = { workgroups: 10, workspacesPerWorkgroup: 5 };
+const TARGETS = FLEET.workgroups * FLEET.workspacesPerWorkgroup;
+
+let server: TestRedis;
+let sim: SimulatorHandle;
+let engine: Engine | undefined;
+const workers: CliProcess[] = [];
+
+beforeAll(async () => {
+  assertBuilt('src/queue/run-worker.ts', 'src/runs/execute-run.ts', 'src/runs/target-runner.ts');
+  [server, sim] = await Promise.all([
+    startTestRedis(),
+    // 80 ms per pause, two at a time: the run takes a few seconds
+    startFleetSim(FLEET, { faults: { latencyMs: 80, operations: ['pauseWorkspace'] } }),
+  ]);
+});
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
+  await engine?.close();
+  engine = undefined;
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await server?.stop();
+});
+
+const POLICY = `version: 1
+jobs:
+  fleet-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    concurrency: 2
+`;
+
+function startWorker(engine: Engine): CliProcess {
+  const worker = startCli(['worker'], {
+    REDIS_URL: server.url,
+    NIGHTSHIFT_API_URL: sim.url,
+    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+    NIGHTSHIFT_REDIS_PREFIX: engine.prefix,
+    NIGHTSHIFT_LOCK_MS: '1500',
+    NIGHTSHIFT_POLL_INTERVAL_MS: '200',
+    NIGHTSHIFT_SHUTDOWN_GRACE_MS: '2000',
+    NIGHTSHIFT_LOG_LEVEL: 'info',
+  });
+  workers.push(worker);
+  return worker;
+}
+
+describe('a worker killed mid-run', () => {
+  it('leaves its run to another worker, which finishes it from the checkpoints: every target paused once, one summary', async () => {
+    engine = new Engine(server.url, 'worker-crash');
+    const current = engine;
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+    const first = startWorker(engine);
+    const checkpointed = () => current.redis.hlen(current.keys.runTargets(runId));
+    await eventually('the first worker well into the run', async () => (await checkpointed()) >= 6, 15_000);
+    expect(await first.stop('SIGKILL')).toBe('SIGKILL');
+    const doneByFirst = await checkpointed();
+    expect(doneByFirst).toBeLessThan(TARGETS);
+    expect(await engine.history.get(runId)).toBeUndefined();
+
+    const second = startWorker(engine);
+    const run = await engine.waitForRun(runId, 20_000).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}\n--- second worker:\n${second.output()}`);
+    });
+
+    expect(run).toMatchObject({ outcome: 'succeeded', deliveries: 2, counts: { total: TARGETS, failed: 0 } });
+    // what the first worker finished was not done again: those records came from its checkpoints
+    expect(run.counts.succeeded).toBeGreaterThanOrEqual(doneByFirst);
+    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
+    // each workspace was paused exactly once, by one worker or the other
+    const calls = pauseRequests(sim);
+    expect(calls.size).toBe(TARGETS);
+    for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
+
+    expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
+    await eventually(
+      'the BullMQ job completed',
+      async () => (await (await current.queue.getJob(runId))?.getState()) === 'completed',
+    );
+    expect(await engine.redis.exists(engine.keys.runTargets(runId), engine.keys.runLock('fleet-pause'))).toBe(
+      0,
+    );
+    expect(await second.stop('SIGTERM')).toBe(0);
+  });
+});

@@ -1,0 +1,285 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
+import { actionRegistry, actions } from '../../jobs/index.js';
+import { ApiClient } from '../../src/api/index.js';
+import { createLogger, type Logger } from '../../src/log/logger.js';
+import { type Policy, parsePolicy } from '../../src/policy/index.js';
+import { RedisCheckpointStore } from '../../src/queue/checkpoint.js';
+import { RunHistory } from '../../src/queue/history.js';
+import { redisKeys } from '../../src/queue/keys.js';
+import { PolicyStore } from '../../src/queue/policy-store.js';
+import { createRedis } from '../../src/queue/redis.js';
+import { createRunQueue, enqueueRuns, manualRunId } from '../../src/queue/run-queue.js';
+import { RunWorker, type RunWorkerOptions } from '../../src/queue/run-worker.js';
+import { Suspensions } from '../../src/queue/suspensions.js';
+import type { RunSummary } from '../../src/runs/index.js';
+import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import {
+  DEFAULT_API_KEY,
+  type Fleet,
+  type SimState,
+  type SimulatorHandle,
+  type SimulatorOptions,
+  seedState,
+  startSimulator,
+} from '../../src/sim/index.js';
+import { uniquePrefix } from './redis.js';
+
+/** A pino line as a test reads it back. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A real logger (production redaction included) whose lines land in `lines`, parsed. */
+export function captureLog(level = 'info'): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    level,
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
+  });
+  return { log, lines };
+}
+
+/** Polls `check` until it returns something other than undefined or false. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Sleeps until `ms` past the next whole second, so a test starts well clear of a per-second tick. */
+export async function untilMsIntoSecond(ms: number): Promise<Date> {
+  const now = Date.now();
+  const target = Math.ceil((now + 1) / 1000) * 1000 + ms;
+  await sleep(target - now);
+  return new Date();
+}
+
+/**
+ * A 6-field cron that fires at the given offsets (in seconds, < 60) from a base instant at
+ * least `leadMs` away, and the instants it fires at. Only the first minute's firings matter to
+ * a test; the cron fires again the minute after.
+ */
+export function secondsCron(offsets: readonly number[], leadMs = 300): { cron: string; ticks: Date[] } {
+  const base = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
+  const ticks = offsets.map((offset) => new Date(base + offset * 1000));
+  const seconds = [...new Set(ticks.map((at) => at.getUTCSeconds()))].sort((a, b) => a - b);
+  return { cron: `${seconds.join(',')} * * * * *`, ticks };
+}
+
+/** A seeded fleet whose workspaces are all Active, so a pause has something to do everywhere. */
+export function activeFleet(fleet: Fleet, seed = 7): SimState {
+  const state = seedState({ seed, fleet });
+  for (const ws of state.workspaces) {
+    ws.status = 'Active';
+    ws.display_status = 'Running';
+    ws.condition_type = 'Ready';
+  }
+  return state;
+}
+
+/** A simulator on a free port over an all-Active fleet; close it with `close()`. */
+export function startFleetSim(fleet: Fleet, options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  return startSimulator({ port: 0, transitionMs: 100, state: activeFleet(fleet), ...options });
+}
+
+/** The simulator's workspaces whose status is not `status`. */
+export function workspacesNot(sim: SimulatorHandle, status: string): string[] {
+  return sim.state.workspaces.filter((ws) => ws.status !== status).map((ws) => ws.workspace_id);
+}
+
+/** Pause requests the simulator answered, by workspace id. */
+export function pauseRequests(sim: SimulatorHandle): Map<string, { status: number | null; at: number }[]> {
+  const byWorkspace = new Map<string, { status: number | null; at: number }[]>();
+  for (const entry of sim.requests()) {
+    if (entry.operation !== 'pauseWorkspace') continue;
+    const id = entry.path.split('/').at(-2) as string;
+    const list = byWorkspace.get(id) ?? [];
+    list.push({ status: entry.status, at: Date.parse(entry.time) });
+    byWorkspace.set(id, list);
+  }
+  return byWorkspace;
+}
+
+/**
+ * Everything the engine keeps in Redis, under a key prefix of its own, plus the schedulers and
+ * workers a test starts; `close()` stops and closes all of it.
+ */
+export class Engine {
+  readonly prefix: string;
+  readonly keys: ReturnType<typeof redisKeys>;
+  /** The test's own client: what it reads and writes to check or set up state. */
+  readonly redis: Redis;
+  readonly history: RunHistory;
+  readonly suspensions: Suspensions;
+  readonly policies: PolicyStore;
+  readonly checkpoints: RedisCheckpointStore;
+  readonly queue: ReturnType<typeof createRunQueue>;
+  readonly logged: LogLine[];
+  readonly log: Logger;
+  readonly #url: string;
+  readonly #closers: (() => Promise<unknown>)[] = [];
+
+  constructor(redisUrl: string, label = 'engine') {
+    this.#url = redisUrl;
+    this.prefix = uniquePrefix(label);
+    this.keys = redisKeys(this.prefix);
+    this.redis = createRedis({ url: redisUrl, role: 'test' });
+    this.history = new RunHistory(this.redis, { prefix: this.prefix });
+    this.suspensions = new Suspensions(this.redis, { prefix: this.prefix });
+    this.policies = new PolicyStore(this.redis, { prefix: this.prefix });
+    this.checkpoints = new RedisCheckpointStore(this.redis, { prefix: this.prefix });
+    this.queue = createRunQueue({ connection: this.redis, prefix: this.prefix });
+    ({ log: this.log, lines: this.logged } = captureLog());
+  }
+
+  /** Parses a policy with the real action registry (and no environment). */
+  parse(text: string): Policy {
+    return parsePolicy(text, 'policy.yaml', { registry: actionRegistry, env: {} });
+  }
+
+  /** A scheduler with a Redis client and queue of its own, as a separate replica would have. */
+  scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {
+    const redis = createRedis({ url: this.#url, role: 'scheduler' });
+    const queue = createRunQueue({ connection: redis, prefix: this.prefix });
+    const scheduler = new Scheduler({
+      redis,
+      prefix: this.prefix,
+      queue,
+      policies: new PolicyStore(redis, { prefix: this.prefix }),
+      history: new RunHistory(redis, { prefix: this.prefix }),
+      suspensions: new Suspensions(redis, { prefix: this.prefix }),
+      log: this.log.child({ role: 'scheduler' }),
+      ...options,
+    });
+    this.#closers.push(async () => {
+      await scheduler.stop();
+      await queue.close();
+      await redis.quit();
+    });
+    return scheduler;
+  }
+
+  /** A started worker with a Redis client of its own, acting on the simulator at `apiUrl`. */
+  worker(apiUrl: string, options: Partial<RunWorkerOptions> = {}): RunWorker {
+    const redis = createRedis({ url: this.#url, role: 'worker' });
+    const api = new ApiClient({ baseUrl: apiUrl, apiKey: DEFAULT_API_KEY, timeoutMs: 10_000 });
+    const worker = new RunWorker({
+      redis,
+      prefix: this.prefix,
+      api,
+      actions,
+      registry: actionRegistry,
+      env: {},
+      policies: new PolicyStore(redis, { prefix: this.prefix }),
+      history: new RunHistory(redis, { prefix: this.prefix }),
+      checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
+      log: this.log.child({ role: 'worker' }),
+      pollIntervalMs: 100,
+      lockDurationMs: 5_000,
+      ...options,
+    });
+    worker.start();
+    let closed = false;
+    const close = worker.close.bind(worker);
+    worker.close = async (graceMs: number) => {
+      if (closed) return;
+      closed = true;
+      await close(graceMs);
+      await api.close();
+      await redis.quit();
+    };
+    this.#closers.push(() => worker.close(1_000));
+    return worker;
+  }
+
+  /** Enqueues a manual run of `job` (as `nightshift run` does) and returns its run id. */
+  async enqueue(text: string, job: string, dryRun = false): Promise<string> {
+    const policySha = await this.policies.put(text);
+    const runId = manualRunId(job);
+    await enqueueRuns(this.queue, [{ runId, job, policySha, trigger: 'manual', dryRun }]);
+    return runId;
+  }
+
+  /** The run's summary, once a worker has recorded it. */
+  waitForRun(runId: string, timeoutMs = 15_000): Promise<RunSummary> {
+    return eventually(`run ${runId} recorded`, () => this.history.get(runId), timeoutMs);
+  }
+
+  /** Log lines with this message. */
+  lines(msg: string): LogLine[] {
+    return this.logged.filter((line) => line.msg === msg);
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.#closers.splice(0).reverse()) await close();
+    await this.queue.close();
+    await this.redis.quit();
+  }
+}
+
+/** A `nightshift` CLI child process, with what it printed kept for a failing test's message. */
+export interface CliProcess {
+  child: ChildProcess;
+  /** stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<number | NodeJS.Signals | null>;
+  /** Sends `signal` unless the process has already exited, and waits for it to exit. */
+  stop(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
+}
+
+const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+
+/** Throws unless `npm run build` has been run since `sources` last changed: the CLI runs from dist/. */
+export function assertBuilt(...sources: string[]): void {
+  if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
+  for (const source of sources) {
+    const built = fileURLToPath(new URL(`../../dist/${source.replace(/\.ts$/, '.js')}`, import.meta.url));
+    const written = fileURLToPath(new URL(`../../${source}`, import.meta.url));
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(written).mtimeMs)
+      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first`);
+  }
+}
+
+/** Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment. */
+export function startCli(args: readonly string[], env: Record<string, string>): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, NIGHTSHIFT_API_RATE_LIMIT: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal));
+  });
+  return {
+    child,
+    output: () => text,
+    exited,
+    stop: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

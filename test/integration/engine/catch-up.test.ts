@@ -1,0 +1,145 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compactInstant, scheduledRunId } from '../../../src/queue/run-queue.js';
+import type { SimulatorHandle } from '../../../src/sim/index.js';
+import { Engine, startFleetSim, untilMsIntoSecond } from '../../helpers/engine.js';
+import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+
+let server: TestRedis;
+let sim: SimulatorHandle;
+let engine: Engine | undefined;
+
+beforeAll(async () => {
+  [server, sim] = await Promise.all([
+    startTestRedis(),
+    startFleetSim({ workgroups: 1, workspacesPerWorkgroup: 2 }),
+  ]);
+});
+
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await server?.stop();
+});
+
+const policy = (catchUp: string) => `version: 1
+jobs:
+  per-second:
+    schedule: "* * * * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    dryRun: true
+    catchUp: ${catchUp}
+`;
+
+/** The queued runs of the job, as the scheduler enqueued them. */
+async function queuedRuns(engine: Engine) {
+  const jobs = await engine.queue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);
+  return jobs.map((job) => job.data);
+}
+
+/**
+ * Starts a scheduler whose job last ticked 10 s ago, as if every scheduler had been down since,
+ * and stops it once it has caught up. Returns the last tick it owed (the whole second before now).
+ */
+async function startAfterDowntime(engine: Engine, text: string): Promise<Date> {
+  const now = await untilMsIntoSecond(100);
+  const latest = new Date(Math.floor(now.getTime() / 1000) * 1000);
+  await engine.redis.set(engine.keys.lastTick('per-second'), String(latest.getTime() - 10_000));
+  // (no other scheduler runs: a short handoff keeps the test quick)
+  const scheduler = engine.scheduler({ handoffMs: 300 });
+  await scheduler.load(engine.parse(text), text);
+  await scheduler.start();
+  await scheduler.stop();
+  return latest;
+}
+
+describe('catch-up after downtime', () => {
+  it('runs the most recent missed tick once, as a catch-up, and records the older ticks as missed', async () => {
+    engine = new Engine(server.url, 'catch-up');
+    const text = policy('1m');
+    engine.worker(sim.url);
+    const latest = await startAfterDowntime(engine, text);
+
+    const runId = scheduledRunId('per-second', latest);
+    const run = await engine.waitForRun(runId);
+    expect(run).toMatchObject({
+      trigger: 'catch-up',
+      outcome: 'succeeded',
+      scheduledAt: latest.toISOString(),
+    });
+    const catchUps = (await queuedRuns(engine)).filter((data) => data.trigger === 'catch-up');
+    expect(catchUps.map((data) => data.runId)).toEqual([runId]);
+
+    const oldest = new Date(latest.getTime() - 9_000);
+    const newestMissed = new Date(latest.getTime() - 1_000);
+    const [missed, ...more] = await engine.history.list({ outcome: 'missed' });
+    expect(more).toEqual([]);
+    expect(missed).toMatchObject({
+      runId: `per-second@missed-${compactInstant(newestMissed)}`,
+      outcome: 'missed',
+      scheduledAt: newestMissed.toISOString(),
+      reason: `missed 9 tick(s) from ${oldest.toISOString()} to ${newestMissed.toISOString()}`,
+    });
+    // no run for any of the missed ticks
+    const ran = (await queuedRuns(engine)).map((data) => data.scheduledAt as string);
+    expect(ran.filter((at) => Date.parse(at) < latest.getTime())).toEqual([]);
+    expect(Number(await engine.redis.get(engine.keys.lastTick('per-second')))).toBeGreaterThanOrEqual(
+      latest.getTime(),
+    );
+  });
+
+  it('with catchUp: none runs nothing it missed and records every missed tick as missed', async () => {
+    engine = new Engine(server.url, 'no-catch-up');
+    const latest = await startAfterDowntime(engine, policy('none'));
+
+    const oldest = new Date(latest.getTime() - 9_000);
+    const [missed, ...more] = await engine.history.list();
+    expect(more).toEqual([]);
+    expect(missed).toMatchObject({
+      runId: `per-second@missed-${compactInstant(latest)}`,
+      outcome: 'missed',
+      reason: `missed 10 tick(s) from ${oldest.toISOString()} to ${latest.toISOString()}`,
+    });
+    const runs = await queuedRuns(engine);
+    expect(runs.filter((data) => data.trigger === 'catch-up')).toEqual([]);
+    expect(runs.filter((data) => Date.parse(data.scheduledAt as string) <= latest.getTime())).toEqual([]);
+  });
+
+  it('does not count a tick another scheduler is handling right now as missed', async () => {
+    engine = new Engine(server.url, 'handoff');
+    const text = policy('none');
+    const now = await untilMsIntoSecond(20);
+    const due = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    // the running scheduler handled the tick before, and is about to record this one
+    const key = engine.keys.lastTick('per-second');
+    await engine.redis.set(key, String(due.getTime() - 1_000));
+    const running = setTimeout(() => void engine?.redis.set(key, String(due.getTime())), 150);
+
+    const joining = engine.scheduler({ handoffMs: 500 });
+    await joining.load(engine.parse(text), text);
+    try {
+      await joining.catchUp();
+    } finally {
+      clearTimeout(running);
+    }
+    expect(await engine.history.list()).toEqual([]);
+  });
+
+  it('counts an unrecorded tick as missed once the handoff time has passed', async () => {
+    engine = new Engine(server.url, 'handoff-over');
+    const text = policy('none');
+    const now = await untilMsIntoSecond(20);
+    const due = new Date(Math.floor(now.getTime() / 1000) * 1000);
+    await engine.redis.set(engine.keys.lastTick('per-second'), String(due.getTime() - 1_000));
+    const scheduler = engine.scheduler({ handoffMs: 200 });
+    await scheduler.load(engine.parse(text), text);
+    await scheduler.catchUp();
+    const [missed, ...more] = await engine.history.list();
+    expect(more).toEqual([]);
+    expect(missed).toMatchObject({ outcome: 'missed', scheduledAt: due.toISOString() });
+  });
+});

@@ -1,0 +1,112 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../../src/runs/index.js';
+import type { SimulatorHandle } from '../../../src/sim/index.js';
+import { Engine, eventually, startFleetSim } from '../../helpers/engine.js';
+import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+
+let server: TestRedis;
+let sim: SimulatorHandle;
+let engine: Engine | undefined;
+
+beforeAll(async () => {
+  [server, sim] = await Promise.all([
+    startTestRedis(),
+    startFleetSim({ workgroups: 1, workspacesPerWorkgroup: 2 }),
+  ]);
+});
+
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await server?.stop();
+});
+
+const policy = (suspend: boolean) => `version: 1
+jobs:
+  nightly:
+    schedule: "* * * * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    dryRun: true${suspend ? '\n    suspend: true' : ''}
+`;
+
+/** The job's recorded ticks, oldest first. */
+async function recorded(engine: Engine): Promise<RunSummary[]> {
+  const runs = await engine.history.list({ job: 'nightly', limit: 100 });
+  return runs.sort((a, b) => (a.scheduledAt as string).localeCompare(b.scheduledAt as string));
+}
+
+/** Waits until `count` recorded ticks match `predicate`. */
+function ticksWhere(engine: Engine, count: number, predicate: (run: RunSummary) => boolean) {
+  return eventually(`${count} matching ticks`, async () => {
+    const runs = (await recorded(engine)).filter(predicate);
+    return runs.length >= count && runs;
+  });
+}
+
+const skipped = (run: RunSummary) => run.outcome === 'skipped';
+const ran = (run: RunSummary) => run.outcome === 'succeeded';
+
+describe('suspend', () => {
+  it('a job suspended through Suspensions has its ticks recorded as skipped, and runs again once unsuspended', async () => {
+    engine = new Engine(server.url, 'suspend');
+    engine.worker(sim.url);
+    await engine.suspensions.suspend('nightly', { reason: 'change freeze', by: 'ops' });
+    const since = (await engine.suspensions.get('nightly'))?.since;
+    const text = policy(false);
+    const scheduler = engine.scheduler();
+    await scheduler.load(engine.parse(text), text);
+    await scheduler.start();
+
+    await ticksWhere(engine, 2, skipped);
+    await engine.suspensions.unsuspend('nightly');
+    const unsuspendedAt = Date.now();
+    await ticksWhere(engine, 1, ran);
+    await scheduler.stop();
+
+    const runs = await recorded(engine);
+    for (const run of runs.filter(skipped)) {
+      expect(run.reason).toBe(`skipped: suspended since ${since} (change freeze)`);
+      expect(Date.parse(run.scheduledAt as string)).toBeLessThan(unsuspendedAt);
+      expect(await engine.queue.getJob(run.runId)).toBeUndefined();
+    }
+    for (const run of runs.filter(ran)) {
+      expect(Date.parse(run.scheduledAt as string)).toBeGreaterThan(unsuspendedAt - 1000);
+    }
+    // every tick is either one or the other, and suspended ticks come before the runs
+    expect(runs.map((run) => run.outcome)).toEqual([
+      ...runs.filter(skipped).map(() => 'skipped'),
+      ...runs.filter(ran).map(() => 'succeeded'),
+    ]);
+  });
+
+  it('a job with suspend: true in the policy has its ticks recorded as skipped until a policy without it loads', async () => {
+    engine = new Engine(server.url, 'suspend-policy');
+    engine.worker(sim.url);
+    const scheduler = engine.scheduler();
+    const suspended = policy(true);
+    await scheduler.load(engine.parse(suspended), suspended);
+    await scheduler.start();
+
+    await ticksWhere(engine, 2, skipped);
+    const active = policy(false);
+    await scheduler.load(engine.parse(active), active);
+    const reloadedAt = Date.now();
+    await ticksWhere(engine, 1, ran);
+    await scheduler.stop();
+
+    const runs = await recorded(engine);
+    for (const run of runs.filter(skipped)) {
+      expect(run.reason).toBe('skipped: suspended in the policy');
+      expect(Date.parse(run.scheduledAt as string)).toBeLessThan(reloadedAt);
+    }
+    expect(runs.map((run) => run.outcome)).toEqual([
+      ...runs.filter(skipped).map(() => 'skipped'),
+      ...runs.filter(ran).map(() => 'succeeded'),
+    ]);
+  });
+});
