@@ -37,6 +37,7 @@ export {
   type ScheduleKind,
 } from './schedule.js';
 export {
+  DurationSchema,
   type JobDocument,
   type MaxTargets,
   type NotificationSink,
