@@ -4,8 +4,8 @@ import { parseRetryAfter } from '../../../src/api/client.js';
 import { type ApiCallRecord, ApiClient, ApiError, isRetryable } from '../../../src/api/index.js';
 import { failure, ok, type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
-const API_KEY = 'secret-key-must-not-leak-0001';
-const TOKEN = 'secret-token-must-not-leak-0002';
+const API_KEY = 'key-must-not-leak-01';
+const TOKEN = 'token-must-not-leak-02';
 
 let server: ScriptedServer;
 let calls: ApiCallRecord[];
