@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
+
+/** Counts the `yaml` package's parses: positions come from them, and a valid policy needs none. */
+const parses = vi.hoisted(() => ({ count: 0 }));
+
+vi.mock('yaml', async (importOriginal) => {
+  const yaml = await importOriginal<typeof import('yaml')>();
+  return {
+    ...yaml,
+    parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
+      parses.count += 1;
+      return yaml.parseDocument(...args);
+    },
+  };
+});
+
+const POLICY = readFileSync(new URL('../../../config/policy.yaml', import.meta.url), 'utf8');
+const options = { registry: actionRegistry, env: { OPS_WEBHOOK: 'https://hooks.example.com/ops' } };
+
+describe('positions, found only when asked for', () => {
+  beforeEach(() => {
+    parses.count = 0;
+  });
+
+  it('validates a valid policy without parsing it with yaml', () => {
+    const policy = parsePolicy(POLICY, 'policy.yaml', options);
+    expect(policy.jobs.length).toBeGreaterThan(0);
+    expect(parses.count).toBe(0);
+  });
+
+  it("parses with yaml once on the first job's location, and not again for the others", () => {
+    const policy = parsePolicy(POLICY, 'policy.yaml', options);
+    const [first, second] = policy.jobs;
+    const line = POLICY.split('\n').indexOf(`  ${first?.name}:`) + 1;
+    expect(first?.location).toEqual({ file: 'policy.yaml', line, col: 3 });
+    expect(second?.location.line).toBeGreaterThan(line);
+    expect(policy.locate(['jobs', first?.name ?? '', 'schedule']).line).toBeGreaterThan(line);
+    expect(parses.count).toBe(1);
+  });
+
+  it('keeps a job location an own enumerable property, so copies carry it', () => {
+    const [job] = parsePolicy(POLICY, 'policy.yaml', options).jobs;
+    expect(Object.keys(job ?? {})).toContain('location');
+    expect({ ...job }.location).toEqual(job?.location);
+  });
+
+  it('parses an invalid policy with yaml once, to place its problems', () => {
+    const invalid = POLICY.replace('timezone: Europe/Berlin', 'timezone: Europe/Berlni');
+    expect(invalid).not.toBe(POLICY);
+    expect(() => parsePolicy(invalid, 'policy.yaml', options)).toThrow(PolicyError);
+    expect(parses.count).toBe(1);
+  });
+});
