@@ -29,7 +29,13 @@ const redisServer = await startLocalRedis({ appendOnly: false });
 const sim = await startSimulator({ port: 0, fleet: { workgroups: 2, workspacesPerWorkgroup: 2 } });
 const lines = ['version: 1', 'targets:', '  all: { workgroups: ["*"] }', 'jobs:'];
 for (let i = 0; i < jobs; i++) {
-  lines.push(`  j${i}:`, `    schedule: "*/${PERIOD_S} * * * * *"`, '    action: pause', '    target: all', '    dryRun: true');
+  lines.push(
+    `  j${i}:`,
+    `    schedule: "*/${PERIOD_S} * * * * *"`,
+    '    action: pause',
+    '    target: all',
+    '    dryRun: true',
+  );
 }
 const text = `${lines.join('\n')}\n`;
 const policy = parsePolicy(text, 'lag.yaml', { registry: actionRegistry, env: {} });
