@@ -1,32 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../../src/sim/index.js';
-import { Engine, eventually, pauseRequests, startFleetSim, workspacesNot } from '../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, pauseRequests, useEngineHarness, workspacesNot } from '../helpers/engine.js';
 
 const FLEET = { workgroups: 3, workspacesPerWorkgroup: 5 };
 const TARGETS = FLEET.workgroups * FLEET.workspacesPerWorkgroup;
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    // 100 ms per pause, one at a time: the run takes about 1.5 s
-    startFleetSim(FLEET, { faults: { latencyMs: 100, operations: ['pauseWorkspace'] } }),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
+// 100 ms per pause, one at a time: the run takes about 1.5 s
+const harness = useEngineHarness(FLEET, { faults: { latencyMs: 100, operations: ['pauseWorkspace'] } });
 
 const POLICY = `version: 1
 jobs:
@@ -39,9 +18,9 @@ jobs:
 
 describe('Redis restarted mid-run', () => {
   it('the run carries on through the outage, completes, and is recorded once', async () => {
-    engine = new Engine(server.url, 'redis-restart');
+    const engine = harness.engine('redis-restart');
     const current = engine;
-    engine.worker(sim.url);
+    engine.worker(harness.sim.url);
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
     await eventually(
       'the run under way',
@@ -49,7 +28,7 @@ describe('Redis restarted mid-run', () => {
       10_000,
     );
     const down = Date.now();
-    await server.restart();
+    await harness.server.restart();
     const up = Date.now();
     expect(await engine.history.get(runId)).toBeUndefined();
     const run = await engine.waitForRun(runId, 20_000);
@@ -62,8 +41,8 @@ describe('Redis restarted mid-run', () => {
       deliveries: 1,
       counts: { total: TARGETS, succeeded: TARGETS, failed: 0 },
     });
-    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
-    const calls = pauseRequests(sim);
+    await eventually('every workspace Stopped', () => workspacesNot(harness.sim, 'Stopped').length === 0);
+    const calls = pauseRequests(harness.sim);
     expect(calls.size).toBe(TARGETS);
     for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
     expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
@@ -26,7 +27,7 @@ import {
   seedState,
   startSimulator,
 } from '../../src/sim/index.js';
-import { uniquePrefix } from './redis.js';
+import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 
 /** A pino line as a test reads it back. */
 export interface LogLine {
@@ -280,6 +281,47 @@ export function startCli(args: readonly string[], env: Record<string, string>): 
     stop: async (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
+    },
+  };
+}
+
+/** What a test file's harness gives its tests. */
+export interface EngineHarness {
+  readonly server: TestRedis;
+  readonly sim: SimulatorHandle;
+  /** A fresh Engine under its own key prefix, closed after the test. */
+  engine(label: string): Engine;
+}
+
+/**
+ * One Redis and one simulator per test file, started together before the first test, and
+ * an Engine per test, closed after it, so a failing test cannot leak into the next.
+ */
+export function useEngineHarness(fleet: Fleet, simOptions: SimulatorOptions = {}): EngineHarness {
+  let server: TestRedis | undefined;
+  let sim: SimulatorHandle | undefined;
+  let current: Engine | undefined;
+  beforeAll(async () => {
+    [server, sim] = await Promise.all([startTestRedis(), startFleetSim(fleet, simOptions)]);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await server?.stop();
+  });
+  return {
+    get server() {
+      return server as TestRedis;
+    },
+    get sim() {
+      return sim as SimulatorHandle;
+    },
+    engine(label) {
+      current = new Engine((server as TestRedis).url, label);
+      return current;
     },
   };
 }

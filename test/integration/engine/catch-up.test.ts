@@ -1,29 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compactInstant, scheduledRunId } from '../../../src/queue/run-queue.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
-import { Engine, startFleetSim, untilMsIntoSecond } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { type Engine, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    startFleetSim({ workgroups: 1, workspacesPerWorkgroup: 2 }),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
+const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
 const policy = (catchUp: string) => `version: 1
 jobs:
@@ -59,9 +38,9 @@ async function startAfterDowntime(engine: Engine, text: string): Promise<Date> {
 
 describe('catch-up after downtime', () => {
   it('runs the most recent missed tick once, as a catch-up, and records the older ticks as missed', async () => {
-    engine = new Engine(server.url, 'catch-up');
+    const engine = harness.engine('catch-up');
     const text = policy('1m');
-    engine.worker(sim.url);
+    engine.worker(harness.sim.url);
     const latest = await startAfterDowntime(engine, text);
 
     const runId = scheduledRunId('per-second', latest);
@@ -93,7 +72,7 @@ describe('catch-up after downtime', () => {
   });
 
   it('with catchUp: none runs nothing it missed and records every missed tick as missed', async () => {
-    engine = new Engine(server.url, 'no-catch-up');
+    const engine = harness.engine('no-catch-up');
     const latest = await startAfterDowntime(engine, policy('none'));
 
     const oldest = new Date(latest.getTime() - 9_000);
@@ -110,7 +89,7 @@ describe('catch-up after downtime', () => {
   });
 
   it('does not count a tick another scheduler is handling right now as missed', async () => {
-    engine = new Engine(server.url, 'handoff');
+    const engine = harness.engine('handoff');
     const text = policy('none');
     const now = await untilMsIntoSecond(20);
     const due = new Date(Math.floor(now.getTime() / 1000) * 1000);
@@ -130,7 +109,7 @@ describe('catch-up after downtime', () => {
   });
 
   it('counts an unrecorded tick as missed once the handoff time has passed', async () => {
-    engine = new Engine(server.url, 'handoff-over');
+    const engine = harness.engine('handoff-over');
     const text = policy('none');
     const now = await untilMsIntoSecond(20);
     const due = new Date(Math.floor(now.getTime() / 1000) * 1000);

@@ -1,33 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
-import { Engine, eventually, secondsCron, startFleetSim } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { type Engine, eventually, secondsCron, useEngineHarness } from '../../helpers/engine.js';
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
+// each pause takes 450 ms, so a run of three workspaces one at a time takes about 1.4 s
+const harness = useEngineHarness(
+  { workgroups: 1, workspacesPerWorkgroup: 3 },
+  { faults: { latencyMs: 450, operations: ['pauseWorkspace'] } },
+);
 
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    // each pause takes 450 ms, so a run of three workspaces one at a time takes about 1.4 s
-    startFleetSim(
-      { workgroups: 1, workspacesPerWorkgroup: 3 },
-      { faults: { latencyMs: 450, operations: ['pauseWorkspace'] } },
-    ),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  sim.reset();
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
+afterEach(() => {
+  harness.sim.reset();
 });
 
 function policy(cron: string, overlap?: string): string {
@@ -50,7 +32,7 @@ async function schedule(engine: Engine, text: string) {
 
 describe('overlap', () => {
   it('skip (the default): a tick while the previous run is still going is recorded as skipped, with why', async () => {
-    engine = new Engine(server.url, 'overlap-skip');
+    const engine = harness.engine('overlap-skip');
     // ticks at +0 (a run of about 1.4 s), +1 (during it), +3 (well after it, even on a busy machine)
     const { cron, ticks } = secondsCron([0, 1, 3]);
     const [first, during, after] = ticks.map((at) => scheduledRunId('slow-pause', at)) as [
@@ -58,7 +40,7 @@ describe('overlap', () => {
       string,
       string,
     ];
-    engine.worker(sim.url);
+    engine.worker(harness.sim.url);
     const scheduler = await schedule(engine, policy(cron));
 
     const ran = await engine.waitForRun(after, 12_000);
@@ -74,10 +56,10 @@ describe('overlap', () => {
   });
 
   it('queue: a tick while the previous run is still going runs once that run has finished', async () => {
-    engine = new Engine(server.url, 'overlap-queue');
+    const engine = harness.engine('overlap-queue');
     const { cron, ticks } = secondsCron([0, 1]);
     const [first, second] = ticks.map((at) => scheduledRunId('slow-pause', at)) as [string, string];
-    engine.worker(sim.url, { overlapRetryMs: 100 });
+    engine.worker(harness.sim.url, { overlapRetryMs: 100 });
     const scheduler = await schedule(engine, policy(cron, 'queue'));
 
     const queued = await engine.waitForRun(second, 12_000);
@@ -96,7 +78,7 @@ describe('overlap', () => {
   });
 
   it("does not skip a tick whose own run already holds the lock (another scheduler's enqueue)", async () => {
-    engine = new Engine(server.url, 'overlap-own-lock');
+    const engine = harness.engine('overlap-own-lock');
     const { cron, ticks } = secondsCron([0]);
     const runId = scheduledRunId('slow-pause', ticks[0] as Date);
     // the other replica enqueued the tick a moment ago and a worker has started it

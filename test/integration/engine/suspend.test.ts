@@ -1,29 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/runs/index.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
-import { Engine, eventually, startFleetSim } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    startFleetSim({ workgroups: 1, workspacesPerWorkgroup: 2 }),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
+const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
 const policy = (suspend: boolean) => `version: 1
 jobs:
@@ -53,8 +32,8 @@ const ran = (run: RunSummary) => run.outcome === 'succeeded';
 
 describe('suspend', () => {
   it('a job suspended through Suspensions has its ticks recorded as skipped, and runs again once unsuspended', async () => {
-    engine = new Engine(server.url, 'suspend');
-    engine.worker(sim.url);
+    const engine = harness.engine('suspend');
+    engine.worker(harness.sim.url);
     await engine.suspensions.suspend('nightly', { reason: 'change freeze', by: 'ops' });
     const since = (await engine.suspensions.get('nightly'))?.since;
     const text = policy(false);
@@ -85,8 +64,8 @@ describe('suspend', () => {
   });
 
   it('a job with suspend: true in the policy has its ticks recorded as skipped until a policy without it loads', async () => {
-    engine = new Engine(server.url, 'suspend-policy');
-    engine.worker(sim.url);
+    const engine = harness.engine('suspend-policy');
+    engine.worker(harness.sim.url);
     const scheduler = engine.scheduler();
     const suspended = policy(true);
     await scheduler.load(engine.parse(suspended), suspended);

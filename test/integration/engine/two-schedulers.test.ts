@@ -1,31 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nextFirings } from '../../../src/policy/index.js';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
-import { Engine, eventually, startFleetSim, untilMsIntoSecond } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { eventually, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    startFleetSim({ workgroups: 2, workspacesPerWorkgroup: 2 }),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
+const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 2 });
 
 const POLICY = `version: 1
 targets:
@@ -45,9 +24,9 @@ jobs:
 
 describe('two schedulers on one Redis', () => {
   it('turn every tick of every job into exactly one run: none twice, none missing', async () => {
-    engine = new Engine(server.url, 'two-schedulers');
+    const engine = harness.engine('two-schedulers');
     const policy = engine.parse(POLICY);
-    engine.worker(sim.url);
+    engine.worker(harness.sim.url);
     const replicas = [engine.scheduler(), engine.scheduler()];
 
     const from = await untilMsIntoSecond(100);

@@ -1,32 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
-import { Engine, eventually, startFleetSim, workspacesNot } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, useEngineHarness, workspacesNot } from '../../helpers/engine.js';
 
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-
-beforeAll(async () => {
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    // 200 ms per pause, one at a time: the run takes about 1.2 s
-    startFleetSim(
-      { workgroups: 1, workspacesPerWorkgroup: 6 },
-      { faults: { latencyMs: 200, operations: ['pauseWorkspace'] } },
-    ),
-  ]);
-});
-
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
+// 200 ms per pause, one at a time: the run takes about 1.2 s
+const harness = useEngineHarness(
+  { workgroups: 1, workspacesPerWorkgroup: 6 },
+  { faults: { latencyMs: 200, operations: ['pauseWorkspace'] } },
+);
 
 const POLICY = `version: 1
 jobs:
@@ -39,9 +18,9 @@ jobs:
 
 describe('a worker shut down past its grace period', () => {
   it('hands its unfinished run back to the queue, and another worker finishes it from its checkpoints', async () => {
-    engine = new Engine(server.url, 'worker-shutdown');
+    const engine = harness.engine('worker-shutdown');
     const current = engine;
-    const first = engine.worker(sim.url);
+    const first = engine.worker(harness.sim.url);
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
     await eventually(
       'the run under way',
@@ -53,10 +32,10 @@ describe('a worker shut down past its grace period', () => {
     // the run keeps the job's lock, so no other run of the job slips in before it resumes
     expect(await engine.redis.get(engine.keys.runLock('fleet-pause'))).toBe(runId);
 
-    engine.worker(sim.url);
+    engine.worker(harness.sim.url);
     const run = await engine.waitForRun(runId);
     expect(run).toMatchObject({ outcome: 'succeeded', deliveries: 2, counts: { total: 6, failed: 0 } });
-    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
+    await eventually('every workspace Stopped', () => workspacesNot(harness.sim, 'Stopped').length === 0);
     expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
     expect(await engine.redis.exists(engine.keys.runLock('fleet-pause'))).toBe(0);
   });
