@@ -11,6 +11,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
+import { redisSuspensions } from './runtime.js';
 import { version } from './version.js';
 
 /** The whole CLI. Tests pass `deps` to fix the clock, the registry and the output of the policy commands. */
@@ -21,7 +22,7 @@ export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerValidateCommand(program, deps);
-  registerNextCommand(program, deps);
+  registerNextCommand(program, { suspensions: redisSuspensions, ...deps });
   registerSchemaCommand(program, deps);
   registerStartCommand(program);
   registerSchedulerCommand(program);

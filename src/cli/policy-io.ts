@@ -8,6 +8,7 @@ import {
   PolicyError,
   type PolicyJob,
 } from '../policy/index.js';
+import type { Suspension } from '../queue/suspensions.js';
 import { EXIT } from './exit.js';
 
 /**
@@ -22,6 +23,11 @@ export interface PolicyCommandDeps {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly setExitCode: (code: number) => void;
+  /**
+   * Suspensions kept in Redis (`nightshift suspend`), or undefined when no Redis is configured.
+   * Rejects when Redis is configured but cannot be read.
+   */
+  readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
 }
 
 export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): PolicyCommandDeps {
@@ -34,6 +40,7 @@ export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): P
     setExitCode: (code) => {
       process.exitCode = code;
     },
+    suspensions: async () => undefined,
     ...overrides,
   };
 }

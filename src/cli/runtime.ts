@@ -8,9 +8,9 @@ import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
 import { PolicyStore } from '../queue/policy-store.js';
 import { RedisRateLimiter } from '../queue/rate-limiter.js';
-import { createRedis } from '../queue/redis.js';
+import { createRedis, reconnectDelay, safeRedisUrl } from '../queue/redis.js';
 import { createRunQueue } from '../queue/run-queue.js';
-import { Suspensions } from '../queue/suspensions.js';
+import { type Suspension, Suspensions } from '../queue/suspensions.js';
 import { recordApiCall } from '../runs/index.js';
 import { UsageError } from './exit.js';
 
@@ -125,4 +125,27 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/**
+ * The suspensions `nightshift suspend` keeps in Redis, for commands that only read them (`next`):
+ * undefined when REDIS_URL is not set, since such commands also work without any Redis.
+ */
+export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension> | undefined> {
+  const url = process.env.REDIS_URL;
+  if (!url) return undefined;
+  const redis = createRedis({
+    url,
+    role: 'next',
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+  });
+  try {
+    return await new Suspensions(redis, { prefix: prefix() }).all();
+  } catch (error) {
+    throw new Error(`${safeRedisUrl(url)}: ${(error as Error).message}`);
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -22,6 +22,11 @@ export interface ActionSpec<Params extends z.ZodType = z.ZodType> {
   /** A destructive action deletes or overwrites data; a job using it must set `confirm: true`. */
   readonly destructive: boolean;
   readonly scope: ActionScope;
+  /**
+   * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
+   * provider ids) may leave `target` out; without this, a target is required.
+   */
+  readonly targetOptional?: boolean;
   /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
   readonly params: Params;
   /** A complete policy file using the action; a test checks that it validates. */

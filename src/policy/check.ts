@@ -166,7 +166,7 @@ function checkActionRules(
           ),
     );
   }
-  if (action.scope !== 'none' && job.target === undefined) {
+  if (action.scope !== 'none' && !action.targetOptional && job.target === undefined) {
     const unit = action.scope === 'workspace' ? 'workspaces' : 'workgroups';
     problems.push(
       problemAt(

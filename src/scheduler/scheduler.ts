@@ -64,7 +64,12 @@ export class Scheduler {
   #policySha = '';
   #timer: NodeJS.Timeout | undefined;
   #running = false;
-  #firing: Promise<void> = Promise.resolve();
+  /**
+   * The tail of the scheduler's work. Loads, ticks and catch-ups each read and advance the jobs'
+   * next ticks across awaits, so they take turns: a catch-up after a reconnect never handles a
+   * tick that a tick still in flight is handling, and a tick never mixes two policies.
+   */
+  #turns: Promise<unknown> = Promise.resolve();
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -85,7 +90,11 @@ export class Scheduler {
    * Takes a (new) policy: stores its text for the workers, keeps the next tick of unchanged
    * jobs, schedules added and changed ones from now, and drops removed ones.
    */
-  async load(policy: Policy, text: string): Promise<void> {
+  load(policy: Policy, text: string): Promise<void> {
+    return this.#inTurn(() => this.#load(policy, text));
+  }
+
+  async #load(policy: Policy, text: string): Promise<void> {
     const sha = await this.#options.policies.put(text);
     const now = new Date(this.#now());
     const entries = new Map<string, Scheduled>();
@@ -114,6 +123,12 @@ export class Scheduler {
   /** Catches up what was missed while no scheduler looked, then follows the clock. */
   async start(): Promise<void> {
     this.#running = true;
+    // ticks passed while stopped belong to the catch-up, not to the timer firing them one by one
+    const now = new Date(this.#now());
+    for (const entry of this.#entries.values()) {
+      if (entry.next && entry.next.at.getTime() < now.getTime())
+        entry.next = nextFiring(entry.job.schedule, now);
+    }
     await this.catchUp();
     this.#arm();
   }
@@ -122,16 +137,28 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#firing;
+    await this.#turns;
+  }
+
+  /** Runs `work` once every load, tick and catch-up queued before it has finished. */
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turns.then(work);
+    this.#turns = result.catch(() => undefined);
+    return result;
   }
 
   /**
-   * For each job, the ticks since the last one handled: the latest inside `catchUp` runs once
-   * (marked catch-up), the others are recorded as missed. Called at start and whenever Redis
-   * comes back after an outage. A tick due less than `handoffMs` ago and not yet recorded is
-   * first given the rest of that time to be recorded by whoever is handling it.
+   * For each job, the ticks since the last one recorded and before the next one this scheduler's
+   * timer will fire (those are the timer's, catch-up or not): the latest inside `catchUp` runs
+   * once (marked catch-up), the others are recorded as missed. Called at start and whenever
+   * Redis comes back after an outage. A tick due less than `handoffMs` ago and not yet recorded
+   * is first given the rest of that time to be recorded by whoever is handling it.
    */
-  async catchUp(): Promise<void> {
+  catchUp(): Promise<void> {
+    return this.#inTurn(() => this.#catchUp());
+  }
+
+  async #catchUp(): Promise<void> {
     const now = new Date(this.#now());
     const jobs = [...this.#entries.values()];
     const keys = jobs.map((entry) => this.#keys.lastTick(entry.job.name));
@@ -139,11 +166,15 @@ export class Scheduler {
     // A tick that is only just due may be in the hands of a scheduler that is running: give it
     // the time to record the tick, then look again, so the tick is not also counted as missed.
     const handoffMs = this.#options.handoffMs ?? 1000;
+    const horizons = jobs.map(
+      (entry) => new Date(Math.min(now.getTime(), (entry.next?.at.getTime() ?? Infinity) - 1)),
+    );
     let waitMs = 0;
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
+      const horizon = horizons[index] as Date;
       const recent = last ? nextFiring(entry.job.schedule, new Date(now.getTime() - handoffMs)) : undefined;
-      if (recent && recent.at.getTime() <= now.getTime() && recent.at.getTime() > Number(last)) {
+      if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > Number(last)) {
         waitMs = Math.max(waitMs, recent.at.getTime() + handoffMs - now.getTime());
       }
     }
@@ -156,7 +187,7 @@ export class Scheduler {
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
       if (!last) continue;
-      const plan = planCatchUp(entry.job, new Date(Number(last)), now);
+      const plan = planCatchUp(entry.job, new Date(Number(last)), horizons[index] as Date);
       if (plan.run) due.push({ entry, firing: plan.run, trigger: 'catch-up' });
       const first = plan.missed[0];
       const latest = plan.missed.at(-1);
@@ -171,7 +202,6 @@ export class Scheduler {
           ),
         );
       }
-      entry.next = nextFiring(entry.job.schedule, now);
     }
     for (const summary of missed) await this.#options.history.record(summary);
     if (missed.length > 0)
@@ -192,7 +222,7 @@ export class Scheduler {
     }
     const delay = Math.max(0, Math.min(earliest - now, this.#options.maxSleepMs ?? 60_000));
     this.#timer = setTimeout(() => {
-      this.#firing = this.#tick().finally(() => this.#arm());
+      void this.#inTurn(() => this.#tick()).finally(() => this.#arm());
     }, delay);
   }
 

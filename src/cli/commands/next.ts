@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { describeInstant, didYouMean, nextFirings, type PolicyJob } from '../../policy/index.js';
+import type { Suspension } from '../../queue/suspensions.js';
 import { loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 
@@ -51,6 +52,31 @@ export function upcomingFirings(jobs: readonly PolicyJob[], from: Date, count: n
   return rows.map((entry) => entry.row);
 }
 
+/** Redis suspensions when Redis is configured; a Redis that cannot be read is reported, not fatal. */
+async function readSuspensions(
+  deps: PolicyCommandDeps,
+): Promise<ReadonlyMap<string, Suspension> | undefined> {
+  try {
+    return await deps.suspensions();
+  } catch (error) {
+    deps.stderr(
+      `warning: could not read suspensions from Redis (${(error as Error).message}); jobs suspended with "nightshift suspend" are listed as if they were not\n`,
+    );
+    return undefined;
+  }
+}
+
+function describeSuspension(record: Suspension): string {
+  return [
+    `suspended since ${record.since}`,
+    record.by && `by ${record.by}`,
+    record.reason && `: ${record.reason}`,
+  ]
+    .filter(Boolean)
+    .join(' ')
+    .replace(' :', ':');
+}
+
 export function registerNextCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
   program
     .command('next')
@@ -83,9 +109,14 @@ export function registerNextCommand(program: Command, overrides: Partial<PolicyC
         }
         jobs = jobs.filter((job) => job.name === options.job);
       }
-      const suspended = jobs.filter((job) => job.suspend).map((job) => job.name);
+      const inRedis = await readSuspensions(deps);
+      const suspended = jobs.flatMap((job) => {
+        const record = inRedis?.get(job.name);
+        if (record) return [`${job.name} (${describeSuspension(record)})`];
+        return job.suspend ? [job.name] : [];
+      });
       const upcoming = upcomingFirings(
-        jobs.filter((job) => !job.suspend),
+        jobs.filter((job) => !job.suspend && !inRedis?.has(job.name)),
         options.from ?? deps.now(),
         options.count,
       );

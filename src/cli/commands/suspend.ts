@@ -7,14 +7,18 @@ export function registerSuspendCommands(program: Command): void {
     .description(
       "stop a job's schedule without editing the policy (kept in Redis; ticks are recorded as skipped)",
     )
-    .option('--reason <text>', 'why, shown in history')
-    .addHelpText('after', '\nExample:\n  nightshift suspend nightly-pause --reason "release freeze"')
-    .action(async (job: string, flags: { reason?: string }) => {
+    .option('--reason <text>', 'why, shown in history and next')
+    .option('--by <name>', 'who suspended it (default: $USER)')
+    .addHelpText(
+      'after',
+      '\nExample:\n  nightshift suspend nightly-pause --reason "release freeze" --by alice',
+    )
+    .action(async (job: string, flags: { reason?: string; by?: string }) => {
       const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
       try {
         const changed = await runtime.suspensions.suspend(job, {
           reason: flags.reason,
-          by: process.env.USER,
+          by: flags.by ?? process.env.USER,
         });
         process.stdout.write(changed ? `suspended ${job}\n` : `${job} was already suspended\n`);
       } finally {

@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/runs/index.js';
-import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
+import { assertBuilt, type Engine, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
@@ -87,5 +90,47 @@ describe('suspend', () => {
       ...runs.filter(skipped).map(() => 'skipped'),
       ...runs.filter(ran).map(() => 'succeeded'),
     ]);
+  });
+});
+
+describe('suspensions in the CLI', () => {
+  it('next leaves out a job suspended with "nightshift suspend" and says since when, by whom and why', async () => {
+    assertBuilt('src/cli/commands/next.ts', 'src/cli/runtime.ts');
+    const engine = harness.engine('suspend-next');
+    const dir = mkdtempSync(join(tmpdir(), 'nightshift-next-'));
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(
+      file,
+      `version: 1
+jobs:
+  nightly:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+  morning:
+    schedule: "0 7 * * *"
+    action: resume
+    target: { workgroups: ["*"] }
+`,
+    );
+    const env = { REDIS_URL: harness.server.url, NIGHTSHIFT_REDIS_PREFIX: engine.prefix };
+    const suspend = startCli(['suspend', 'nightly', '--reason', 'change freeze', '--by', 'ops'], env);
+    expect(await suspend.exited).toBe(0);
+
+    const next = startCli(['next', file, '--count', '1'], env);
+    expect(await next.exited).toBe(0);
+    const since = (await engine.suspensions.get('nightly'))?.since;
+    expect(next.output()).toContain('  morning\n');
+    expect(next.output()).not.toMatch(/ {2}nightly\n/);
+    expect(next.output()).toContain(
+      `suspended, not listed: nightly (suspended since ${since} by ops: change freeze)`,
+    );
+
+    const unreachable = startCli(['next', file, '--count', '1'], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(await unreachable.exited).toBe(0);
+    expect(unreachable.output()).toContain(
+      'warning: could not read suspensions from Redis (redis://127.0.0.1:1',
+    );
+    expect(unreachable.output()).toMatch(/ {2}nightly\n/);
   });
 });

@@ -70,6 +70,42 @@ describe('two schedulers on one Redis', () => {
   });
 });
 
+describe('one scheduler taking reloads and reconnect catch-ups while it ticks', () => {
+  it('turns every tick into exactly one scheduled run and counts none as missed', async () => {
+    const engine = harness.engine('busy-scheduler');
+    const policy = engine.parse(POLICY);
+    engine.worker(harness.sim.url);
+    const scheduler = engine.scheduler({ handoffMs: 300 });
+
+    const from = await untilMsIntoSecond(100);
+    await scheduler.load(policy, POLICY);
+    await scheduler.start();
+    // what a hot reload (same jobs) and a Redis reconnect do, many times within each second
+    const churn: Promise<void>[] = [];
+    while (Date.now() < from.getTime() + 4_400) {
+      churn.push(scheduler.load(policy, POLICY), scheduler.catchUp());
+      await sleep(70);
+    }
+    await Promise.all(churn);
+    await scheduler.stop();
+    const until = new Date();
+
+    const expected = policy.jobs.flatMap((job) =>
+      nextFirings(job.schedule, { from, count: 20 })
+        .filter((firing) => firing.at <= until)
+        .map((firing) => ({ job: job.name, at: firing.at.toISOString() })),
+    );
+    await eventually('every tick recorded', async () => (await engine.history.count()) >= expected.length);
+    await sleep(300);
+    const recorded = await engine.history.list({ limit: 100 });
+    expect(recorded.filter((run) => run.outcome !== 'succeeded')).toEqual([]);
+    expect(recorded.map((run) => ({ job: run.job, at: run.scheduledAt })).sort(byTick)).toEqual(
+      [...expected].sort(byTick),
+    );
+    for (const run of recorded) expect(run.trigger).toBe('schedule');
+  });
+});
+
 function byTick(a: { job: string; at?: string }, b: { job: string; at?: string }): number {
   return `${a.job} ${a.at}`.localeCompare(`${b.job} ${b.at}`);
 }
