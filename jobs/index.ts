@@ -1,9 +1,38 @@
 import { type ActionRegistry, createActionRegistry } from '../src/policy/index.js';
 import type { Action } from '../src/runs/index.js';
+import { allowListAudit } from './allow-list-audit.js';
+import { checkIp } from './check-ip.js';
+import { cloudProviderReport } from './cloud-provider-report.js';
+import { createDbUser } from './create-db-user.js';
+import { deleteBackup } from './delete-backup.js';
+import { deleteDatabase } from './delete-database.js';
+import { disableAllowList } from './disable-allow-list.js';
+import { inventory } from './inventory.js';
+import { orgUserReview } from './org-user-review.js';
 import { pause } from './pause.js';
+import { restoreDrill } from './restore-drill.js';
 import { resume } from './resume.js';
+import { rotateDbPassword } from './rotate-db-password.js';
+import { updateCloudProvider } from './update-cloud-provider.js';
+import { upgradeCloudProvider } from './upgrade-cloud-provider.js';
 
-const all: readonly Action[] = [pause, resume] as readonly Action[];
+const all: readonly Action[] = [
+  pause,
+  resume,
+  allowListAudit,
+  checkIp,
+  disableAllowList,
+  createDbUser,
+  rotateDbPassword,
+  deleteBackup,
+  deleteDatabase,
+  restoreDrill,
+  inventory,
+  cloudProviderReport,
+  updateCloudProvider,
+  upgradeCloudProvider,
+  orgUserReview,
+] as readonly Action[];
 
 /** The actions as the policy layer sees them (name, schema, scope, example); a name given twice throws. */
 export const actionRegistry: ActionRegistry = createActionRegistry(all);

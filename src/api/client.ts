@@ -417,7 +417,8 @@ export class ApiClient {
       if (!this.#bearerToken) {
         throw this.#error(spec, {
           type: 'Unauthorized',
-          reason: 'no bearer token configured: this operation does not accept the API key (set bearerToken)',
+          reason:
+            "no bearer token configured: this operation does not accept the API key; set NIGHTSHIFT_BEARER_TOKEN (bearerToken in the client's options)",
         });
       }
       headers.authorization = `Bearer ${this.#bearerToken}`;

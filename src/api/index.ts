@@ -4,6 +4,7 @@ export {
   type ApiClientOptions,
   type ApiResponse,
   type CallOptions,
+  parseRetryAfter,
 } from './client.js';
 export { ApiError, type ApiErrorKind, isRetryable } from './errors.js';
 export * from './schemas.js';

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerNextCommand } from './commands/next.js';
+import { registerPlanCommand } from './commands/plan.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerSchedulerCommand } from './commands/scheduler.js';
 import { registerSchemaCommand } from './commands/schema.js';
@@ -28,6 +29,7 @@ export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   registerSchedulerCommand(program);
   registerWorkerCommand(program);
   registerRunCommand(program);
+  registerPlanCommand(program);
   registerHistoryCommand(program);
   registerSuspendCommands(program);
   registerSimCommand(program);

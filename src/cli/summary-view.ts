@@ -20,12 +20,28 @@ export function formatSummary(summary: RunSummary): string {
       String(target.attempts),
       [
         target.error?.message ?? target.reason,
-        ...Object.entries(target.detail ?? {}).map(([k, v]) => `${k}=${v}`),
+        ...Object.entries(target.detail ?? {}).map(([k, v]) => `${k}=${formatValue(v)}`),
       ]
         .filter(Boolean)
         .join('; '),
       target.requestIds.join(','),
     ]);
   }
-  return `${head.join('\n')}\n${summary.targets.length > 0 ? `${alignColumns(rows)}\n` : ''}`;
+  const findings = summary.findings.map((finding) => [
+    finding.severity,
+    finding.rule,
+    finding.subject,
+    finding.message,
+  ]);
+  return [
+    `${head.join('\n')}\n`,
+    summary.targets.length > 0 ? `${alignColumns(rows)}\n` : '',
+    findings.length > 0
+      ? `${findings.length} finding(s):\n${alignColumns([['SEVERITY', 'RULE', 'SUBJECT', 'MESSAGE'], ...findings])}\n`
+      : '',
+  ].join('');
+}
+
+function formatValue(value: unknown): string {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
 }

@@ -37,11 +37,15 @@ export {
   type ScheduleKind,
 } from './schedule.js';
 export {
+  DEFAULT_NOTIFY_EVENTS,
   DurationSchema,
   type JobDocument,
   type MaxTargets,
+  NOTIFY_EVENTS,
+  NOTIFY_FORMATS,
   type NotificationSink,
   type NotifyEvent,
+  type NotifyFormat,
   type OverlapPolicy,
   type PolicyDocument,
   PolicySchema,

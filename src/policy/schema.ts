@@ -36,10 +36,15 @@ export const DurationSchema = durationSchema({ ms: 365 * 86_400_000, text: '365d
 /** Timers above 2^31 ms (24.8 days) overflow in Node; a day is already far past any sane run. */
 export const TimeoutSchema = durationSchema({ ms: 86_400_000, text: '24h' });
 
+/** A webhook that takes longer than a minute to answer is down; its retries wait their turn. */
+export const WebhookTimeoutSchema = durationSchema({ ms: 60_000, text: '1m' });
+
 export const OVERLAP_POLICIES = ['skip', 'queue', 'allow'] as const;
 export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
 export const NOTIFY_EVENTS = ['failure', 'partial', 'findings', 'recovered'] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
+/** What a sink hears about when its `on:` is left out: the runs that need a person. */
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['failure', 'partial'];
 
 export const RetrySchema = z
   .strictObject({
@@ -156,8 +161,14 @@ export const NotificationSchema = z
     on: z
       .array(z.enum(NOTIFY_EVENTS))
       .min(1)
-      .default([...NOTIFY_EVENTS])
-      .meta({ description: 'Run outcomes that are sent.' }),
+      .default([...DEFAULT_NOTIFY_EVENTS])
+      .meta({
+        description:
+          'Events that are sent: failure, partial, findings (new and resolved ones only), recovered.',
+      }),
+    timeout: WebhookTimeoutSchema.prefault('10s').meta({
+      description: 'How long one attempt waits for the webhook to answer.',
+    }),
   })
   .meta({ description: 'A named webhook that jobs send run outcomes to.' });
 
@@ -260,4 +271,5 @@ export type Settings = z.output<typeof SettingsSchema>;
 export type TargetSelector = z.output<typeof TargetSelectorSchema>;
 export type NotificationSink = z.output<typeof NotificationSchema>;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];

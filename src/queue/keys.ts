@@ -11,8 +11,8 @@ export const DEFAULT_PREFIX = 'nightshift';
  * thousand small keys) and lets any future script combine any of these keys; BullMQ makes the
  * same trade for each queue. On a single Redis the braces are just characters.
  *
- * Job names cannot contain `:` (see the policy's name rule), and each kind of key has its own
- * namespace, so no run id or job name can make one key look like another.
+ * Job and sink names cannot contain `:` (see the policy's name rule), and each kind of key has its
+ * own namespace, so no run id or name can make one key look like another.
  */
 export function redisKeys(prefix = DEFAULT_PREFIX) {
   const base = `{${prefix}}`;
@@ -37,6 +37,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     runLock: (job: string) => `${base}:lock:${job}`,
     /** A shared token bucket. */
     rateLimit: (name: string) => `${base}:rate:${name}`,
+    /** What one notification sink was last told about one job (JSON string). */
+    notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
   };
 }
 

@@ -51,6 +51,8 @@ export function manualRunId(job: string): string {
 export interface RunQueueOptions {
   connection: ConnectionOptions;
   prefix: string;
+  /** How many finished runs BullMQ itself keeps (the run history keeps summaries). Default 1000. */
+  keepFinished?: number;
 }
 
 export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJobResult> {
@@ -59,8 +61,8 @@ export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJ
     prefix: options.prefix,
     defaultJobOptions: {
       // the run history keeps summaries; BullMQ's own records only need to outlive the dashboard's interest
-      removeOnComplete: { age: 24 * 3600, count: 1000 },
-      removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+      removeOnComplete: { age: 24 * 3600, count: options.keepFinished ?? 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: options.keepFinished ?? 1000 },
     },
   });
 }

@@ -1,13 +1,16 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
+import type { Notifier } from '../notify/index.js';
 import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
 import { type Action, type CheckpointStore, executeRun, type RunSummary } from '../runs/index.js';
 import type { RunHistory } from './history.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import type { PolicyStore } from './policy-store.js';
 import { RUN_QUEUE, type RunJobData, RunJobDataSchema, type RunJobResult } from './run-queue.js';
+import type { Suspensions } from './suspensions.js';
 
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
@@ -30,6 +33,13 @@ export interface RunWorkerOptions {
   lockDurationMs?: number;
   /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
   overlapRetryMs?: number;
+  /**
+   * Looked up when a scheduled run is about to start, so a job suspended after its tick was
+   * handed over (schedulers hand ticks over ahead of time) is still skipped.
+   */
+  suspensions?: Suspensions;
+  /** Sends finished runs to the job's notification sinks; never fails a run. */
+  notifier?: Notifier;
 }
 
 /**
@@ -44,6 +54,8 @@ export class RunWorker {
   readonly #keys: RedisKeys;
   readonly #policies = new Map<string, Policy>();
   readonly #shutdown = new AbortController();
+  /** Aborted as soon as closing starts: runs still waiting for their tick go back to the queue at once. */
+  readonly #closing = new AbortController();
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
@@ -76,6 +88,7 @@ export class RunWorker {
    * them (they are picked up again by another worker, from their checkpoints).
    */
   async close(graceMs: number): Promise<void> {
+    this.#closing.abort(new Error('worker closing'));
     const closing = this.worker.close();
     const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
     try {
@@ -114,9 +127,24 @@ export class RunWorker {
     if (!policyJob)
       throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
 
+    if (!(await this.#untilTick(data))) {
+      await job.moveToWait(token);
+      log.info('run handed back to the queue before its tick: worker closing');
+      throw new WaitingError();
+    }
+    const suspension = data.trigger === 'manual' ? undefined : await this.#options.suspensions?.get(data.job);
+    if (suspension) {
+      const reason = `skipped: suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`;
+      const skipped = this.#skippedSummary(data, policyJob.action, reason);
+      await this.#options.history.record(skipped);
+      log.info({ outcome: 'skipped' }, 'run skipped: job suspended');
+      return { runId: data.runId, outcome: skipped.outcome, counts: skipped.counts };
+    }
+
     const lockKey = this.#keys.runLock(data.job);
     const exclusive = policyJob.overlap !== 'allow';
-    if (exclusive && !(await this.#takeLock(lockKey, data.runId))) {
+    const holder = exclusive ? await this.#takeLock(lockKey, data.runId) : undefined;
+    if (holder !== undefined) {
       if (policyJob.overlap === 'queue') {
         // counted, so a run that waited its turn is not reported as delivered again and again
         await job.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
@@ -126,7 +154,7 @@ export class RunWorker {
       const skipped = this.#skippedSummary(
         data,
         policyJob.action,
-        'skipped: the previous run of this job is still running',
+        `skipped: the previous run (${holder || 'of this job'}) is still running`,
       );
       await this.#options.history.record(skipped);
       log.info({ outcome: 'skipped' }, 'run skipped: previous run still running');
@@ -134,6 +162,7 @@ export class RunWorker {
     }
 
     let handedBack = false;
+    let summary: RunSummary;
     const renew = exclusive
       ? setInterval(
           () => void this.#renewLock(lockKey, data.runId),
@@ -141,7 +170,7 @@ export class RunWorker {
         )
       : undefined;
     try {
-      const summary = await executeRun(
+      summary = await executeRun(
         {
           api: this.#options.api,
           actions: this.#options.actions,
@@ -162,8 +191,6 @@ export class RunWorker {
       );
       await this.#options.history.record(summary);
       await this.#options.checkpoints.clear(data.runId);
-      if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
-      return { runId: data.runId, outcome: summary.outcome, counts: summary.counts };
     } catch (error) {
       if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
       // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
@@ -177,6 +204,10 @@ export class RunWorker {
       if (renew) clearInterval(renew);
       if (exclusive && !handedBack) await this.#releaseLock(lockKey, data.runId);
     }
+    // after the lock is released: a slow webhook must not make the job's next tick an overlap
+    await this.#options.notifier?.notify(policy.notifications, policyJob, summary);
+    if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
+    return { runId: data.runId, outcome: summary.outcome, counts: summary.counts };
   }
 
   #skippedSummary(data: RunJobData, action: string, reason: string): RunSummary {
@@ -200,12 +231,33 @@ export class RunWorker {
     };
   }
 
-  /** Takes the job's run lock, or confirms this run already holds it (a redelivery). */
-  async #takeLock(key: string, runId: string): Promise<boolean> {
+  /**
+   * Takes the job's run lock, or confirms this run already holds it (a redelivery): undefined
+   * then. Otherwise the run id holding it ('' if it was released meanwhile: still a clash).
+   */
+  async #takeLock(key: string, runId: string): Promise<string | undefined> {
     const ttl = this.#options.lockDurationMs ?? 30_000;
     const taken = await this.#options.redis.set(key, runId, 'PX', ttl, 'NX');
-    if (taken === 'OK') return true;
-    return (await this.#options.redis.get(key)) === runId;
+    if (taken === 'OK') return undefined;
+    const holder = (await this.#options.redis.get(key)) ?? '';
+    return holder === runId ? undefined : holder;
+  }
+
+  /**
+   * Waits until a scheduled run's tick (it was handed over ahead of it). False if the worker
+   * started closing meanwhile: the run has not started and goes back to the queue.
+   */
+  async #untilTick(data: RunJobData): Promise<boolean> {
+    const waitMs =
+      data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) - Date.now() : 0;
+    if (this.#closing.signal.aborted) return false;
+    if (waitMs <= 0) return true;
+    try {
+      await sleep(waitMs, undefined, { signal: this.#closing.signal });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async #renewLock(key: string, runId: string): Promise<void> {

@@ -36,6 +36,8 @@ export interface ActionContext {
   log: Logger;
   signal: AbortSignal;
   dryRun: boolean;
+  /** The run's id, as in its summary and log lines (e.g. to label a secret delivered to a sink). */
+  runId: string;
   job: { name: string; concurrency: number };
   /** The fleet, listed when the run started; shared polls keep it fresh while steps wait. */
   fleet: FleetView;

@@ -146,6 +146,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log,
       signal,
       dryRun: request.dryRun,
+      runId: request.runId,
       job: { name: job.name, concurrency: job.concurrency },
       fleet,
       workspaces: selection.workspaces,
@@ -169,7 +170,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           ref,
           step,
         ),
-      finding: (finding) => findings.push(finding),
+      finding: (finding) => (callScope.getStore()?.findings ?? findings).push(finding),
       evidence: (record) => {
         evidence = { ...evidence, ...record };
       },
@@ -186,7 +187,12 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ err: runError }, 'run stopped early');
     }
 
-    const targets = [...records.values()].sort((a, b) => a.key.localeCompare(b.key));
+    const targets = [...records.values()]
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .map(({ findings: targetFindings, ...record }) => {
+        if (targetFindings) findings.push(...targetFindings);
+        return record;
+      });
     const counts = countTargets(targets);
     const finishedAt = new Date();
     const summary: RunSummary = {

@@ -19,6 +19,14 @@ export const ErrorRecordSchema = z.object({
 });
 export type ErrorRecord = z.infer<typeof ErrorRecordSchema>;
 
+export const FindingSchema = z.object({
+  rule: z.string(),
+  severity: z.enum(['info', 'warning', 'critical']),
+  subject: z.string(),
+  message: z.string(),
+});
+export type Finding = z.infer<typeof FindingSchema>;
+
 export const TargetRecordSchema = z.object({
   /** Stable key of the target within its run: `workgroupId/workspaceId`, or `workgroupId`. */
   key: z.string(),
@@ -35,16 +43,10 @@ export const TargetRecordSchema = z.object({
   durationMs: z.number().nonnegative().optional(),
   /** Action-specific figures, e.g. time to ready. */
   detail: z.record(z.string(), z.unknown()).optional(),
+  /** Findings of the target's successful attempt; kept with its checkpoint, gathered into the run's. */
+  findings: z.array(FindingSchema).optional(),
 });
 export type TargetRecord = z.infer<typeof TargetRecordSchema>;
-
-export const FindingSchema = z.object({
-  rule: z.string(),
-  severity: z.enum(['info', 'warning', 'critical']),
-  subject: z.string(),
-  message: z.string(),
-});
-export type Finding = z.infer<typeof FindingSchema>;
 
 export const RunCountsSchema = z.object({
   total: z.number().int().nonnegative(),

@@ -3,7 +3,7 @@ import type { StepContext, StepResult, TargetRef } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { AttemptsFailedError, type RetryPolicy, withRetries } from './retry.js';
-import { errorRecord, type TargetRecord } from './summary.js';
+import { errorRecord, type Finding, type TargetRecord } from './summary.js';
 
 export interface TargetRunnerOptions {
   runId: string;
@@ -71,13 +71,15 @@ async function runOne(
     requestIds,
   };
   let attempts = 0;
+  let findings: Finding[] = [];
   try {
     const { value: result } = await withRetries(
       options.retry,
       options.signal,
       (attempt) => {
         attempts = attempt;
-        return callScope.run({ log, requestIds, attempt }, () =>
+        findings = [];
+        return callScope.run({ log, requestIds, attempt, findings }, () =>
           step({ attempt, signal: options.signal, log }),
         );
       },
@@ -91,6 +93,7 @@ async function runOne(
       attempts,
       reason: result.reason,
       detail: result.detail,
+      ...(findings.length > 0 ? { findings } : {}),
       durationMs: Math.round(performance.now() - started),
     };
   } catch (error) {

@@ -153,7 +153,11 @@ export class Engine {
     return parsePolicy(text, 'policy.yaml', { registry: actionRegistry, env: {} });
   }
 
-  /** A scheduler with a Redis client and queue of its own, as a separate replica would have. */
+  /**
+   * A scheduler with a Redis client and queue of its own, as a separate replica would have. It
+   * hands ticks over on the instant (`leadMs: 0`) unless told otherwise, so a test that stops it
+   * knows which ticks it handled; test/integration/engine/lead.test.ts covers handing over early.
+   */
   scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {
     const redis = createRedis({ url: this.#url, role: 'scheduler' });
     const queue = createRunQueue({ connection: redis, prefix: this.prefix });
@@ -165,6 +169,7 @@ export class Engine {
       history: new RunHistory(redis, { prefix: this.prefix }),
       suspensions: new Suspensions(redis, { prefix: this.prefix }),
       log: this.log.child({ role: 'scheduler' }),
+      leadMs: 0,
       ...options,
     });
     this.#closers.push(async () => {
@@ -189,6 +194,7 @@ export class Engine {
       policies: new PolicyStore(redis, { prefix: this.prefix }),
       history: new RunHistory(redis, { prefix: this.prefix }),
       checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
+      suspensions: new Suspensions(redis, { prefix: this.prefix }),
       log: this.log.child({ role: 'worker' }),
       pollIntervalMs: 100,
       lockDurationMs: 5_000,

@@ -3,10 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { didYouMean, type Policy, type PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../../runs/index.js';
+import type { RunSummary } from '../../runs/index.js';
 import { EXIT, UsageError } from '../exit.js';
+import { inlineRunner } from '../inline-run.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { actionApiClient, actions, apiSettings, cliLogger, envNumber, redisRuntime } from '../runtime.js';
+import { cliLogger, redisRuntime } from '../runtime.js';
 import { formatSummary } from '../summary-view.js';
 
 interface RunFlags {
@@ -15,7 +16,7 @@ interface RunFlags {
   json?: boolean;
 }
 
-function findJob(policy: Policy, name: string): PolicyJob {
+export function findJob(policy: Policy, name: string): PolicyJob {
   const job = policy.jobs.find((candidate) => candidate.name === name);
   if (job) return job;
   const names = policy.jobs.map((candidate) => candidate.name);
@@ -25,27 +26,12 @@ function findJob(policy: Policy, name: string): PolicyJob {
   );
 }
 
-async function runInline(job: PolicyJob, dryRun: boolean): Promise<RunSummary> {
-  const log = cliLogger('stderr');
-  const api = actionApiClient(apiSettings(), log);
-  const abort = new AbortController();
-  const onSignal = () => abort.abort(new Error('interrupted'));
-  process.once('SIGINT', onSignal);
+async function runInline(policy: Policy, job: PolicyJob, dryRun: boolean): Promise<RunSummary> {
+  const runner = inlineRunner();
   try {
-    return await executeRun(
-      {
-        api,
-        actions,
-        checkpoints: new MemoryCheckpointStore(),
-        log,
-        signal: abort.signal,
-        pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
-      },
-      { runId: manualRunId(job.name), job, trigger: 'manual', dryRun },
-    );
+    return await runner.run(policy, job, dryRun);
   } finally {
-    process.off('SIGINT', onSignal);
-    await api.close();
+    await runner.close();
   }
 }
 
@@ -69,9 +55,13 @@ async function runQueued(file: string, job: PolicyJob, dryRun: boolean): Promise
   }
 }
 
-/** 0 when every target succeeded (or was rightly skipped), 1 otherwise. */
+/**
+ * 0 when every target succeeded (or was rightly skipped), 3 when it did but the run reported
+ * findings, 1 otherwise.
+ */
 export function runExitCode(summary: RunSummary): number {
-  return summary.outcome === 'succeeded' ? EXIT.ok : EXIT.failed;
+  if (summary.outcome !== 'succeeded' && summary.outcome !== 'skipped') return EXIT.failed;
+  return summary.findings.length > 0 ? EXIT.findings : EXIT.ok;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -83,14 +73,16 @@ export function registerRunCommand(program: Command): void {
     .option('--json', 'print the run summary as JSON')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage.\n\nExamples:\n  nightshift run config/policy.yaml nightly-pause --inline --dry-run\n  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --json',
+      '\nExit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage,\n3 the run succeeded and reported findings (audits).\n\nExamples:\n  nightshift run config/policy.yaml nightly-pause --inline --dry-run\n  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --json',
     )
     .action(async (file: string, name: string, flags: RunFlags) => {
       const policy = await loadOrReport(file, policyCommandDeps());
       if (!policy) return;
       const job = findJob(policy, name);
       const dryRun = flags.dryRun === true || job.dryRun;
-      const summary = flags.inline ? await runInline(job, dryRun) : await runQueued(file, job, dryRun);
+      const summary = flags.inline
+        ? await runInline(policy, job, dryRun)
+        : await runQueued(file, job, dryRun);
       process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
       process.exitCode = runExitCode(summary);
     });

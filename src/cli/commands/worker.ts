@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
+import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import { RunWorker } from '../../queue/run-worker.js';
 import {
   actionApiClient,
@@ -17,6 +18,10 @@ import {
 export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promise<void> {
   const settings = apiSettings();
   const api = actionApiClient(settings, log, runtime.redis);
+  const notifier = new Notifier({
+    memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
+    log,
+  });
   const worker = new RunWorker({
     redis: runtime.redis,
     prefix: runtime.prefix,
@@ -27,6 +32,8 @@ export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promi
     policies: runtime.policies,
     history: runtime.history,
     checkpoints: runtime.checkpoints,
+    suspensions: runtime.suspensions,
+    notifier,
     log,
     concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
     pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
@@ -36,6 +43,7 @@ export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promi
   log.info({ concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50) }, 'worker started');
   return async () => {
     await worker.close(envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 30_000));
+    await notifier.close();
     await api.close();
   };
 }

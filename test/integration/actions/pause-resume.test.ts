@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
 import { mutatingCalls, runJob } from '../../helpers/actions.js';
+import { eventually } from '../../helpers/engine.js';
 
 const policy = (action: string, extra = '') => `version: 1
 jobs:
@@ -33,6 +34,7 @@ describe('pause and resume against the simulator', () => {
   });
 
   it('a dry run of resume calls read-only operations only and plans each stopped workspace', async () => {
+    await eventually('the pauses done', () => sim.state.workspaces.every((ws) => ws.status !== 'Stopping'));
     const run = await runJob(sim, policy('resume'), 'act', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.counts.planned + run.summary.counts.skipped).toBe(run.summary.counts.total);

@@ -45,12 +45,13 @@ ${jobs
   .join('')}`;
 }
 
-/** The ticks the scheduler has put on the queue for `job` (no worker takes them). */
+/**
+ * When the scheduler put each tick of `job` on the queue (no worker takes them). Ticks are
+ * handed over ahead of their instant, so this is what a reload can still change.
+ */
 async function enqueued(engine: Engine, job: string): Promise<number[]> {
   const jobs = await engine.queue.getJobs(['waiting']);
-  return jobs
-    .filter((entry) => entry.data.job === job)
-    .map((entry) => Date.parse(entry.data.scheduledAt ?? ''));
+  return jobs.filter((entry) => entry.data.job === job).map((entry) => entry.timestamp);
 }
 
 /** The scheduler role as `nightshift scheduler` wires it, on the engine's Redis. */
@@ -93,7 +94,8 @@ describe('hot reload of the policy file', () => {
     const loaded = await eventually('the new policy loaded', () =>
       current.lines('policy loaded').find((line) => (line.added as string[]).length > 0 && line.jobs === 2),
     );
-    const reloadedAt = Date.now();
+    // the log line is written after the new schedule took over
+    const reloadedAt = Date.parse(loaded.time as string);
     expect(loaded).toMatchObject({ added: ['beta', 'gamma'], removed: ['alpha'] });
     await eventually('beta and gamma ticking', async () => {
       const [beta, gamma] = await Promise.all([enqueued(current, 'beta'), enqueued(current, 'gamma')]);

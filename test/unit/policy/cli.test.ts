@@ -132,7 +132,7 @@ describe('nightshift validate', () => {
     expect(result.stderr).toBe(
       [
         `${BROKEN}:4:5: jobs.a: unknown key "schedul"; did you mean "schedule"?`,
-        `${BROKEN}:5:13: jobs.a.action: unknown action "pase"; did you mean "pause"? (valid actions: drill, lockdown, pause, purge, resume)`,
+        `${BROKEN}:5:13: jobs.a.action: unknown action "pase"; did you mean "pause"? (valid actions: allow-list-audit, check-ip, cloud-provider-report, create-db-user, delete-backup, delete-database, disable-allow-list, drill, inventory, lockdown, org-user-review, pause, purge, restore-drill, resume, rotate-db-password, update-cloud-provider, upgrade-cloud-provider)`,
         '',
       ].join('\n'),
     );

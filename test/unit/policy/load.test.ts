@@ -47,15 +47,7 @@ jobs:
 `;
 
 describe('the issue’s example policy', () => {
-  const restoreDrill = {
-    name: 'restore-drill',
-    description: 'Test only: the restore drill as the issue shows it.',
-    destructive: false,
-    scope: 'none' as const,
-    params: z.strictObject({ workgroup: z.string(), workspace: z.string(), backupId: z.string() }),
-    example: '',
-  };
-  const registry = createActionRegistry([...testRegistry.values(), restoreDrill]);
+  const registry = testRegistry;
   const text = `version: 1
 defaults:
   timezone: Europe/Berlin        # IANA name; default UTC
@@ -210,8 +202,30 @@ jobs:
     expect(policy.notifications.ops).toEqual({
       url: SECRET_VALUES[1],
       format: 'json',
-      on: ['failure', 'partial', 'findings', 'recovered'],
+      on: ['failure', 'partial'],
+      timeout: 10_000,
     });
+  });
+
+  it('reads a notification sink as written, and lets defaults carry notify to every job', () => {
+    const policy = load(`version: 1
+defaults:
+  notify: [ops]
+notifications:
+  ops: { url: "\${OPS_WEBHOOK}", format: slack, on: [findings, recovered], timeout: 1m }
+  audit: { url: "https://hooks.example.com/audit" }
+jobs:
+  a: { schedule: "0 1 * * *", action: pause, target: { workgroups: ["qa-*"] } }
+  b: { schedule: "0 1 * * *", action: pause, target: { workgroups: ["qa-*"] }, notify: [audit, ops] }
+  c: { schedule: "0 1 * * *", action: pause, target: { workgroups: ["qa-*"] }, notify: [] }
+`);
+    expect(policy.notifications.ops).toEqual({
+      url: SECRET_VALUES[1],
+      format: 'slack',
+      on: ['findings', 'recovered'],
+      timeout: 60_000,
+    });
+    expect(policy.jobs.map((each) => each.notify)).toEqual([['ops'], ['audit', 'ops'], []]);
   });
 
   it('reads maxTargets as a count', () => {

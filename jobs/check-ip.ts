@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import type { SelectedWorkgroup } from '../src/policy/index.js';
+import { type Action, type ActionContext, type StepResult, workgroupRef } from '../src/runs/index.js';
+import { isEnforced, runnerBlocked } from './allow-list.js';
+
+const params = z.strictObject({});
+
+/**
+ * Asks each target workgroup whether its allow list admits this runner. A finding is reported
+ * once the API has answered, so a retried attempt never reports it twice.
+ */
+function checkWorkgroups(ctx: ActionContext, done: (detail: Record<string, unknown>) => StepResult) {
+  return ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
+    if (!isEnforced(wg.workgroup))
+      return { outcome: 'skipped', reason: 'allow list disabled: it blocks nobody' };
+    const { result } = await ctx.api.checkCurrentIp(wg.workgroupId, { signal: step.signal });
+    if (!result.isAllowed) ctx.finding(runnerBlocked(wg.workgroupName, result.currentIp));
+    return done({ currentIp: result.currentIp, allowed: result.isAllowed });
+  });
+}
+
+/** Finds the workgroups whose allow list would block the machine nightshift runs on. */
+export const checkIp: Action<typeof params> = {
+  name: 'check-ip',
+  description: "Report the workgroups whose enforced IP allow list does not admit this runner's address.",
+  destructive: false,
+  scope: 'workgroup',
+  params,
+  example: `version: 1
+jobs:
+  runner-reachability:
+    description: Warn before the night's jobs if a workgroup's allow list blocks this runner
+    schedule: "45 19 * * 1-5"
+    timezone: Europe/Berlin
+    action: check-ip
+    target: { workgroups: ["*"] }
+`,
+
+  // Only reads, so a dry run asks the same questions and reports the same findings.
+  async plan(ctx) {
+    await checkWorkgroups(ctx, (detail) => ({ outcome: 'planned', reason: 'checked (read-only)', detail }));
+  },
+
+  async run(ctx) {
+    await checkWorkgroups(ctx, (detail) => ({ outcome: 'succeeded', detail }));
+  },
+};

@@ -1,0 +1,432 @@
+import { z } from 'zod';
+import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
+import { DurationSchema } from '../src/policy/index.js';
+import type { Action, ActionContext, StepContext, StepResult, TargetRef } from '../src/runs/index.js';
+import { findWorkgroup, findWorkspace, type Named, NotFoundInFleetError } from './by-name-or-id.js';
+import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
+
+/**
+ * Restoring replaces the workspace's data, so the drill acts on one workspace named exactly: a
+ * glob could one day match a workspace whose data matters. This is what lets the action stay
+ * non-destructive (no `confirm:`): it only ever overwrites the workspace a person named for drills.
+ */
+const NO_GLOB = /^[^*?[\]{}!]+$/;
+const exactName = (what: string) =>
+  z
+    .string()
+    .regex(
+      NO_GLOB,
+      `name one ${what} exactly (a name or an id); globs are refused because a restore overwrites data`,
+    );
+
+const CountSchema = z.union([z.int().nonnegative(), z.strictObject({ min: z.int().nonnegative() })]);
+type Count = z.output<typeof CountSchema>;
+
+const params = z.strictObject({
+  workgroup: exactName('workgroup').meta({ description: "The drill workspace's workgroup, by name or id." }),
+  workspace: exactName('workspace').meta({
+    description: 'The workspace to restore into, by name or id; the backup replaces its data.',
+  }),
+  backupId: z.string().min(1).meta({ description: 'The backup to restore: a backup of that workspace.' }),
+  expect: z
+    .strictObject({
+      vertices: CountSchema.optional().meta({ description: 'A number (exact) or { min: N }.' }),
+      edges: CountSchema.optional().meta({ description: 'A number (exact) or { min: N }.' }),
+    })
+    .optional()
+    .meta({ description: 'Counts the restored workspace must show; a mismatch fails the drill.' }),
+  waitReady: DurationSchema.optional().meta({
+    description: 'How long each wait (for the resume, for the restore) may take.',
+    default: '30m',
+  }),
+  afterwards: z.enum(['pause', 'leave']).optional().meta({
+    description: 'pause the workspace when the drill ends, passed or failed; leave it as it is.',
+    default: 'pause',
+  }),
+});
+type Params = z.output<typeof params>;
+
+const DEFAULT_WAIT_MS = 30 * 60_000;
+/** The pause afterwards still gets this long when the run itself timed out or was cancelled. */
+const CLEANUP_TIMEOUT_MS = 30_000;
+const PAUSED: readonly string[] = [STATUS.stopping, STATUS.stopped];
+const AFTERWARDS_WORDS = {
+  paused: 'paused afterwards',
+  'already-paused': 'already paused',
+  'not-paused': 'not paused',
+  left: 'left as it is',
+} as const;
+
+interface DrillTarget {
+  ref: TargetRef;
+  /** Set when the workgroup or workspace named in `with:` is not in the fleet. */
+  problem?: string;
+  workgroupId: string;
+  workspaceId: string;
+  label: string;
+  status: string | undefined;
+}
+
+interface Afterwards {
+  requested: 'pause' | 'leave';
+  outcome: 'paused' | 'already-paused' | 'not-paused' | 'left';
+  reason?: string;
+  requestId?: string;
+}
+
+/** What the drill did so far; it outlives a failed attempt so a retry continues where it stopped. */
+interface DrillRecord {
+  attempts: number;
+  startedAt?: string;
+  resumedFirst: boolean;
+  restoreFoundUnderWay: boolean;
+  restoreStartedAt?: number;
+  restoredAt?: number;
+  restoreRequestIds: string[];
+  observed?: { vertices: number | null; edges: number | null };
+  /** The message of a count check that failed. */
+  countMismatch?: string;
+  /** Set once the drill itself is over (restored and checked, or failed for good). */
+  verdict?: { passed: true } | { passed: false; error: unknown };
+  afterwards?: Afterwards;
+}
+
+/** Where the names in `with:` point; a name that finds nothing (or two things) becomes the target's problem. */
+function resolveTarget(workgroups: readonly Workgroup[], { workgroup, workspace }: Params): DrillTarget {
+  let wg: Named<Workgroup>;
+  let ws: Named<Workspace>;
+  try {
+    wg = findWorkgroup(workgroups, workgroup);
+    ws = findWorkspace(wg, workspace);
+  } catch (error) {
+    if (!(error instanceof NotFoundInFleetError)) throw error;
+    return {
+      ref: { key: `${workgroup}/${workspace}`, workgroupName: workgroup, workspaceName: workspace },
+      problem: error.message,
+      workgroupId: workgroup,
+      workspaceId: workspace,
+      label: `${workgroup}/${workspace}`,
+      status: undefined,
+    };
+  }
+  return {
+    ref: {
+      key: `${wg.id}/${ws.id}`,
+      workgroupId: wg.id,
+      workgroupName: wg.name,
+      workspaceId: ws.id,
+      workspaceName: ws.name,
+    },
+    workgroupId: wg.id,
+    workspaceId: ws.id,
+    label: `${wg.name}/${ws.name}`,
+    status: ws.record.status ?? undefined,
+  };
+}
+
+function describeCount(count: Count): string {
+  return typeof count === 'number' ? `${count}` : `at least ${count.min}`;
+}
+
+function countProblem(
+  label: string,
+  expected: Count | undefined,
+  observed: number | null,
+): string | undefined {
+  if (expected === undefined) return undefined;
+  if (observed === null) return `${label} not reported (expected ${describeCount(expected)})`;
+  const ok = typeof expected === 'number' ? observed === expected : observed >= expected.min;
+  return ok ? undefined : `${label} ${observed} (expected ${describeCount(expected)})`;
+}
+
+function describePlan(target: DrillTarget, p: Params): string {
+  const before: Record<string, string> = {
+    [STATUS.active]: '',
+    [STATUS.stopped]: 'resume (Stopped), ',
+    [STATUS.stopping]: 'wait until Stopped, resume, ',
+    [STATUS.resuming]: 'wait until Active (Resuming), ',
+  };
+  const expected = [
+    p.expect?.vertices === undefined ? '' : `vertices ${describeCount(p.expect.vertices)}`,
+    p.expect?.edges === undefined ? '' : `edges ${describeCount(p.expect.edges)}`,
+  ].filter(Boolean);
+  const check = expected.length > 0 ? `, check ${expected.join(' and ')}` : ', record the counts';
+  const then = (p.afterwards ?? 'pause') === 'pause' ? ', then pause it' : ', then leave it running';
+  const status = target.status ?? 'unknown';
+  if (status === STATUS.restoring) {
+    return `would wait for the restore under way (not restore again)${check}${then}`;
+  }
+  const prefix = before[status];
+  if (prefix === undefined) return `would fail: workspace is ${status}; the drill needs it Active or Stopped`;
+  return `would ${prefix}restore ${p.backupId}${check}${then}`;
+}
+
+/**
+ * Resumes (if paused), restores the backup, waits until the workspace is Active again with the
+ * restored data, and checks its counts. Fills `record` as it goes; throws when the drill fails.
+ */
+async function drill(
+  ctx: ActionContext,
+  p: Params,
+  target: DrillTarget,
+  step: StepContext,
+  record: DrillRecord,
+): Promise<void> {
+  const { workgroupId, workspaceId, label } = target;
+  const timeoutMs = p.waitReady ?? DEFAULT_WAIT_MS;
+  const waitFor = (ready: (ws: Workspace) => boolean, what: string) =>
+    ctx.fleet.waitFor(workgroupId, workspaceId, ready, {
+      timeoutMs,
+      describe: `${label} not ${what} within ${Math.round(timeoutMs / 1000)}s`,
+    });
+
+  let status = await currentStatus(ctx, step, workgroupId, workspaceId, target.status);
+  if (status === STATUS.stopping) {
+    await waitFor((ws) => ws.status === STATUS.stopped, STATUS.stopped);
+    status = STATUS.stopped;
+  }
+  if (status === STATUS.stopped) {
+    record.resumedFirst = true;
+    await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.resuming, STATUS.active], () =>
+      ctx.api.resumeWorkspace(workgroupId, workspaceId, { signal: step.signal }),
+    );
+    status = STATUS.resuming;
+  }
+  if (status === STATUS.resuming) {
+    await waitFor((ws) => ws.status === STATUS.active, STATUS.active);
+    status = STATUS.active;
+  }
+
+  let restored: (ws: Workspace) => boolean = (ws) => ws.status === STATUS.active;
+  if (status === STATUS.restoring) {
+    record.restoreFoundUnderWay = true;
+    record.restoreStartedAt ??= Date.now();
+  } else if (status === STATUS.active) {
+    const before = ctx.fleet.workspace(workgroupId, workspaceId);
+    record.restoreStartedAt = Date.now();
+    const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], async () => {
+      try {
+        const { requestId } = await ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, {
+          signal: step.signal,
+        });
+        if (requestId) record.restoreRequestIds.push(requestId);
+      } catch (error) {
+        if (error instanceof ApiError && error.requestId) record.restoreRequestIds.push(error.requestId);
+        throw error;
+      }
+    });
+    if (already) record.restoreFoundUnderWay = true;
+    // The listing may still show the workspace Active from before the restore: only an Active
+    // seen after Restoring, or on a changed record, is the restored workspace.
+    let sawRestoring = false;
+    restored = (ws) => {
+      if (ws.status === STATUS.restoring) sawRestoring = true;
+      const changed =
+        ws.version_number !== before?.version_number || ws.last_modified_time !== before?.last_modified_time;
+      return ws.status === STATUS.active && (sawRestoring || changed);
+    };
+  } else {
+    throw new Error(`${label} is ${status ?? 'of unknown status'}; the drill needs it Active or Stopped`);
+  }
+
+  const workspace = await waitFor(restored, `restored (${STATUS.active})`);
+  record.restoredAt = Date.now();
+  const observed = { vertices: workspace.vertex_count ?? null, edges: workspace.edge_count ?? null };
+  record.observed = observed;
+  const problems = [
+    countProblem('vertices', p.expect?.vertices, observed.vertices),
+    countProblem('edges', p.expect?.edges, observed.edges),
+  ].filter((problem): problem is string => problem !== undefined);
+  if (problems.length > 0) {
+    const message = `restored ${label} from ${p.backupId} shows ${problems.join(', ')}`;
+    record.countMismatch = message;
+    throw new Error(message);
+  }
+}
+
+/** Pauses the drill workspace. Never throws: a failed pause is returned with its error, to be recorded. */
+async function pauseAfterwards(
+  ctx: ActionContext,
+  target: DrillTarget,
+): Promise<{ afterwards: Afterwards; error?: unknown }> {
+  const { workgroupId, workspaceId } = target;
+  const signal = ctx.signal.aborted ? AbortSignal.timeout(CLEANUP_TIMEOUT_MS) : ctx.signal;
+  const status = ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined;
+  if (status && PAUSED.includes(status)) {
+    return { afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${status}` } };
+  }
+  if (status !== STATUS.active) {
+    const reason = `workspace is ${status ?? 'missing'}`;
+    return { afterwards: { requested: 'pause', outcome: 'not-paused', reason } };
+  }
+  try {
+    const { requestId } = await ctx.api.pauseWorkspace(workgroupId, workspaceId, { signal });
+    return { afterwards: { requested: 'pause', outcome: 'paused', ...(requestId ? { requestId } : {}) } };
+  } catch (error) {
+    // a refusal may only mean the listing was stale and the workspace is pausing already
+    if (error instanceof ApiError && !error.retryable && !ctx.signal.aborted) {
+      const now = await ctx.fleet.refresh().then(
+        () => ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined,
+        () => undefined,
+      );
+      if (now && PAUSED.includes(now)) {
+        return { afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${now}` } };
+      }
+    }
+    return { afterwards: { requested: 'pause', outcome: 'not-paused', reason: describeError(error) }, error };
+  }
+}
+
+function evidenceOf(target: DrillTarget, p: Params, record: DrillRecord): Record<string, unknown> {
+  const { verdict, restoreStartedAt, restoredAt } = record;
+  return {
+    backupId: p.backupId,
+    workgroupId: target.ref.workgroupId ?? null,
+    workgroupName: target.ref.workgroupName ?? p.workgroup,
+    workspaceId: target.ref.workspaceId ?? null,
+    workspaceName: target.ref.workspaceName ?? p.workspace,
+    passed: verdict?.passed ?? false,
+    failure: verdict && !verdict.passed ? describeError(verdict.error) : (target.problem ?? undefined),
+    startedAt: record.startedAt ?? null,
+    resumedFirst: record.resumedFirst,
+    restoreFoundUnderWay: record.restoreFoundUnderWay,
+    restoreStartedAt: restoreStartedAt === undefined ? null : new Date(restoreStartedAt).toISOString(),
+    restoredAt: restoredAt === undefined ? null : new Date(restoredAt).toISOString(),
+    timeToRestoreMs:
+      restoreStartedAt === undefined || restoredAt === undefined ? null : restoredAt - restoreStartedAt,
+    counts: { observed: record.observed ?? null, expected: p.expect ?? null },
+    restoreRequestIds: record.restoreRequestIds,
+    afterwards: record.afterwards ?? null,
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Restores a backup into a workspace kept for drills and proves it comes back with the right data. */
+export const restoreDrill: Action<typeof params> = {
+  name: 'restore-drill',
+  description: 'Restore a backup into a drill workspace, check its counts, record time to restore.',
+  destructive: false,
+  scope: 'none',
+  params,
+  example: `version: 1
+jobs:
+  weekly-restore-drill:
+    description: Prove last night's backup restores, then pause the drill workspace again
+    schedule: "0 6 * * 1"
+    timezone: Europe/Berlin
+    action: restore-drill
+    timeout: 2h
+    retry: { attempts: 3, backoff: 1m }
+    with:
+      workgroup: ops
+      workspace: drill
+      backupId: bk-3f9a1c2e
+      expect:
+        vertices: { min: 1000000 }
+        edges: { min: 5000000 }
+      waitReady: 45m
+      afterwards: pause
+`,
+
+  async plan(ctx, p) {
+    const target = resolveTarget(ctx.fleet.workgroups, p);
+    await ctx.forEachTarget(
+      [target],
+      (t) => t.ref,
+      async (t): Promise<StepResult> => {
+        if (t.problem) throw new Error(t.problem);
+        return {
+          outcome: 'planned',
+          reason: describePlan(t, p),
+          detail: { backupId: p.backupId, status: t.status ?? null, afterwards: p.afterwards ?? 'pause' },
+        };
+      },
+    );
+  },
+
+  async run(ctx, p) {
+    const target = resolveTarget(ctx.fleet.workgroups, p);
+    const pauseAfter = (p.afterwards ?? 'pause') === 'pause';
+    const record: DrillRecord = {
+      attempts: 0,
+      resumedFirst: false,
+      restoreFoundUnderWay: false,
+      restoreRequestIds: [],
+    };
+    const settle = async (): Promise<unknown> => {
+      if (!pauseAfter) {
+        record.afterwards = { requested: 'leave', outcome: 'left' };
+        return undefined;
+      }
+      const { afterwards, error } = await pauseAfterwards(ctx, target);
+      record.afterwards = afterwards;
+      return error;
+    };
+
+    try {
+      await ctx.forEachTarget(
+        [target],
+        (t) => t.ref,
+        async (t, step): Promise<StepResult> => {
+          if (t.problem) throw new Error(t.problem);
+          record.attempts += 1;
+          record.startedAt ??= new Date().toISOString();
+          if (!record.verdict) {
+            try {
+              await drill(ctx, p, t, step, record);
+              record.verdict = { passed: true };
+            } catch (error) {
+              // a transient failure is the engine's to retry; if its retries run out, run() pauses
+              if (error instanceof ApiError && error.retryable && !ctx.signal.aborted) throw error;
+              record.verdict = { passed: false, error };
+            }
+          }
+          const pauseError = await settle();
+          // a transient pause failure retries the step, which goes straight back to the pause
+          if (pauseError instanceof ApiError && pauseError.retryable && !ctx.signal.aborted) throw pauseError;
+          if (!record.verdict.passed) throw record.verdict.error;
+          if (pauseError) throw pauseError;
+          const timeToRestoreMs = (record.restoredAt ?? 0) - (record.restoreStartedAt ?? 0);
+          const afterwards = record.afterwards?.outcome ?? 'left';
+          return {
+            outcome: 'succeeded',
+            reason: `restored ${p.backupId} in ${Math.round(timeToRestoreMs / 100) / 10}s; ${AFTERWARDS_WORDS[afterwards]}`,
+            detail: {
+              backupId: p.backupId,
+              timeToRestoreMs,
+              vertices: record.observed?.vertices ?? null,
+              edges: record.observed?.edges ?? null,
+              afterwards,
+            },
+          };
+        },
+      );
+    } finally {
+      // Findings are reported here, outside the step: a step's findings are kept only when it succeeds.
+      if (record.countMismatch) {
+        ctx.finding({
+          rule: 'restore-drill/count-mismatch',
+          severity: 'critical',
+          subject: target.label,
+          message: record.countMismatch,
+        });
+      }
+      if (!target.problem && record.attempts > 0) {
+        // The step never settled (transient failures outlasted the retries): pause here, once.
+        if (!record.afterwards) await settle();
+        if (record.afterwards?.outcome === 'not-paused') {
+          ctx.finding({
+            rule: 'restore-drill/left-running',
+            severity: 'warning',
+            subject: target.label,
+            message: `${target.label} was not paused after the drill: ${record.afterwards.reason ?? 'unknown'}`,
+          });
+        }
+      }
+      if (record.attempts > 0 || target.problem) ctx.evidence(evidenceOf(target, p, record));
+    }
+  },
+};

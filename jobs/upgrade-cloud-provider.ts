@@ -1,0 +1,366 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import {
+  ApiError,
+  CLUSTER_LOG_TYPES,
+  type CloudProvider,
+  type CloudProviderUpgrade,
+  type ComponentVersion,
+  NODE_GROUP_NAMES,
+  type NodeGroupName,
+} from '../src/api/index.js';
+import type { Logger } from '../src/log/logger.js';
+import { DurationSchema } from '../src/policy/index.js';
+import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/runs/index.js';
+import {
+  CloudProviderIdsSchema,
+  isErrorStatus,
+  lastErrorOf,
+  PROVIDER_STATUS,
+  type ProviderFacts,
+  type ProviderTarget,
+  parseComponentVersions,
+  providerFacts,
+  providerLabel,
+  providerRef,
+  providerTargets,
+} from './cloud-providers.js';
+
+const size = z.int().nonnegative();
+const NodeGroupSizeSchema = z
+  .strictObject({
+    min_size: size.optional().meta({ description: 'Fewest nodes in the group.' }),
+    max_size: size.optional().meta({ description: 'Most nodes in the group.' }),
+    overprovisioning_factor: size.optional().meta({ description: 'Spare capacity kept above the workload.' }),
+  })
+  .refine((g) => Object.keys(g).length > 0, 'give min_size, max_size or overprovisioning_factor')
+  .refine(
+    (g) => g.min_size === undefined || g.max_size === undefined || g.min_size <= g.max_size,
+    'min_size exceeds max_size',
+  );
+
+const ComponentsSchema = z
+  .union([
+    z.record(z.string().min(1), z.string().min(1)),
+    z
+      .array(z.strictObject({ name: z.string().min(1), version: z.string().min(1) }))
+      .min(1)
+      .refine((list) => new Set(list.map((c) => c.name)).size === list.length, 'a component is named twice'),
+  ])
+  .transform((components): ComponentVersion[] =>
+    Array.isArray(components)
+      ? components
+      : Object.entries(components).map(([name, version]) => ({ name, version })),
+  );
+
+const params = z
+  .strictObject({
+    cloudProviderIds: CloudProviderIdsSchema,
+    components: ComponentsSchema.optional().meta({
+      description:
+        'Component versions to deploy: { name: version }, or a list of { name, version }. Components not named stay as they are.',
+    }),
+    nodeGroups: z
+      .strictObject(
+        Object.fromEntries(
+          NODE_GROUP_NAMES.map((name) => [
+            name,
+            NodeGroupSizeSchema.optional().meta({ description: `Sizes of node group ${name}.` }),
+          ]),
+        ) as Record<NodeGroupName, z.ZodOptional<typeof NodeGroupSizeSchema>>,
+      )
+      .optional()
+      .meta({
+        description:
+          "Node group sizes, as in the API's node_group_config: { ng_16: { min_size, max_size, overprovisioning_factor } }. Groups and fields not named stay as they are.",
+      }),
+    logTypes: z
+      .array(z.enum(CLUSTER_LOG_TYPES))
+      .optional()
+      .meta({
+        description: `The cluster log types to enable, replacing the current list (${CLUSTER_LOG_TYPES.join(', ')}).`,
+      }),
+    waitReady: DurationSchema.optional().meta({
+      description: 'How long to wait for each provider to be Active again after its upgrade.',
+      default: '60m',
+    }),
+    pollInterval: DurationSchema.optional().meta({
+      description: 'How often a provider being upgraded is read while waiting.',
+      default: '30s',
+    }),
+  })
+  .refine((p) => p.components !== undefined || p.nodeGroups !== undefined || p.logTypes !== undefined, {
+    error: 'give components, nodeGroups or logTypes: there is nothing to upgrade',
+    path: ['components'],
+  });
+type Params = z.output<typeof params>;
+
+const DEFAULT_WAIT_MS = 60 * 60_000;
+const DEFAULT_POLL_MS = 30_000;
+const ALREADY = 'already at the requested versions';
+
+/** What of the request a provider does not have yet: the body to send, and the changes in words. */
+interface Pending {
+  upgrade: CloudProviderUpgrade;
+  changes: string[];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((item) => set.has(item));
+}
+
+/** Compares the request with the provider's record; only what differs is sent. */
+function pendingUpgrade(cp: CloudProvider, p: Params): Pending {
+  const upgrade: CloudProviderUpgrade = {};
+  const changes: string[] = [];
+  if (p.components) {
+    const running = parseComponentVersions(cp.component_versions) ?? {};
+    const components = p.components.filter(({ name, version }) => running[name] !== version);
+    if (components.length > 0) upgrade.components = components;
+    for (const { name, version } of components)
+      changes.push(`${name} ${running[name] ?? '(none)'} → ${version}`);
+  }
+  if (p.nodeGroups) {
+    const config: NonNullable<CloudProviderUpgrade['node_group_config']> = {};
+    for (const name of NODE_GROUP_NAMES) {
+      const wanted = p.nodeGroups[name];
+      if (!wanted) continue;
+      const current = cp.node_group_config?.[name];
+      const fields = Object.entries(wanted).filter(
+        ([field, value]) => current?.[field as keyof typeof wanted] !== value,
+      );
+      if (fields.length === 0) continue;
+      config[name] = Object.fromEntries(fields);
+      for (const [field, value] of fields) {
+        changes.push(`${name}.${field} ${current?.[field as keyof typeof wanted] ?? '(none)'} → ${value}`);
+      }
+    }
+    if (Object.keys(config).length > 0) upgrade.node_group_config = config;
+  }
+  if (p.logTypes) {
+    const current = cp.cluster_enabled_log_types ?? [];
+    if (!sameSet(current, p.logTypes)) {
+      upgrade.cluster_enabled_log_types = p.logTypes;
+      changes.push(`log types [${current.join(', ')}] → [${p.logTypes.join(', ')}]`);
+    }
+  }
+  return { upgrade, changes };
+}
+
+/** What a provider's step has done so far; it outlives a failed attempt, so a retry knows. */
+interface UpgradeRecord {
+  before?: ProviderFacts;
+  /** Set once an upgrade call was sent: a retry must not send another while it is under way. */
+  sentAt?: number;
+  requested?: CloudProviderUpgrade;
+  /** An upgrade someone else started was under way when the step first read the provider. */
+  foundUnderWay: boolean;
+}
+
+interface Wait {
+  timeoutMs: number;
+  intervalMs: number;
+}
+
+/**
+ * Reads the provider every `intervalMs` until the upgrade is over: `Active` after having been
+ * seen `Upgrading` (or `Active` with the request in place, for an API slow to show the change),
+ * or a failure status. A poll that fails transiently is only a missed look.
+ */
+async function waitUntilSettled(
+  ctx: ActionContext,
+  target: ProviderTarget,
+  p: Params,
+  wait: Wait,
+  signal: AbortSignal,
+  log: Logger,
+  seenUpgrading: boolean,
+): Promise<CloudProvider> {
+  const deadline = Date.now() + wait.timeoutMs;
+  let last: CloudProvider | undefined;
+  let upgrading = seenUpgrading;
+  for (;;) {
+    await sleep(wait.intervalMs, undefined, { signal });
+    try {
+      last = (await ctx.api.getCloudProvider(target.id, { signal })).result;
+      upgrading ||= last.status === PROVIDER_STATUS.upgrading;
+      if (isErrorStatus(last.status)) return last;
+      if (
+        last.status === PROVIDER_STATUS.active &&
+        (upgrading || pendingUpgrade(last, p).changes.length === 0)
+      ) {
+        return last;
+      }
+    } catch (error) {
+      if (!(error instanceof ApiError) || !error.retryable) throw error;
+      log.warn({ err: error.toJSON() }, 'cloud provider poll failed; polling on');
+    }
+    if (Date.now() >= deadline) {
+      const label = providerLabel(target, last);
+      const seconds = Math.round(wait.timeoutMs / 1000);
+      throw new WaitTimeoutError(
+        last?.status === PROVIDER_STATUS.active
+          ? `cloud provider ${label} showed no upgrade within ${seconds}s: still Active, outstanding: ${pendingUpgrade(last, p).changes.join('; ')}`
+          : `cloud provider ${label} not Active within ${seconds}s: still ${last?.status ?? 'unknown'} when the wait ran out`,
+      );
+    }
+  }
+}
+
+/**
+ * The provider as the upgrade left it: a failure unless it is Active, without `last_error`, with
+ * everything requested in place.
+ */
+function verdict(target: ProviderTarget, cp: CloudProvider, p: Params): string | undefined {
+  const label = providerLabel(target, cp);
+  const lastError = lastErrorOf(cp);
+  if (lastError) return `cloud provider ${label} ended the upgrade with last_error: ${lastError}`;
+  if (cp.status !== PROVIDER_STATUS.active)
+    return `cloud provider ${label} ended the upgrade ${cp.status ?? 'without a status'}`;
+  const missing = pendingUpgrade(cp, p).changes;
+  if (missing.length > 0) {
+    return `cloud provider ${label} finished upgrading but not everything requested is in place: ${missing.join('; ')}`;
+  }
+  return undefined;
+}
+
+/** The upgrade ended but did not leave the provider as requested. */
+class UpgradeFailedError extends Error {
+  override name = 'UpgradeFailedError';
+}
+
+/** Upgrades BYOC cloud providers' components, node groups and log types, then waits for each. */
+export const upgradeCloudProvider: Action<typeof params> = {
+  name: 'upgrade-cloud-provider',
+  description:
+    'Upgrade cloud providers (components, node group sizes, log types) and wait until each is Active again.',
+  destructive: true,
+  scope: 'workgroup',
+  targetOptional: true,
+  params,
+  example: `version: 1
+jobs:
+  byoc-upgrade:
+    description: Roll the quarterly component release out to the staging providers
+    schedule: "0 3 * * 6"
+    timezone: Europe/Berlin
+    action: upgrade-cloud-provider
+    target: { workgroups: ["staging-*"] }
+    confirm: true
+    concurrency: 1
+    timeout: 3h
+    with:
+      components: { engine: "4.2.0", gateway: "1.10.0" }
+      nodeGroups:
+        ng_16: { min_size: 1, max_size: 6 }
+      logTypes: [api, audit]
+      waitReady: 90m
+      pollInterval: 1m
+`,
+
+  async plan(ctx, p: Params) {
+    const targets = providerTargets(ctx, p.cloudProviderIds);
+    await ctx.forEachTarget(targets, providerRef, async (target, step) => {
+      const { result: cp } = await ctx.api.getCloudProvider(target.id, { signal: step.signal });
+      const { changes } = pendingUpgrade(cp, p);
+      const detail = { before: providerFacts(cp) };
+      if (cp.status === PROVIDER_STATUS.upgrading) {
+        return {
+          outcome: 'planned',
+          reason: `Upgrading now: would wait for it, then upgrade what is still not in place${changes.length > 0 ? ` (as of now: ${changes.join('; ')})` : ''}`,
+          detail,
+        };
+      }
+      if (changes.length === 0) return { outcome: 'skipped', reason: ALREADY, detail };
+      return { outcome: 'planned', reason: `would upgrade: ${changes.join('; ')}`, detail };
+    });
+  },
+
+  async run(ctx, p: Params) {
+    const wait: Wait = {
+      timeoutMs: p.waitReady ?? DEFAULT_WAIT_MS,
+      intervalMs: p.pollInterval ?? DEFAULT_POLL_MS,
+    };
+    const targets = providerTargets(ctx, p.cloudProviderIds);
+    const records = new Map<string, UpgradeRecord>();
+    const evidence: Record<string, unknown> = {};
+
+    const finish = (target: ProviderTarget, record: UpgradeRecord, cp: CloudProvider): StepResult => {
+      const failure = verdict(target, cp, p);
+      const after = providerFacts(cp);
+      const timeToReadyMs = record.sentAt === undefined ? undefined : Date.now() - record.sentAt;
+      evidence[target.id] = {
+        name: providerLabel(target, cp),
+        passed: failure === undefined,
+        ...(failure ? { failure } : {}),
+        requested: record.requested ?? null,
+        before: record.before,
+        after,
+        timeToReadyMs: timeToReadyMs ?? null,
+      };
+      ctx.evidence({ upgrades: { ...evidence } });
+      if (failure) throw new UpgradeFailedError(failure);
+      if (record.sentAt === undefined) {
+        return {
+          outcome: 'skipped',
+          reason: `${ALREADY} (after waiting for an upgrade already under way)`,
+          detail: { before: record.before, after },
+        };
+      }
+      return {
+        outcome: 'succeeded',
+        reason: record.foundUnderWay ? 'upgraded after an upgrade already under way ended' : undefined,
+        detail: { requested: record.requested, before: record.before, after, timeToReadyMs },
+      };
+    };
+
+    await ctx.forEachTarget(targets, providerRef, async (target, step) => {
+      const record = records.get(target.id) ?? { foundUnderWay: false };
+      records.set(target.id, record);
+      // Read on every attempt: a failed attempt's upgrade call may have been applied after all.
+      let cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
+      record.before ??= providerFacts(cp);
+      for (let refused = false; ; refused = true) {
+        if (cp.status === PROVIDER_STATUS.upgrading) {
+          // Ours from an earlier attempt, or someone else's: never send another while one runs.
+          if (record.sentAt === undefined) record.foundUnderWay = true;
+          step.log.info({ cloudProviderId: target.id }, 'cloud provider already Upgrading; waiting');
+          cp = await waitUntilSettled(ctx, target, p, wait, step.signal, step.log, true);
+          if (record.sentAt !== undefined || isErrorStatus(cp.status) || lastErrorOf(cp)) {
+            return finish(target, record, cp);
+          }
+        }
+        const pending = pendingUpgrade(cp, p);
+        if (pending.changes.length === 0) {
+          if (record.sentAt !== undefined || record.foundUnderWay) return finish(target, record, cp);
+          return { outcome: 'skipped', reason: ALREADY, detail: { before: record.before } };
+        }
+
+        const sentBefore = record.sentAt;
+        record.sentAt ??= Date.now();
+        record.requested = pending.upgrade;
+        try {
+          await ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal });
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.retryable) throw error;
+          record.sentAt = sentBefore;
+          // Refused because an upgrade started between our read and our call: wait for it, then
+          // look again (once: a second refusal is the API's answer).
+          cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
+          if (refused || cp.status !== PROVIDER_STATUS.upgrading) throw error;
+          continue;
+        }
+        step.log.info(
+          { cloudProviderId: target.id, changes: pending.changes },
+          'cloud provider upgrade started',
+        );
+        return finish(
+          target,
+          record,
+          await waitUntilSettled(ctx, target, p, wait, step.signal, step.log, false),
+        );
+      }
+    });
+  },
+};

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import type { RunSummary } from '../../runs/index.js';
+import { EXIT } from '../exit.js';
+import { inlineRunner } from '../inline-run.js';
+import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { formatSummary } from '../summary-view.js';
+import { findJob, runExitCode } from './run.js';
+
+interface PlanFlags {
+  job?: string;
+  json?: boolean;
+}
+
+/** The worst of the plans' exit codes: a failed plan outweighs findings, findings outweigh success. */
+function planExitCode(summaries: readonly RunSummary[]): number {
+  const codes = summaries.map(runExitCode);
+  if (codes.includes(EXIT.failed)) return EXIT.failed;
+  return codes.includes(EXIT.findings) ? EXIT.findings : EXIT.ok;
+}
+
+export function registerPlanCommand(program: Command): void {
+  program
+    .command('plan <policy>')
+    .description('show what every job (or one) would do right now against the API, changing nothing')
+    .option('--job <name>', 'only this job')
+    .option('--json', 'print the plans as a JSON array of run summaries')
+    .addHelpText(
+      'after',
+      '\nOnly read-only API calls are made (list workgroups, allowed IPs, current IP, cloud providers, org users).\nExit codes: 0 every plan made, 1 a plan could not be made, 2 bad usage, 3 plans made with findings.\n\nExamples:\n  nightshift plan config/policy.yaml\n  nightshift plan config/policy.yaml --job nightly-pause --json',
+    )
+    .action(async (file: string, flags: PlanFlags) => {
+      const policy = await loadOrReport(file, policyCommandDeps());
+      if (!policy) return;
+      const jobs = flags.job === undefined ? policy.jobs : [findJob(policy, flags.job)];
+      const runner = inlineRunner();
+      const summaries: RunSummary[] = [];
+      try {
+        for (const job of jobs) summaries.push(await runner.run(policy, job, true));
+      } finally {
+        await runner.close();
+      }
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(summaries, null, 2)}\n` : summaries.map(formatSummary).join('\n'),
+      );
+      process.exitCode = planExitCode(summaries);
+    });
+}

@@ -1,0 +1,44 @@
+import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
+import type { Policy, PolicyJob } from '../policy/index.js';
+import { manualRunId } from '../queue/run-queue.js';
+import { executeRun, MemoryCheckpointStore, type RunSummary } from '../runs/index.js';
+import { actionApiClient, actions, apiSettings, cliLogger, envNumber } from './runtime.js';
+
+/** Runs jobs in this process, without Redis, through the same action code a worker uses. */
+export interface InlineRunner {
+  /** Runs the job and sends its summary to the job's notification sinks (a dry run sends nothing). */
+  run(policy: Policy, job: PolicyJob, dryRun: boolean): Promise<RunSummary>;
+  close(): Promise<void>;
+}
+
+export function inlineRunner(): InlineRunner {
+  const log = cliLogger('stderr');
+  const api = actionApiClient(apiSettings(), log);
+  // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
+  const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  return {
+    async run(policy, job, dryRun) {
+      const summary = await executeRun(
+        {
+          api,
+          actions,
+          checkpoints: new MemoryCheckpointStore(),
+          log,
+          signal: abort.signal,
+          pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
+        },
+        { runId: manualRunId(job.name), job, trigger: 'manual', dryRun },
+      );
+      await notifier.notify(policy.notifications, job, summary);
+      return summary;
+    },
+    async close() {
+      process.off('SIGINT', onSignal);
+      await notifier.close();
+      await api.close();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { NOTIFY_EVENTS, type NotifyEvent } from '../policy/index.js';
+import { type Finding, FindingSchema, type RunOutcome, type RunSummary } from '../runs/index.js';
+
+/** The outcomes that say something about a job's health; `skipped` and `missed` runs say nothing. */
+export const NOTIFIABLE_OUTCOMES = ['succeeded', 'partial', 'failed'] as const;
+export type NotifiableOutcome = (typeof NOTIFIABLE_OUTCOMES)[number];
+
+/**
+ * What one sink has been told about one job: the outcome of the last run it heard about and the
+ * findings it knows to be open. Stored after a successful send (or when there was nothing to
+ * send), so a send that failed is tried again, with the same changes, on the next run.
+ */
+export const SinkStateSchema = z.object({
+  /** The run this state was taken from; a run delivered twice is not notified twice. */
+  runId: z.string(),
+  /** When that run finished (ISO, UTC): a slower, older run never overwrites a newer state. */
+  at: z.string(),
+  outcome: z.enum(NOTIFIABLE_OUTCOMES),
+  /** Open findings the sink has been told about (none when it does not listen to `findings`). */
+  findings: z.array(FindingSchema),
+});
+export type SinkState = z.infer<typeof SinkStateSchema>;
+
+/** What a finished run changed for one sink, before the sink's `on:` filters the events. */
+export interface RunChange {
+  /** Every event the run raises, in the order of NOTIFY_EVENTS. */
+  readonly events: readonly NotifyEvent[];
+  /** The outcome of the previous run the sink knows of. */
+  readonly previousOutcome: NotifiableOutcome | undefined;
+  /** Findings of this run the sink was not told about yet. */
+  readonly newFindings: readonly Finding[];
+  /** Findings the sink was told about that this run no longer reports. */
+  readonly resolvedFindings: readonly Finding[];
+  /** The state to store once the sink has heard about this run. */
+  readonly next: SinkState;
+}
+
+/**
+ * A finding's identity across runs: its rule and subject. The message and severity may change
+ * from run to run ("last backup 3 days ago", then 4) without making it a new finding.
+ */
+export function findingKey(finding: Pick<Finding, 'rule' | 'subject'>): string {
+  return JSON.stringify([finding.rule, finding.subject]);
+}
+
+function isNotifiable(outcome: RunOutcome): outcome is NotifiableOutcome {
+  return (NOTIFIABLE_OUTCOMES as readonly string[]).includes(outcome);
+}
+
+function byKey(findings: readonly Finding[]): Map<string, Finding> {
+  const map = new Map<string, Finding>();
+  for (const finding of findings) {
+    const key = findingKey(finding);
+    if (!map.has(key)) map.set(key, finding);
+  }
+  return map;
+}
+
+/**
+ * The events a finished run raises for a sink that last heard `previous` (undefined: never).
+ *
+ * - `failure`: the run failed; `partial`: some of its targets failed. Raised by every such run.
+ * - `recovered`: the run succeeded and the previous run the sink knows of had failed or partly failed.
+ * - `findings`: the run reports findings the sink was not told about, or no longer reports some it
+ *   was told about (resolved). Only a run that succeeded can resolve a finding: a failed target
+ *   reports nothing, which must not read as "fixed". After a failed or partial run the open set
+ *   is what was known plus what is new.
+ *
+ * Dry runs, skipped and missed runs raise nothing and change nothing: undefined. So does a run the
+ * sink already heard about (the same run delivered twice).
+ */
+export function runChange(summary: RunSummary, previous: SinkState | undefined): RunChange | undefined {
+  if (summary.dryRun || !isNotifiable(summary.outcome)) return undefined;
+  if (previous?.runId === summary.runId) return undefined;
+  const outcome = summary.outcome;
+  const known = byKey(previous?.findings ?? []);
+  const current = byKey(summary.findings);
+  const newFindings = [...current].filter(([key]) => !known.has(key)).map(([, finding]) => finding);
+  const resolvedFindings =
+    outcome === 'succeeded'
+      ? [...known].filter(([key]) => !current.has(key)).map(([, finding]) => finding)
+      : [];
+  const open =
+    outcome === 'succeeded'
+      ? [...current.values()]
+      : [...known.values(), ...newFindings].map((finding) => current.get(findingKey(finding)) ?? finding);
+
+  const raised = new Set<NotifyEvent>();
+  if (outcome === 'failed') raised.add('failure');
+  if (outcome === 'partial') raised.add('partial');
+  if (outcome === 'succeeded' && (previous?.outcome === 'failed' || previous?.outcome === 'partial'))
+    raised.add('recovered');
+  if (newFindings.length > 0 || resolvedFindings.length > 0) raised.add('findings');
+
+  return {
+    events: NOTIFY_EVENTS.filter((event) => raised.has(event)),
+    previousOutcome: previous?.outcome,
+    newFindings,
+    resolvedFindings,
+    next: {
+      runId: summary.runId,
+      at: summary.finishedAt ?? new Date().toISOString(),
+      outcome,
+      findings: open,
+    },
+  };
+}

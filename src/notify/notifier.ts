@@ -1,0 +1,188 @@
+import { Agent, type Dispatcher } from 'undici';
+import { type Logger, silentLogger } from '../log/logger.js';
+import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
+import type { RunSummary } from '../runs/index.js';
+import { runChange } from './events.js';
+import { formatNotification, type Notification } from './format.js';
+import type { NotificationMemory } from './memory.js';
+import {
+  type Delivery,
+  postWebhook,
+  scrubUrl,
+  WEBHOOK_DEFAULTS,
+  WebhookError,
+  type WebhookRetryOptions,
+} from './webhook.js';
+
+export interface NotifierOptions extends WebhookRetryOptions {
+  /** What each sink was last told: RedisNotificationMemory for the engine, InMemory for `--inline`. */
+  memory: NotificationMemory;
+  /** Where sends and failures are logged, by sink name. Default: nowhere. */
+  log?: Logger;
+  /** The undici dispatcher for webhooks. Default: a keep-alive Agent the notifier owns and closes. */
+  dispatcher?: Dispatcher;
+}
+
+/** What happened for one sink of the job. */
+export interface SinkReport {
+  readonly sink: string;
+  /**
+   * - `sent`: the sink got a message for `events`.
+   * - `quiet`: nothing it listens to happened; its memory moved on.
+   * - `unchanged`: the run says nothing (dry, skipped, missed, or already notified); memory untouched.
+   * - `failed`: the message was not delivered; its memory stays, so the next run tries again.
+   * - `undefined`: the policy has no sink of that name (only for a job that bypassed validation).
+   */
+  readonly result: 'sent' | 'quiet' | 'unchanged' | 'failed' | 'undefined';
+  /** The events the sink listens to that the run raised. */
+  readonly events: readonly NotifyEvent[];
+  readonly attempts?: number;
+}
+
+/** The sinks a job reports to, by name, as `Policy.notifications` holds them. */
+export type NotificationSinks = Readonly<Record<string, NotificationSink>>;
+
+function checkPositive(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
+    throw new RangeError(`Notifier: ${name} must be a positive integer, got ${value}`);
+}
+
+/**
+ * Tells a job's sinks about its finished runs. `notify` never throws and never fails a run: a
+ * sink that is down is logged (by its name, never its URL) and tried again on the next run.
+ */
+export class Notifier {
+  readonly #memory: NotificationMemory;
+  readonly #log: Logger;
+  readonly #retry: Required<WebhookRetryOptions>;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #closing = new AbortController();
+
+  constructor(options: NotifierOptions) {
+    checkPositive('attempts', options.attempts);
+    checkPositive('backoffMs', options.backoffMs);
+    checkPositive('maxDelayMs', options.maxDelayMs);
+    this.#memory = options.memory;
+    this.#log = options.log ?? silentLogger;
+    this.#retry = {
+      attempts: options.attempts ?? WEBHOOK_DEFAULTS.attempts,
+      backoffMs: options.backoffMs ?? WEBHOOK_DEFAULTS.backoffMs,
+      maxDelayMs: options.maxDelayMs ?? WEBHOOK_DEFAULTS.maxDelayMs,
+    };
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+  }
+
+  /**
+   * Sends what `summary` changed to each sink the job names (`job.notify`), in parallel. Each sink
+   * gets the events it listens to (`on:`); its memory moves on only once it has them. Dry runs
+   * notify nobody. Resolves when every sink is done, with one report per sink.
+   */
+  async notify(
+    notifications: NotificationSinks,
+    job: Pick<PolicyJob, 'name' | 'notify'>,
+    summary: RunSummary,
+  ): Promise<SinkReport[]> {
+    if (summary.dryRun || job.notify.length === 0) return [];
+    const log = this.#log.child({ job: job.name, runId: summary.runId });
+    const names = [...new Set(job.notify)];
+    return Promise.all(
+      names.map(async (name): Promise<SinkReport> => {
+        try {
+          return await this.#notifySink(name, notifications[name], job.name, summary, log);
+        } catch (error) {
+          // Reading or writing the memory (Redis down) is what gets here; the run goes on regardless.
+          log.error(
+            { sink: name, reason: describe(error) },
+            'notification skipped: it could not be prepared',
+          );
+          return { sink: name, result: 'failed', events: [] };
+        }
+      }),
+    );
+  }
+
+  /** Stops sends in progress (their sinks are tried again on the next run) and closes connections. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #notifySink(
+    name: string,
+    sink: NotificationSink | undefined,
+    jobName: string,
+    summary: RunSummary,
+    log: Logger,
+  ): Promise<SinkReport> {
+    if (!sink) {
+      log.error({ sink: name }, 'notification skipped: no such sink in the policy');
+      return { sink: name, result: 'undefined', events: [] };
+    }
+    const previous = await this.#memory.get(jobName, name);
+    const change = runChange(summary, previous);
+    if (!change) return { sink: name, result: 'unchanged', events: [] };
+    const events = change.events.filter((event) => sink.on.includes(event));
+    const hearsFindings = events.includes('findings');
+    // A sink deaf to findings is told none, so it keeps none: should it start listening, it
+    // hears about every open finding.
+    const next = sink.on.includes('findings') ? change.next : { ...change.next, findings: [] };
+    if (events.length === 0) {
+      await this.#memory.set(jobName, name, next);
+      log.debug({ sink: name, raised: change.events }, 'nothing to notify');
+      return { sink: name, result: 'quiet', events };
+    }
+    const notification: Notification = {
+      events,
+      summary,
+      previousOutcome: change.previousOutcome,
+      newFindings: hearsFindings ? change.newFindings : [],
+      resolvedFindings: hearsFindings ? change.resolvedFindings : [],
+    };
+    let delivery: Delivery;
+    try {
+      delivery = await postWebhook(
+        { name, url: sink.url, timeoutMs: sink.timeout },
+        formatNotification(sink.format, notification),
+        { ...this.#retry, dispatcher: this.#dispatcher, signal: this.#closing.signal, log },
+      );
+    } catch (error) {
+      const detail =
+        error instanceof WebhookError
+          ? { code: error.code, status: error.status, attempts: error.attempts, reason: error.detail.reason }
+          : { reason: scrubUrl(describe(error), sink.url) };
+      log.error({ sink: name, events, ...detail }, 'notification not sent; the next run tries again');
+      return {
+        sink: name,
+        result: 'failed',
+        events,
+        ...(error instanceof WebhookError ? { attempts: error.attempts } : {}),
+      };
+    }
+    const sent = {
+      sink: name,
+      events,
+      newFindings: notification.newFindings.length,
+      resolvedFindings: notification.resolvedFindings.length,
+      attempts: delivery.attempts,
+    };
+    try {
+      await this.#memory.set(jobName, name, next);
+    } catch (error) {
+      log.error(
+        { ...sent, reason: describe(error) },
+        'notification sent but not remembered; the next run may repeat it',
+      );
+      return { sink: name, result: 'sent', events, attempts: delivery.attempts };
+    }
+    log.info(sent, 'notification sent');
+    return { sink: name, result: 'sent', events, attempts: delivery.attempts };
+  }
+}
+
+/** An error as one line, without its stack (which could carry request details). */
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,371 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import { ApiClient } from '../../../src/api/index.js';
+import { parsePolicy } from '../../../src/policy/index.js';
+import {
+  DEFAULT_API_KEY,
+  DEFAULT_BEARER_TOKEN,
+  type SimState,
+  type SimulatorHandle,
+  seedState,
+  startSimulator,
+} from '../../../src/sim/index.js';
+import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
+import { mutatingCalls, runJob } from '../../helpers/actions.js';
+
+type Drill = SimState['workspaces'][number];
+
+/** `with:` written as JSON, which YAML reads as a flow mapping. */
+const policy = (params: Record<string, unknown>, retry = '{ attempts: 3, backoff: 1s }') => `version: 1
+jobs:
+  drill:
+    schedule: "0 6 * * 1"
+    action: restore-drill
+    retry: ${retry}
+    with: ${JSON.stringify(params)}
+`;
+
+let sim: SimulatorHandle | undefined;
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+/** A fresh 4×4 fleet (so `ops/drill` exists) with the drill workspace in the given status. */
+async function start(status: WorkspaceStatus, transitionMs = 50) {
+  const state = seedState({ seed: 11, fleet: { workgroups: 4, workspacesPerWorkgroup: 4 } });
+  const ops = state.workgroups.find((wg) => wg.name === 'ops');
+  const drill = state.workspaces.find((ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill');
+  if (!ops || !drill) throw new Error('seeded fleet has no ops/drill');
+  Object.assign(drill, workspaceStatusFields(status));
+  const handle = await startSimulator({ port: 0, transitionMs, state });
+  sim = handle;
+  const backups = handle.state.backups.filter((bk) => bk.workspace_id === drill.workspace_id);
+  const backup = backups[0];
+  const otherBackup = handle.state.backups.find((bk) => bk.workspace_id !== drill.workspace_id);
+  if (!backup || !otherBackup) throw new Error('seeded fleet has no backups');
+  const live = () => handle.state.workspaces.find((ws) => ws.workspace_id === drill.workspace_id) as Drill;
+  return { sim: handle, ops, drill: live, backup, otherBackup };
+}
+
+const operations = (run: Awaited<ReturnType<typeof runJob>>, name: string) =>
+  run.requests.filter((entry) => entry.operation === name);
+
+describe('restore-drill against the simulator', () => {
+  it('restores the backup into an Active drill workspace, checks the counts, pauses it and records the evidence', async () => {
+    const { sim, ops, drill, backup } = await start('Active');
+    const params = {
+      workgroup: 'ops',
+      workspace: 'drill',
+      backupId: backup.backup_id,
+      expect: { vertices: backup.vertex_count, edges: { min: backup.edge_count } },
+    };
+    const run = await runJob(sim, policy(params), 'drill');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['restoreBackup', 'pauseWorkspace']);
+    expect(drill().vertex_count).toBe(backup.vertex_count);
+    expect(drill().edge_count).toBe(backup.edge_count);
+    expect(['Stopping', 'Stopped']).toContain(drill().status);
+
+    const evidence = run.summary.evidence ?? {};
+    const restoreIds = operations(run, 'restoreBackup').map((entry) => entry.requestId);
+    expect(evidence).toMatchObject({
+      backupId: backup.backup_id,
+      workgroupId: ops.workgroup_id,
+      workgroupName: 'ops',
+      workspaceId: drill().workspace_id,
+      workspaceName: 'drill',
+      passed: true,
+      resumedFirst: false,
+      restoreFoundUnderWay: false,
+      counts: {
+        observed: { vertices: backup.vertex_count, edges: backup.edge_count },
+        expected: params.expect,
+      },
+      restoreRequestIds: restoreIds,
+      afterwards: { requested: 'pause', outcome: 'paused' },
+    });
+    expect(evidence.timeToRestoreMs).toBeGreaterThan(0);
+    expect(Date.parse(String(evidence.restoredAt))).toBeGreaterThanOrEqual(
+      Date.parse(String(evidence.startedAt)),
+    );
+    expect(run.summary.targets[0]?.detail).toMatchObject({
+      vertices: backup.vertex_count,
+      afterwards: 'paused',
+    });
+  });
+
+  it('resumes a Stopped drill workspace and waits until it is Active before restoring', async () => {
+    const { sim, drill, backup } = await start('Stopped');
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: drill().workspace_id, backupId: backup.backup_id }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['resumeWorkspace', 'restoreBackup', 'pauseWorkspace']);
+    // the restore went in only after a listing showed the workspace Active again
+    const restoreSeq = operations(run, 'restoreBackup')[0]?.seq ?? 0;
+    const resumeSeq = operations(run, 'resumeWorkspace')[0]?.seq ?? 0;
+    const listsBetween = run.requests.filter(
+      (entry) => entry.operation === 'listWorkgroups' && entry.seq > resumeSeq && entry.seq < restoreSeq,
+    );
+    expect(listsBetween.length).toBeGreaterThan(0);
+    expect(run.summary.evidence).toMatchObject({ resumedFirst: true, passed: true });
+  });
+
+  it('a count mismatch fails the target with a clear message and a finding, and the workspace is still paused', async () => {
+    const { sim, drill, backup } = await start('Active');
+    const expected = { vertices: backup.vertex_count + 1 };
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, expect: expected }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('failed');
+    const [target] = run.summary.targets;
+    expect(target?.attempts).toBe(1);
+    expect(target?.error?.message).toBe(
+      `restored ops/drill from ${backup.backup_id} shows vertices ${backup.vertex_count} (expected ${expected.vertices})`,
+    );
+    expect(run.summary.findings).toEqual([
+      expect.objectContaining({
+        rule: 'restore-drill/count-mismatch',
+        severity: 'critical',
+        subject: 'ops/drill',
+      }),
+    ]);
+    expect(mutatingCalls(run)).toEqual(['restoreBackup', 'pauseWorkspace']);
+    expect(['Stopping', 'Stopped']).toContain(drill().status);
+    expect(run.summary.evidence).toMatchObject({ passed: false, afterwards: { outcome: 'paused' } });
+  });
+
+  it('afterwards: leave keeps the restored workspace running', async () => {
+    const { sim, drill, backup } = await start('Active');
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, afterwards: 'leave' }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['restoreBackup']);
+    expect(drill().status).toBe('Active');
+    expect(run.summary.evidence).toMatchObject({ afterwards: { requested: 'leave', outcome: 'left' } });
+  });
+
+  it('finding the workspace already Restoring, waits for that restore instead of starting another', async () => {
+    const { sim, drill, backup } = await start('Active', 600);
+    const api = new ApiClient({
+      baseUrl: sim.url,
+      apiKey: DEFAULT_API_KEY,
+      bearerToken: DEFAULT_BEARER_TOKEN,
+    });
+    try {
+      await api.restoreBackup(drill().workgroup_id, drill().workspace_id, backup.backup_id);
+    } finally {
+      await api.close();
+    }
+    expect(drill().status).toBe('Restoring');
+    const run = await runJob(
+      sim,
+      policy({
+        workgroup: 'ops',
+        workspace: 'drill',
+        backupId: backup.backup_id,
+        expect: { edges: backup.edge_count },
+      }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['pauseWorkspace']);
+    expect(run.summary.evidence).toMatchObject({
+      restoreFoundUnderWay: true,
+      restoreRequestIds: [],
+      passed: true,
+    });
+    expect(drill().edge_count).toBe(backup.edge_count);
+  });
+
+  it('a refused restore (a backup of another workspace) is tried once, fails the target and the workspace is paused anyway', async () => {
+    const { sim, drill, otherBackup } = await start('Stopped');
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: 'drill', backupId: otherBackup.backup_id }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('failed');
+    const [target] = run.summary.targets;
+    expect(target?.attempts).toBe(1);
+    expect(target?.error).toMatchObject({ status: 404, type: 'Not-Found', retryable: false });
+    expect(target?.error?.message).toContain('backup_id');
+    expect(mutatingCalls(run)).toEqual(['resumeWorkspace', 'restoreBackup', 'pauseWorkspace']);
+    const refusedId = operations(run, 'restoreBackup')[0]?.requestId;
+    expect(run.summary.evidence).toMatchObject({
+      passed: false,
+      restoreRequestIds: [refusedId],
+      afterwards: { outcome: 'paused' },
+    });
+    expect(['Stopping', 'Stopped']).toContain(drill().status);
+  });
+
+  it('a transient restore error is retried and the drill then passes', async () => {
+    const { sim, drill, backup } = await start('Active');
+    // with this seed the first restore call draws an error and the second passes
+    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['restoreBackup'] });
+    const run = await runJob(
+      sim,
+      policy({
+        workgroup: 'ops',
+        workspace: 'drill',
+        backupId: backup.backup_id,
+        expect: { vertices: backup.vertex_count },
+      }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(run.summary.targets[0]?.attempts).toBe(2);
+    const restores = operations(run, 'restoreBackup');
+    expect(restores.map((entry) => entry.status)).toEqual([500, 200]);
+    expect(run.summary.evidence).toMatchObject({
+      restoreRequestIds: restores.map((entry) => entry.requestId),
+    });
+    expect(mutatingCalls(run)).toEqual(['restoreBackup', 'restoreBackup', 'pauseWorkspace']);
+    expect(drill().vertex_count).toBe(backup.vertex_count);
+  });
+
+  it('a transient failure of the pause afterwards retries the pause alone, not the restore', async () => {
+    const { sim, drill, backup } = await start('Active');
+    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['pauseWorkspace'] });
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(run.summary.targets[0]?.attempts).toBe(2);
+    expect(mutatingCalls(run)).toEqual(['restoreBackup', 'pauseWorkspace', 'pauseWorkspace']);
+    expect(run.summary.findings).toEqual([]);
+    expect(run.summary.evidence).toMatchObject({ passed: true, afterwards: { outcome: 'paused' } });
+    expect(['Stopping', 'Stopped']).toContain(drill().status);
+  });
+
+  it('when transient restore errors outlast the retries, the run still pauses the workspace once', async () => {
+    const { sim, drill, backup } = await start('Stopped');
+    sim.setFaults({ errorRate: 1, operations: ['restoreBackup'] });
+    const params = { workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id };
+    const run = await runJob(sim, policy(params, '{ attempts: 2, backoff: 1s }'), 'drill');
+
+    expect(run.summary.outcome).toBe('failed');
+    expect(run.summary.targets[0]).toMatchObject({ attempts: 2, error: { status: 500, retryable: true } });
+    expect(mutatingCalls(run)).toEqual([
+      'resumeWorkspace',
+      'restoreBackup',
+      'restoreBackup',
+      'pauseWorkspace',
+    ]);
+    expect(run.summary.evidence).toMatchObject({ passed: false, afterwards: { outcome: 'paused' } });
+    expect(['Stopping', 'Stopped']).toContain(drill().status);
+  });
+
+  it('a restore that outlasts waitReady fails the drill and reports the workspace it could not pause', async () => {
+    const { sim, backup } = await start('Active', 3_000);
+    const run = await runJob(
+      sim,
+      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, waitReady: '1s' }),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('failed');
+    expect(run.summary.targets[0]?.error?.message).toMatch(
+      /ops\/drill not restored \(Active\) within 1s: still Restoring/,
+    );
+    expect(mutatingCalls(run)).toEqual(['restoreBackup']);
+    expect(run.summary.findings).toEqual([
+      expect.objectContaining({
+        rule: 'restore-drill/left-running',
+        severity: 'warning',
+        subject: 'ops/drill',
+      }),
+    ]);
+    expect(run.summary.evidence).toMatchObject({
+      passed: false,
+      afterwards: { requested: 'pause', outcome: 'not-paused', reason: 'workspace is Restoring' },
+    });
+  });
+
+  it('a run that times out mid-restore still records its evidence and the workspace it left running', async () => {
+    const { sim, backup } = await start('Active', 3_000);
+    const params = { workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id };
+    const run = await runJob(
+      sim,
+      policy(params).replace('    retry:', '    timeout: 1s\n    retry:'),
+      'drill',
+    );
+
+    expect(run.summary.outcome).toBe('failed');
+    expect(run.summary.reason).toMatch(/timed out/);
+    expect(run.summary.findings.map((finding) => finding.rule)).toEqual(['restore-drill/left-running']);
+    expect(run.summary.evidence).toMatchObject({
+      passed: false,
+      backupId: backup.backup_id,
+      afterwards: { outcome: 'not-paused', reason: 'workspace is Restoring' },
+    });
+  });
+
+  it('a dry run calls read-only operations only and says it would resume first, restore and pause', async () => {
+    const { sim, backup } = await start('Stopped');
+    const run = await runJob(
+      sim,
+      policy({
+        workgroup: 'ops',
+        workspace: 'drill',
+        backupId: backup.backup_id,
+        expect: { vertices: { min: 5 } },
+      }),
+      'drill',
+      { dryRun: true },
+    );
+
+    expect(mutatingCalls(run)).toEqual([]);
+    expect(run.summary.targets).toEqual([
+      expect.objectContaining({
+        outcome: 'planned',
+        reason: `would resume (Stopped), restore ${backup.backup_id}, check vertices at least 5, then pause it`,
+      }),
+    ]);
+  });
+
+  it.each([false, true])(
+    'a workspace not in the fleet fails with a message naming it, changing nothing (dry run: %s)',
+    async (dryRun) => {
+      const { sim, backup } = await start('Active');
+      const run = await runJob(
+        sim,
+        policy({ workgroup: 'ops', workspace: 'no-such-drill', backupId: backup.backup_id }),
+        'drill',
+        { dryRun },
+      );
+
+      expect(run.summary.outcome).toBe('failed');
+      expect(run.summary.targets[0]?.error?.message).toMatch(
+        /^no workspace "no-such-drill" in workgroup "ops" \(known: drill, /,
+      );
+      expect(mutatingCalls(run)).toEqual([]);
+    },
+  );
+
+  it('refuses a glob for the workspace: a restore overwrites the data of exactly the workspace named', () => {
+    const text = policy({ workgroup: 'ops', workspace: 'dr*', backupId: 'bk-1' });
+    expect(() => parsePolicy(text, 'test.yaml', { registry: actionRegistry, env: {} })).toThrow(
+      /globs are refused/,
+    );
+  });
+});

@@ -1,0 +1,265 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
+import { type SimState, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
+import { mutatingCalls, runJob } from '../../helpers/actions.js';
+import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
+import { COMPONENTS, providerOf, providerPath, providerState } from './cloud-provider-fixtures.js';
+
+const policy = (withBlock: string, target = 'target: { workgroups: ["prod-core"] }') => `version: 1
+jobs:
+  upgrade:
+    schedule: "0 3 * * 6"
+    action: upgrade-cloud-provider
+    ${target}
+    confirm: true
+    retry: { attempts: 3, backoff: 1s, strategy: fixed }
+    with:
+      pollInterval: 1s
+      waitReady: 1m
+${withBlock}`;
+
+const UPGRADE = `      components: { engine: "4.2.0", gateway: "1.9.2" }
+      nodeGroups: { ng_16: { max_size: 6 }, ng_system: { min_size: 1 } }
+      logTypes: [api, audit]
+`;
+
+type UpgradeRequest = Extract<SimState['transitions'][number], { kind: 'upgrade' }>['request'];
+
+/** A state in which prod-core's provider is Upgrading (the given request) for another `ms`. */
+function upgradingState(request: UpgradeRequest, ms: number) {
+  return providerState(3, (state) => {
+    const cp = providerOf(state, 'prod-core');
+    cp.status = 'Upgrading';
+    const now = Date.now();
+    state.transitions.push({
+      kind: 'upgrade',
+      cloud_provider_id: cp.id,
+      request,
+      id: 'tr-test',
+      started_at: new Date(now).toISOString(),
+      completes_at: new Date(now + ms).toISOString(),
+    });
+  });
+}
+
+describe('upgrade-cloud-provider against the simulator', () => {
+  let sim: SimulatorHandle;
+  let proxy: RefusingProxy;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, transitionMs: 50, state: providerState(3) });
+    proxy = await startRefusingProxy(sim);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await sim.close();
+  });
+  beforeEach(() => {
+    sim.reset({ state: providerState(3) });
+    proxy.reset();
+  });
+
+  const provider = () => providerOf(sim.state, 'prod-core');
+  const upgradeCalls = (run: Awaited<ReturnType<typeof runJob>>) =>
+    run.requests.filter((r) => r.operation === 'upgradeCloudProvider').map((r) => r.status);
+
+  it('sends only what differs, waits until the provider is Active again and reports before and after', async () => {
+    const run = await runJob(sim, policy(UPGRADE), 'upgrade');
+    expect(run.summary.outcome).toBe('succeeded');
+    const id = provider().id;
+    const target = run.summary.targets[0];
+    expect(target).toMatchObject({ key: id, outcome: 'succeeded', attempts: 1 });
+    expect(target?.detail?.requested).toEqual({
+      components: [{ name: 'engine', version: '4.2.0' }],
+      node_group_config: { ng_16: { max_size: 6 } },
+      cluster_enabled_log_types: ['api', 'audit'],
+    });
+    expect(target?.detail).toMatchObject({
+      before: { components: COMPONENTS, nodeGroups: { ng_16: { max_size: 4 } }, logTypes: ['api'] },
+      after: {
+        status: 'Active',
+        components: { ...COMPONENTS, engine: '4.2.0' },
+        nodeGroups: { ng_16: { min_size: 0, max_size: 6, overprovisioning_factor: 1 } },
+        logTypes: ['api', 'audit'],
+        lastError: null,
+      },
+    });
+    expect(target?.detail?.timeToReadyMs).toBeGreaterThan(0);
+    expect(run.summary.evidence?.upgrades).toEqual({
+      [id]: expect.objectContaining({ name: 'prod-core-byoc', passed: true, before: target?.detail?.before }),
+    });
+    expect(JSON.parse(provider().component_versions ?? '{}')).toEqual({ ...COMPONENTS, engine: '4.2.0' });
+    expect(provider().status).toBe('Active');
+    expect(mutatingCalls(run)).toEqual(['upgradeCloudProvider']);
+  });
+
+  it('skips a provider already at the requested versions, sizes and log types without calling the upgrade', async () => {
+    const run = await runJob(
+      sim,
+      policy(`      components: [{ name: engine, version: "4.1.3" }]
+      nodeGroups: { ng_16: { max_size: 4, min_size: 0 } }
+      logTypes: [api]
+`),
+      'upgrade',
+    );
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already at the requested versions',
+    });
+    expect(mutatingCalls(run)).toEqual([]);
+  });
+
+  it('waits for an upgrade already under way instead of sending another, and skips when it brought the request', async () => {
+    sim.reset({ state: upgradingState({ components: [{ name: 'engine', version: '4.2.0' }] }, 1500) });
+    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already at the requested versions (after waiting for an upgrade already under way)',
+      detail: { before: { status: 'Upgrading' }, after: { status: 'Active' } },
+    });
+    expect(mutatingCalls(run)).toEqual([]);
+  });
+
+  it('after an upgrade under way ends without the request, sends its own', async () => {
+    sim.reset({ state: upgradingState({ cluster_enabled_log_types: ['api', 'scheduler'] }, 1500) });
+    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'succeeded',
+      reason: 'upgraded after an upgrade already under way ended',
+    });
+    expect(upgradeCalls(run)).toEqual([200]);
+    expect(provider().cluster_enabled_log_types).toEqual(['api', 'scheduler']);
+    expect(JSON.parse(provider().component_versions ?? '{}')).toMatchObject({ engine: '4.2.0' });
+  });
+
+  it('fails an upgrade the API refuses for good after one attempt', async () => {
+    // min_size 5 above the group's max_size 4: refused after the simulator merges the sizes
+    const run = await runJob(sim, policy('      nodeGroups: { ng_16: { min_size: 5 } }\n'), 'upgrade');
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { type: 'Bad-Request', status: 400, retryable: false },
+    });
+    expect(upgradeCalls(run)).toEqual([400]);
+    expect(provider().node_group_config?.ng_16?.min_size).toBe(0);
+  });
+
+  it('retries a transient server error on the upgrade and applies it once', async () => {
+    const before = provider().version_number;
+    // seed 33: the first affected request fails, the next ones pass
+    sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['upgradeCloudProvider'] });
+    const run = await runJob(sim, policy(UPGRADE), 'upgrade');
+    expect(upgradeCalls(run)).toEqual([500, 200]);
+    expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
+    // one upgrade: Upgrading, then Active
+    expect(provider().version_number).toBe(before + 2);
+  });
+
+  it('after a lost answer, re-reads on the retry and does not send the upgrade again', async () => {
+    const path = providerPath(provider().id, '/upgrade');
+    proxy.refuse({ method: 'PUT', path, status: 500, type: 'Internal-Error', forwardFirst: true, times: 1 });
+    const before = provider().version_number;
+    const run = await runJob(proxy.sim, policy(UPGRADE), 'upgrade');
+    expect(proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
+    expect(run.summary.targets[0]?.detail).toMatchObject({
+      before: { logTypes: ['api'] },
+      after: { logTypes: ['api', 'audit'] },
+    });
+    expect(provider().version_number).toBe(before + 2);
+  });
+
+  it('fails a provider that ends its upgrade with last_error set, recording it in the evidence', async () => {
+    sim.reset({
+      state: providerState(3, (state) => {
+        providerOf(state, 'prod-core').last_error = 'helm release timed out';
+      }),
+    });
+    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: {
+        message: 'cloud provider prod-core-byoc ended the upgrade with last_error: helm release timed out',
+      },
+    });
+    expect(run.summary.evidence?.upgrades).toEqual({
+      [provider().id]: expect.objectContaining({
+        passed: false,
+        after: expect.objectContaining({ lastError: 'helm release timed out' }),
+      }),
+    });
+  });
+
+  it('upgrades each provider once for workgroups sharing it and for ids also given', async () => {
+    sim.reset({
+      state: providerState(3, (state) => {
+        const devAlpha = state.workgroups.find((wg) => wg.name === 'dev-alpha');
+        if (devAlpha) devAlpha.cloud_provider_id = providerOf(state, 'prod-core').id;
+      }),
+    });
+    const staging = providerOf(sim.state, 'staging-eu').id;
+    const run = await runJob(
+      sim,
+      policy(
+        `      cloudProviderIds: ["${provider().id}", "${staging}"]\n      logTypes: [audit]\n`,
+        'target: { workgroups: ["prod-core", "dev-alpha"] }',
+      ),
+      'upgrade',
+    );
+    expect(run.summary.targets.map((t) => t.key).sort()).toEqual([provider().id, staging].sort());
+    expect(upgradeCalls(run)).toEqual([200, 200]);
+  });
+
+  it('a dry run plans the changes with read-only calls and upgrades nothing', async () => {
+    const run = await runJob(sim, policy(UPGRADE), 'upgrade', { dryRun: true });
+    expect(mutatingCalls(run)).toEqual([]);
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'planned',
+      reason: 'would upgrade: engine 4.1.3 → 4.2.0; ng_16.max_size 4 → 6; log types [api] → [api, audit]',
+    });
+    expect(provider().status).toBe('Active');
+  });
+});
+
+describe('upgrade-cloud-provider with a slow provider', () => {
+  let sim: SimulatorHandle;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, transitionMs: 60_000, state: providerState(1) });
+  });
+  afterAll(() => sim.close());
+
+  it('fails the provider when it is not Active again within waitReady, without retrying', async () => {
+    const run = await runJob(
+      sim,
+      policy('      components: { engine: "4.2.0" }\n').replace('waitReady: 1m', 'waitReady: 2s'),
+      'upgrade',
+    );
+    expect(run.summary.targets[0]).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(run.summary.targets[0]?.error?.message).toMatch(
+      /^cloud provider prod-core-byoc not Active within 2s: still Upgrading when the wait ran out$/,
+    );
+    expect(run.requests.filter((r) => r.operation === 'upgradeCloudProvider')).toHaveLength(1);
+  });
+});
+
+describe('upgrade-cloud-provider in a policy', () => {
+  const load = (text: string) => () => parsePolicy(text, 'up.yaml', { registry: actionRegistry, env: {} });
+
+  it('is destructive: refused without confirm: true', () => {
+    expect(load(policy(UPGRADE).replace('    confirm: true\n', ''))).toThrow(
+      /action "upgrade-cloud-provider" is destructive: add "confirm: true" to the job/,
+    );
+  });
+
+  it('refuses a job that asks for nothing to upgrade', () => {
+    expect(load(policy(''))).toThrow(/give components, nodeGroups or logTypes: there is nothing to upgrade/);
+  });
+
+  it('refuses a node group whose min_size exceeds its max_size', () => {
+    expect(load(policy('      nodeGroups: { ng_32: { min_size: 3, max_size: 2 } }\n'))).toThrow(PolicyError);
+    expect(load(policy('      nodeGroups: { ng_32: { min_size: 3, max_size: 2 } }\n'))).toThrow(
+      /min_size exceeds max_size/,
+    );
+  });
+});

@@ -1,0 +1,315 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  checkSink,
+  deliverSecret,
+  generatePassword,
+  markCurrent,
+  type SecretSink,
+  SecretSinkError,
+  SecretSinkSchema,
+  withoutSecret,
+} from '../../../jobs/secret-sink.js';
+import { ApiError } from '../../../src/api/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'nightshift-sink-unit-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const identity = { job: 'rotate', runId: 'run-1', workgroupId: 'wg-1', workspaceId: 'ws-1', username: 'app' };
+const signal = new AbortController().signal;
+let files = 0;
+const freshPath = () => join(dir, `secrets-${++files}.jsonl`);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+/** A node script that appends what it got on stdin and its NIGHTSHIFT_SECRET_* variables to a file. */
+function recorderScript(): { command: string[]; out: string } {
+  const script = join(dir, `recorder-${++files}.mjs`);
+  const out = join(dir, `recorded-${files}.jsonl`);
+  writeFileSync(
+    script,
+    `import { appendFileSync } from 'node:fs';
+const chunks = [];
+process.stdin.on('data', (chunk) => chunks.push(chunk));
+process.stdin.on('end', () => {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('NIGHTSHIFT_SECRET_')));
+  appendFileSync(process.argv[2], JSON.stringify({ stdin: Buffer.concat(chunks).toString('utf8'), env }) + '\\n');
+});
+`,
+  );
+  return { command: [process.execPath, script, out], out };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('generatePassword', () => {
+  it('draws the requested length from letters and digits, with each of the three kinds present', () => {
+    for (const length of [16, 32, 128]) {
+      const password = generatePassword(length);
+      expect(password).toHaveLength(length);
+      expect(password).toMatch(/^[A-Za-z0-9]+$/);
+      expect(password).toMatch(/[a-z]/);
+      expect(password).toMatch(/[A-Z]/);
+      expect(password).toMatch(/[0-9]/);
+    }
+  });
+
+  it('never repeats itself over a thousand draws', () => {
+    const drawn = new Set(Array.from({ length: 1000 }, () => generatePassword(16)));
+    expect(drawn.size).toBe(1000);
+  });
+});
+
+describe('SecretSinkSchema', () => {
+  it('accepts an absolute file or a command, and refuses a relative file or an empty command', () => {
+    expect(SecretSinkSchema.safeParse({ file: '/var/lib/nightshift/secrets.jsonl' }).success).toBe(true);
+    expect(SecretSinkSchema.safeParse({ command: ['/usr/local/bin/store-secret', '--arg'] }).success).toBe(
+      true,
+    );
+    expect(SecretSinkSchema.safeParse({ file: 'secrets.jsonl' }).success).toBe(false);
+    expect(SecretSinkSchema.safeParse({ command: [] }).success).toBe(false);
+    expect(SecretSinkSchema.safeParse({ file: '/a', command: ['/b'] }).success).toBe(false);
+  });
+
+  it('reads a command timeout as a duration of at most 10m', () => {
+    expect(SecretSinkSchema.parse({ command: ['/b'], timeout: '5s' })).toEqual({
+      command: ['/b'],
+      timeout: 5000,
+    });
+    expect(SecretSinkSchema.safeParse({ command: ['/b'], timeout: '1h' }).success).toBe(false);
+  });
+});
+
+describe('file sink', () => {
+  it('creates the file with mode 0600 and appends one JSON line per record', async () => {
+    const sink: SecretSink = { file: freshPath() };
+    await deliverSecret(sink, identity, 'id-1', { state: 'pending', password: 'Secret123secret' }, signal);
+    await markCurrent(sink, identity, 'id-1', signal);
+    expect(statSync(sink.file).mode & 0o777).toBe(0o600);
+    const [pending, current] = lines(sink.file);
+    expect(pending).toMatchObject({
+      ...identity,
+      secretId: 'id-1',
+      state: 'pending',
+      password: 'Secret123secret',
+    });
+    expect(Date.parse(String(pending?.time))).not.toBeNaN();
+    expect(current).toMatchObject({ ...identity, secretId: 'id-1', state: 'current' });
+    expect(current).not.toHaveProperty('password');
+  });
+
+  it('refuses a file that group or others may read, naming the path and mode but not the secret', async () => {
+    const path = freshPath();
+    writeFileSync(path, '', { mode: 0o600 });
+    chmodSync(path, 0o640);
+    const error = await rejection(
+      deliverSecret(
+        { file: path },
+        identity,
+        'id-2',
+        { state: 'pending', password: 'NeverShown42x' },
+        signal,
+      ),
+    );
+    expect(error).toBeInstanceOf(SecretSinkError);
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('mode 0640');
+    expect(error.message).not.toContain('NeverShown42x');
+    expect(readFileSync(path, 'utf8')).toBe('');
+  });
+
+  it('refuses a path that is not a regular file', async () => {
+    const path = join(dir, `a-directory-${++files}`);
+    mkdirSync(path, { mode: 0o700 });
+    const error = await rejection(
+      deliverSecret({ file: path }, identity, 'id-3', { state: 'pending', password: 'x' }, signal),
+    );
+    expect(error.message).toMatch(/not a regular file|EISDIR/);
+  });
+
+  it('names the path and the error code when the directory does not exist', async () => {
+    const path = join(dir, 'missing', 'secrets.jsonl');
+    const error = await rejection(
+      deliverSecret({ file: path }, identity, 'id-4', { state: 'pending', password: 'x' }, signal),
+    );
+    expect(error.message).toBe(`secret sink ${path}: cannot write (ENOENT)`);
+  });
+
+  it('checkSink (dry run) finds the same problems without creating the file', async () => {
+    const open = freshPath();
+    writeFileSync(open, '', { mode: 0o600 });
+    chmodSync(open, 0o644);
+    await expect(checkSink({ file: open })).rejects.toThrow('mode 0644');
+    await expect(checkSink({ file: join(dir, 'missing', 'x.jsonl') })).rejects.toThrow('is not usable');
+    const absent = freshPath();
+    await checkSink({ file: absent });
+    expect(() => statSync(absent)).toThrow();
+  });
+});
+
+describe('command sink', () => {
+  it('gives the command the record on stdin and its identity in NIGHTSHIFT_SECRET_* variables, never the password', async () => {
+    const { command, out } = recorderScript();
+    await deliverSecret(
+      { command },
+      identity,
+      'id-5',
+      { state: 'pending', password: 'ViaStdin123abc' },
+      signal,
+    );
+    const [got] = lines(out);
+    expect(JSON.parse(String(got?.stdin))).toMatchObject({
+      ...identity,
+      state: 'pending',
+      password: 'ViaStdin123abc',
+    });
+    expect(got?.env).toEqual({
+      NIGHTSHIFT_SECRET_ID: 'id-5',
+      NIGHTSHIFT_SECRET_STATE: 'pending',
+      NIGHTSHIFT_SECRET_JOB: 'rotate',
+      NIGHTSHIFT_SECRET_RUN_ID: 'run-1',
+      NIGHTSHIFT_SECRET_WORKGROUP_ID: 'wg-1',
+      NIGHTSHIFT_SECRET_WORKSPACE_ID: 'ws-1',
+      NIGHTSHIFT_SECRET_USERNAME: 'app',
+    });
+  });
+
+  it('runs the command without a shell: an argument with shell syntax arrives as written', async () => {
+    const out = join(dir, `argv-${++files}.json`);
+    const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))`;
+    await deliverSecret(
+      { command: [process.execPath, '-e', script, out, '$(touch /tmp/x); *'] },
+      identity,
+      'id-6',
+      { state: 'current' },
+      signal,
+    );
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['$(touch /tmp/x); *']);
+  });
+
+  it('fails on a non-zero exit, naming the program but not the secret', async () => {
+    const error = await rejection(
+      deliverSecret(
+        {
+          command: [
+            process.execPath,
+            '-e',
+            'process.stdin.resume(); process.stdin.on("end", () => process.exit(3))',
+          ],
+        },
+        identity,
+        'id-7',
+        { state: 'pending', password: 'NotInErrors99x' },
+        signal,
+      ),
+    );
+    expect(error).toBeInstanceOf(SecretSinkError);
+    expect(error.message).toBe(`secret sink command ${process.execPath}: exited with code 3`);
+  });
+
+  it('kills a command that outlives its timeout and fails', async () => {
+    const started = Date.now();
+    const error = await rejection(
+      deliverSecret(
+        { command: [process.execPath, '-e', 'setTimeout(() => {}, 20000)'], timeout: 1000 },
+        identity,
+        'id-8',
+        { state: 'current' },
+        signal,
+      ),
+    );
+    expect(error.message).toBe(`secret sink command ${process.execPath}: no exit within 1000 ms; killed`);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('fails when the program cannot be started', async () => {
+    const error = await rejection(
+      deliverSecret(
+        { command: [join(dir, 'no-such-program')] },
+        identity,
+        'id-9',
+        { state: 'current' },
+        signal,
+      ),
+    );
+    expect(error.message).toBe(
+      `secret sink command ${join(dir, 'no-such-program')}: could not start (ENOENT)`,
+    );
+  });
+
+  it('says the password is set but unconfirmed when marking it current fails', async () => {
+    const error = await rejection(
+      markCurrent({ command: [process.execPath, '-e', 'process.exit(1)'] }, identity, 'id-10', signal),
+    );
+    expect(error.message).toContain('the password of "app" was set, and is the one in pending record id-10');
+    expect(error.message).toContain('exited with code 1');
+  });
+});
+
+describe('withoutSecret', () => {
+  const fields = {
+    operation: 'updateDbUserPassword',
+    method: 'PUT',
+    path: '/controller/v4/v2/workgroups/wg-1/workspaces/ws-1/dbuser',
+    status: 400,
+    type: 'Bad-Request',
+    requestId: 'req-1',
+  };
+
+  it('replaces a password the server quoted in its reason and details, keeping what the error says', () => {
+    const quoting = new ApiError({
+      ...fields,
+      details: [
+        { FieldName: 'password', Reason: 'password "Hunter2Hunter2" is too weak', Type: 'Bad-Request' },
+      ],
+      reason: 'password "Hunter2Hunter2" is too weak',
+    });
+    const scrubbed = withoutSecret(quoting, 'Hunter2Hunter2') as ApiError;
+    expect(JSON.stringify(scrubbed.toJSON())).not.toContain('Hunter2Hunter2');
+    expect(scrubbed.message).toBe(
+      'updateDbUserPassword PUT /controller/v4/v2/workgroups/wg-1/workspaces/ws-1/dbuser → 400 Bad-Request (RequestID req-1): password "[redacted]" is too weak',
+    );
+    expect(scrubbed).toMatchObject({
+      status: 400,
+      type: 'Bad-Request',
+      requestId: 'req-1',
+      retryable: false,
+    });
+    expect(scrubbed.details[0]?.Reason).toBe('password "[redacted]" is too weak');
+  });
+
+  it('hands back any other error as it is', () => {
+    const plain = new ApiError({ ...fields, reason: 'password must be 8-128 characters' });
+    expect(withoutSecret(plain, 'Hunter2Hunter2')).toBe(plain);
+    const other = new Error('boom');
+    expect(withoutSecret(other, 'boom')).toBe(other);
+  });
+});
+
+describe('cancellation', () => {
+  it('kills a running sink command when the run is aborted', async () => {
+    const controller = new AbortController();
+    const delivery = deliverSecret(
+      { command: [process.execPath, '-e', 'setTimeout(() => {}, 20000)'] },
+      identity,
+      'id-11',
+      { state: 'current' },
+      controller.signal,
+    );
+    setTimeout(() => controller.abort(), 100);
+    const error = await rejection(delivery);
+    expect(error.message).toBe(`secret sink command ${process.execPath}: cancelled`);
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { findingKey, runChange, type SinkState } from '../../../src/notify/index.js';
+import { finding, runSummary } from '../../helpers/summaries.js';
+
+/** The state a sink keeps after hearing about a run, as the notifier stores it. */
+function heard(summary: ReturnType<typeof runSummary>, previous?: SinkState): SinkState {
+  const change = runChange(summary, previous);
+  if (!change) throw new Error('the run raised nothing');
+  return change.next;
+}
+
+const A = finding('open-to-world', 'wg-1');
+const B = finding('open-to-world', 'wg-2');
+const C = finding('stale-entry', 'wg-1', 'critical');
+
+describe('failure and partial', () => {
+  it('a failed run raises failure, every time', () => {
+    const first = runSummary({ failed: 2, succeeded: 0 });
+    expect(runChange(first, undefined)?.events).toEqual(['failure']);
+    expect(runChange(runSummary({ failed: 2, succeeded: 0 }), heard(first))?.events).toEqual(['failure']);
+  });
+
+  it('a run with some failed targets raises partial', () => {
+    expect(runChange(runSummary({ failed: 1, succeeded: 3 }), undefined)?.events).toEqual(['partial']);
+  });
+
+  it('a run that succeeded with nothing new raises nothing, but still moves the state on', () => {
+    const change = runChange(runSummary(), undefined);
+    expect(change?.events).toEqual([]);
+    expect(change?.next.outcome).toBe('succeeded');
+  });
+});
+
+describe('recovered', () => {
+  it('is raised when a run succeeds after a failed one', () => {
+    const failed = heard(runSummary({ failed: 2, succeeded: 0 }));
+    const change = runChange(runSummary(), failed);
+    expect(change?.events).toEqual(['recovered']);
+    expect(change?.previousOutcome).toBe('failed');
+  });
+
+  it('is raised when a run succeeds after a partial one', () => {
+    const partial = heard(runSummary({ failed: 1 }));
+    expect(runChange(runSummary(), partial)?.events).toEqual(['recovered']);
+  });
+
+  it('is not raised by a success after a success, nor by the first run ever', () => {
+    expect(runChange(runSummary(), heard(runSummary()))?.events).toEqual([]);
+    expect(runChange(runSummary(), undefined)?.events).toEqual([]);
+  });
+});
+
+describe('findings', () => {
+  it('the first run reports every finding as new', () => {
+    const change = runChange(runSummary({ findings: [A, B] }), undefined);
+    expect(change?.events).toEqual(['findings']);
+    expect(change?.newFindings).toEqual([A, B]);
+    expect(change?.resolvedFindings).toEqual([]);
+  });
+
+  it('the same findings again raise nothing, even with a new message or severity', () => {
+    const before = heard(runSummary({ findings: [A, B] }));
+    const again = runChange(
+      runSummary({
+        findings: [
+          { ...A, message: 'still open, 3 days' },
+          { ...B, severity: 'critical' },
+        ],
+      }),
+      before,
+    );
+    expect(again?.events).toEqual([]);
+    expect(again?.newFindings).toEqual([]);
+  });
+
+  it('reports a new finding and a resolved one together', () => {
+    const before = heard(runSummary({ findings: [A, B] }));
+    const change = runChange(runSummary({ findings: [A, C] }), before);
+    expect(change?.events).toEqual(['findings']);
+    expect(change?.newFindings).toEqual([C]);
+    expect(change?.resolvedFindings).toEqual([B]);
+    expect(change?.next.findings.map(findingKey)).toEqual([A, C].map(findingKey));
+  });
+
+  it('a run that partly failed reports new findings but resolves none: a failed target found nothing', () => {
+    const before = heard(runSummary({ findings: [A, B] }));
+    const change = runChange(runSummary({ failed: 1, findings: [C] }), before);
+    expect(change?.events).toEqual(['partial', 'findings']);
+    expect(change?.newFindings).toEqual([C]);
+    expect(change?.resolvedFindings).toEqual([]);
+    expect(change?.next.findings.map(findingKey).sort()).toEqual([A, B, C].map(findingKey).sort());
+  });
+
+  it('a failed run resolves nothing either', () => {
+    const before = heard(runSummary({ findings: [A] }));
+    const change = runChange(runSummary({ failed: 2, succeeded: 0 }), before);
+    expect(change?.events).toEqual(['failure']);
+    expect(change?.next.findings).toEqual([A]);
+  });
+
+  it('a finding reported twice in one run counts once', () => {
+    const change = runChange(runSummary({ findings: [A, { ...A, message: 'twice' }] }), undefined);
+    expect(change?.newFindings).toEqual([A]);
+  });
+
+  it('raises recovered and findings together, in a fixed order', () => {
+    const failed = heard(runSummary({ failed: 2, succeeded: 0 }));
+    expect(runChange(runSummary({ findings: [A] }), failed)?.events).toEqual(['findings', 'recovered']);
+  });
+});
+
+describe('runs that say nothing', () => {
+  it('dry runs, skipped and missed runs raise nothing and change nothing', () => {
+    expect(runChange(runSummary({ dryRun: true, failed: 2, succeeded: 0 }), undefined)).toBeUndefined();
+    expect(runChange(runSummary({ outcome: 'skipped' }), undefined)).toBeUndefined();
+    expect(runChange(runSummary({ outcome: 'missed' }), undefined)).toBeUndefined();
+  });
+
+  it('a run the sink already heard about (delivered twice) raises nothing', () => {
+    const failed = runSummary({ failed: 2, succeeded: 0, findings: [A] });
+    expect(runChange(failed, heard(failed))).toBeUndefined();
+  });
+});

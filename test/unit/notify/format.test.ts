@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatNotification,
+  jsonPayload,
+  MAX_PAYLOAD_FINDINGS,
+  type Notification,
+  slackPayload,
+} from '../../../src/notify/index.js';
+import { finding, runSummary } from '../../helpers/summaries.js';
+
+function notification(overrides: Partial<Notification> & Pick<Notification, 'summary'>): Notification {
+  return {
+    events: ['failure'],
+    previousOutcome: undefined,
+    newFindings: [],
+    resolvedFindings: [],
+    ...overrides,
+  };
+}
+
+describe('json format', () => {
+  it('is a stable payload with every key present', () => {
+    const summary = runSummary({ job: 'nightly-pause', failed: 1, succeeded: 2 });
+    const payload = jsonPayload(notification({ summary, events: ['partial'], previousOutcome: 'succeeded' }));
+    expect(payload).toEqual({
+      kind: 'nightshift.run',
+      version: 1,
+      events: ['partial'],
+      job: 'nightly-pause',
+      action: 'allow-list-audit',
+      runId: summary.runId,
+      trigger: 'schedule',
+      outcome: 'partial',
+      previousOutcome: 'succeeded',
+      reason: null,
+      error: null,
+      scheduledAt: '2026-03-27T20:00:00.000Z',
+      startedAt: '2026-03-27T20:00:00.000Z',
+      finishedAt: summary.finishedAt,
+      durationMs: 1000,
+      counts: { total: 3, succeeded: 2, skipped: 0, failed: 1, planned: 0 },
+      failedTargets: [
+        {
+          key: 'wg-1/ws-100',
+          workgroup: 'dev-core',
+          workspace: 'ws100',
+          error: {
+            message: 'Internal-Error: boom',
+            type: 'Internal-Error',
+            status: 500,
+            requestId: 'req-100',
+          },
+        },
+      ],
+      findings: { open: 0, new: 0, resolved: 0 },
+      newFindings: [],
+      resolvedFindings: [],
+    });
+  });
+
+  it('lists new and resolved findings most severe first, capped, with complete counts', () => {
+    const many = Array.from({ length: MAX_PAYLOAD_FINDINGS + 5 }, (_, i) => finding('r', `s${i}`, 'info'));
+    const critical = finding('open-to-world', 'wg-9', 'critical');
+    const summary = runSummary({ findings: [...many, critical] });
+    const payload = jsonPayload(
+      notification({
+        summary,
+        events: ['findings'],
+        newFindings: [...many, critical],
+        resolvedFindings: [finding('gone', 'wg-1')],
+      }),
+    );
+    expect(payload.findings).toEqual({ open: many.length + 1, new: many.length + 1, resolved: 1 });
+    expect(payload.newFindings).toHaveLength(MAX_PAYLOAD_FINDINGS);
+    expect(payload.newFindings[0]).toEqual(critical);
+    expect(payload.resolvedFindings).toEqual([finding('gone', 'wg-1')]);
+  });
+
+  it('is what formatNotification gives a json sink', () => {
+    const n = notification({ summary: runSummary({ failed: 2, succeeded: 0 }) });
+    expect(formatNotification('json', n)).toEqual(jsonPayload(n));
+  });
+});
+
+describe('slack format', () => {
+  it('names the job, the outcome, the counts and the run id', () => {
+    const summary = runSummary({
+      job: 'nightly-pause',
+      failed: 2,
+      succeeded: 0,
+      reason: 'every target failed',
+    });
+    const message = slackPayload(notification({ summary }));
+    expect(message.text).toBe('nightshift: nightly-pause failed: every target failed');
+    const all = JSON.stringify(message.blocks);
+    expect(all).toContain('*nightly-pause* failed');
+    expect(all).toContain('2 failed (of 2)');
+    expect(all).toContain(summary.runId);
+    expect(all).toContain('Failed targets');
+    expect(all).toContain('dev-core/ws100: Internal-Error: boom');
+  });
+
+  it('says partly failed with the share of failed targets', () => {
+    const message = slackPayload(
+      notification({ summary: runSummary({ job: 'j', failed: 1, succeeded: 3 }), events: ['partial'] }),
+    );
+    expect(message.text).toBe('nightshift: j partly failed: 1 of 4 targets failed');
+  });
+
+  it('says recovered, and from what', () => {
+    const message = slackPayload(
+      notification({ summary: runSummary({ job: 'j' }), events: ['recovered'], previousOutcome: 'partial' }),
+    );
+    expect(message.text).toBe('nightshift: j recovered: succeeded after a partly failed run');
+  });
+
+  it('lists the top findings, new and resolved, and counts the rest', () => {
+    const newFindings = Array.from({ length: 12 }, (_, i) => finding('open-to-world', `wg-${i}`));
+    const message = slackPayload(
+      notification({
+        summary: runSummary({ job: 'audit', findings: newFindings }),
+        events: ['findings'],
+        newFindings,
+        resolvedFindings: [finding('stale-entry', 'wg-x')],
+      }),
+    );
+    expect(message.text).toBe('nightshift: audit: 12 new findings, 1 resolved');
+    const sections = message.blocks.map((block) => (block.type === 'section' ? block.text.text : ''));
+    const listed = sections.find((text) => text.startsWith('*New findings*')) ?? '';
+    expect(listed.split('\n').filter((line) => line.startsWith('•'))).toHaveLength(10);
+    expect(listed).toContain('…and 2 more');
+    expect(sections.find((text) => text.startsWith('*Resolved*'))).toContain('stale-entry · wg-x');
+  });
+
+  it('escapes text from the run, so it cannot inject Slack markup or mentions', () => {
+    const summary = runSummary({ job: 'j', failed: 1, succeeded: 0, reason: '<!channel> & <http://x|y>' });
+    const message = slackPayload(notification({ summary }));
+    expect(message.text).toContain('&lt;!channel&gt; &amp; &lt;http://x|y&gt;');
+    expect(JSON.stringify(message)).not.toContain('<!channel>');
+  });
+
+  it('keeps every section text within Slack’s 3000 characters', () => {
+    const summary = runSummary({ job: 'j', failed: 1, succeeded: 0, reason: 'x'.repeat(5000) });
+    for (const block of slackPayload(notification({ summary })).blocks) {
+      if (block.type === 'section') expect(block.text.text.length).toBeLessThanOrEqual(3000);
+    }
+  });
+});
