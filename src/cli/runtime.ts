@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../api/index.js';
 import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
@@ -16,11 +17,28 @@ import { UsageError } from './exit.js';
 
 export { actionRegistry, actions };
 
-/** Logs for a service go to stdout; a command that prints results logs to stderr. */
+/**
+ * Logs for a service go to stdout; a command that prints results logs to stderr. JSON lines,
+ * or readable lines when the stream is a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides
+ * instead); colours unless `NO_COLOR` is set. Redaction happens before either.
+ */
 export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unknown> = {}): Logger {
+  const out = stream === 'stderr' ? process.stderr : process.stdout;
+  const format = process.env.NIGHTSHIFT_LOG_FORMAT || (out.isTTY ? 'pretty' : 'json');
+  if (format !== 'json' && format !== 'pretty')
+    throw new UsageError(`NIGHTSHIFT_LOG_FORMAT must be json or pretty, got "${format}"`);
   return createLogger({
     base: { name: 'nightshift', ...base },
-    destination: stream === 'stderr' ? process.stderr : process.stdout,
+    destination:
+      format === 'pretty'
+        ? pretty({
+            destination: out.fd,
+            colorize: !process.env.NO_COLOR,
+            ignore: 'pid,hostname,name',
+            translateTime: 'SYS:HH:MM:ss.l',
+            sync: true,
+          })
+        : out,
   });
 }
 
