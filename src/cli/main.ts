@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerNextCommand } from './commands/next.js';
 import { registerPlanCommand } from './commands/plan.js';
@@ -33,6 +34,7 @@ export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   registerHistoryCommand(program);
   registerSuspendCommands(program);
   registerSimCommand(program);
+  registerDemoCommand(program);
   return program;
 }
 

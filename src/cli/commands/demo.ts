@@ -1,0 +1,206 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { type Command, InvalidArgumentError } from 'commander';
+import pino from 'pino';
+import { createLogger } from '../../log/logger.js';
+import { parseDuration } from '../../policy/index.js';
+import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../redis/local-server.js';
+import type { RunSummary } from '../../runs/index.js';
+import {
+  DEFAULT_API_KEY,
+  DEFAULT_BEARER_TOKEN,
+  type Fleet,
+  type SimulatorHandle,
+  startSimulator,
+} from '../../sim/index.js';
+import { EXIT, UsageError } from '../exit.js';
+import { redisRuntime, untilSignal } from '../runtime.js';
+import { alignColumns } from '../table.js';
+import { packageRoot } from '../version.js';
+import { startSchedulerRole } from './scheduler.js';
+import { startWorkerRole } from './worker.js';
+
+interface DemoFlags {
+  duration?: number;
+  fleet: Fleet;
+}
+
+const DEMO_POLICY = fileURLToPath(new URL('config/demo.yaml', packageRoot));
+/** Long enough that a resume or a restore is seen under way, short enough for a one-minute day. */
+const TRANSITION_MS = 3000;
+
+function parseDemoDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 5_000)
+    throw new InvalidArgumentError('expected a duration of 5s or more, e.g. 60s or 5m');
+  return ms;
+}
+
+function parseFleet(text: string): Fleet {
+  const match = /^(\d+)x(\d+)$/.exec(text);
+  if (!match) throw new InvalidArgumentError('expected WORKGROUPSxWORKSPACES, e.g. 20x5');
+  return { workgroups: Number(match[1]), workspacesPerWorkgroup: Number(match[2]) };
+}
+
+function clock(at: Date = new Date()): string {
+  return at.toISOString().slice(11, 19);
+}
+
+/** One line per finished run, as the demo shows them. */
+function describeRun(run: RunSummary): string {
+  const { counts } = run;
+  const parts = [`${counts.total} targets`];
+  if (counts.succeeded) parts.push(`${counts.succeeded} done`);
+  if (counts.skipped) parts.push(`${counts.skipped} skipped`);
+  if (counts.failed) parts.push(`${counts.failed} failed`);
+  if (run.findings.length) parts.push(`${run.findings.length} findings`);
+  const restore = run.evidence?.timeToRestoreMs;
+  if (typeof restore === 'number') parts.push(`restored in ${(restore / 1000).toFixed(1)} s`);
+  const took = run.durationMs === undefined ? '' : ` in ${(run.durationMs / 1000).toFixed(1)} s`;
+  return `[${clock()}] ${run.job.padEnd(17)} ${run.outcome.padEnd(9)} ${parts.join(', ')}${took}${run.reason ? ` (${run.reason})` : ''}`;
+}
+
+function fleetLine(sim: SimulatorHandle): string {
+  const byStatus = new Map<string, number>();
+  for (const ws of sim.state.workspaces) byStatus.set(ws.status, (byStatus.get(ws.status) ?? 0) + 1);
+  const counts = [...byStatus.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${n} ${s}`);
+  return `[${clock()}] fleet: ${counts.join(', ')}`;
+}
+
+async function startRedis(): Promise<{ url: string; server?: LocalRedis }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
+  try {
+    const server = await startLocalRedis({ appendOnly: false });
+    return { url: server.url, server };
+  } catch (error) {
+    if (error instanceof RedisServerMissingError)
+      throw new UsageError(`the demo needs Redis: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Everything the demo needs, started in this process with nothing configured: a private
+ * redis-server, the simulator with a seeded fleet, and the scheduler and worker roles on
+ * config/demo.yaml, exactly as `nightshift start` runs them. Their JSON logs go to a file so the
+ * terminal shows the story: one line per finished run and the fleet's statuses.
+ */
+async function runDemo(flags: DemoFlags): Promise<void> {
+  const redis = await startRedis();
+  const sim = await startSimulator({ port: 0, seed: 1, fleet: flags.fleet, transitionMs: TRANSITION_MS });
+  const drill = sim.state.workspaces.find((ws) => ws.name === 'drill');
+  const backup = sim.state.backups
+    .filter((b) => b.workspace_id === drill?.workspace_id)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+  const dir = mkdtempSync(join(tmpdir(), 'nightshift-demo-'));
+  const logFile = join(dir, 'nightshift.log');
+  Object.assign(process.env, {
+    REDIS_URL: redis.url,
+    NIGHTSHIFT_REDIS_PREFIX: process.env.NIGHTSHIFT_REDIS_PREFIX || `demo-${process.pid}`,
+    NIGHTSHIFT_API_URL: sim.url,
+    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+    NIGHTSHIFT_BEARER_TOKEN: DEFAULT_BEARER_TOKEN,
+    NIGHTSHIFT_POLL_INTERVAL_MS: '500',
+    NIGHTSHIFT_SHUTDOWN_GRACE_MS: '15000',
+    DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
+  });
+  const log = createLogger({ destination: pino.destination({ dest: logFile, sync: false }) });
+  const runtime = redisRuntime(log, 'demo');
+  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }));
+  const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }));
+
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out('nightshift demo: a whole day every minute on a simulated fleet; nothing to configure');
+  out(
+    alignColumns([
+      ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
+      ['  redis', redis.server ? `${redis.url} (private redis-server)` : `${redis.url} (REDIS_URL)`],
+      ['  policy', DEMO_POLICY],
+      ['  logs', logFile],
+      ['  schedule', 'evening pause :05, morning resume :20, restore drill :35, allow-list audit :50'],
+      ['  stop', flags.duration ? `after ${Math.round(flags.duration / 1000)} s` : 'Ctrl-C'],
+    ]),
+  );
+  out(fleetLine(sim));
+
+  const seen = new Set<string>();
+  const finished: RunSummary[] = [];
+  const report = async () => {
+    const runs = await runtime.history.list({ limit: 100 }).catch(() => []);
+    for (const run of runs.reverse()) {
+      if (seen.has(run.runId)) continue;
+      seen.add(run.runId);
+      finished.push(run);
+      out(describeRun(run));
+    }
+  };
+  const stopped = flags.duration ? sleep(flags.duration).then(() => 'duration') : untilSignal();
+  let done = false;
+  void stopped.then(() => {
+    done = true;
+  });
+  let lastFleet = Date.now();
+  while (!done) {
+    await sleep(500);
+    await report();
+    if (Date.now() - lastFleet >= 10_000) {
+      out(fleetLine(sim));
+      lastFleet = Date.now();
+    }
+  }
+
+  out(`[${clock()}] stopping: no new ticks; letting runs in flight finish`);
+  await stopScheduler();
+  await stopWorker();
+  await report();
+  await runtime.close();
+  await sim.close();
+  await redis.server?.stop();
+
+  const byJob = new Map<string, string[]>();
+  for (const run of finished) byJob.set(run.job, [...(byJob.get(run.job) ?? []), run.outcome]);
+  out('\nsummary');
+  out(
+    alignColumns([
+      ['  JOB', 'RUNS', 'OUTCOMES'],
+      ...[...byJob.entries()].map(([job, outcomes]) => [
+        `  ${job}`,
+        String(outcomes.length),
+        outcomes.join(', '),
+      ]),
+    ]),
+  );
+  const findings = finished.reduce((sum, run) => sum + run.findings.length, 0);
+  const failed = finished.filter((run) => run.outcome === 'failed' || run.outcome === 'partial');
+  out(
+    `  ${finished.length} runs, ${failed.length} failed or partial, ${findings} findings; logs in ${logFile}`,
+  );
+  process.exitCode = failed.length > 0 ? EXIT.failed : EXIT.ok;
+}
+
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description(
+      'watch nightshift work: a private Redis, the simulator and config/demo.yaml, nothing to configure',
+    )
+    .option(
+      '--duration <time>',
+      'stop by itself after this long and print a summary, e.g. 60s',
+      parseDemoDuration,
+    )
+    .option('--fleet <WxS>', 'simulated workgroups x workspaces', parseFleet, {
+      workgroups: 20,
+      workspacesPerWorkgroup: 5,
+    })
+    .addHelpText(
+      'after',
+      '\nNeeds redis-server on the PATH (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis),\nor REDIS_URL pointing at a Redis it may use (under a key prefix of its own).\nExit codes: 0 every run succeeded, 1 a run failed or partly failed, 2 bad usage or no Redis.\n\nExamples:\n  npm run demo\n  nightshift demo --duration 60s\n  nightshift demo --fleet 50x10',
+    )
+    .action(async (flags: DemoFlags) => {
+      await runDemo(flags);
+    });
+}
