@@ -17,11 +17,24 @@ function yamlFiles(directory: string): string[] {
 }
 
 const files = yamlFiles(configDirectory).map((path) => relative(root, path));
-const env = { OPS_WEBHOOK: 'https://hooks.example.com/services/T0/B0/x' };
+const env = {
+  OPS_WEBHOOK: 'https://hooks.example.com/services/T0/B0/x',
+  SECURITY_WEBHOOK: 'https://hooks.example.com/security',
+  DRILL_BACKUP_ID: 'bk-0000',
+  DEMO_BACKUP_ID: 'bk-0001',
+};
 
 describe('config examples', () => {
-  it('include the annotated policy and the cost-saving example', () => {
-    expect(files).toEqual(expect.arrayContaining(['config/policy.yaml', 'config/examples/cost-saving.yaml']));
+  it('include the annotated policy, the demo, and an example per use case: cost saving, runbooks, compliance', () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'config/policy.yaml',
+        'config/demo.yaml',
+        'config/examples/cost-saving.yaml',
+        'config/examples/runbooks.yaml',
+        'config/examples/compliance.yaml',
+      ]),
+    );
   });
 
   it.each(files)('%s validates with the registered actions', (file) => {
