@@ -5,7 +5,7 @@ import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { actionRegistry, cliLogger, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
+import { actionRegistry, cliLogger, envNumber, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
 
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
 export async function startSchedulerRole(
@@ -21,6 +21,7 @@ export async function startSchedulerRole(
     history: runtime.history,
     suspensions: runtime.suspensions,
     log,
+    leadMs: envNumber('NIGHTSHIFT_SCHEDULE_LEAD_MS', 2000),
   });
   const text = await readFile(file, 'utf8');
   await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
