@@ -3,24 +3,23 @@ import { ApiError } from '../src/api/index.js';
 import { type Action, workspaceRef } from '../src/runs/index.js';
 import {
   checkSink,
+  DbUsernameSchema,
+  DEFAULT_PASSWORD_LENGTH,
   deliverSecret,
   describeSink,
   generatePassword,
   markCurrent,
   newSecretId,
   SecretSinkSchema,
+  secretIdentity,
   withoutSecret,
 } from './secret-sink.js';
 
-const GENERATED_LENGTH = 32;
-
 const params = z
   .strictObject({
-    username: z
-      .string()
-      .min(1)
-      .max(64)
-      .meta({ description: 'The in-database user to create in each selected workspace.' }),
+    username: DbUsernameSchema.meta({
+      description: 'The in-database user to create in each selected workspace.',
+    }),
     password: z.string().min(1).optional().meta({
       description:
         // biome-ignore lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax, shown to users
@@ -90,16 +89,10 @@ jobs:
     const chosen = new Map<string, { password: string; secretId: string }>();
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step) => {
       const key = workspaceRef(ws).key;
-      const identity = {
-        job: ctx.job.name,
-        runId: ctx.runId,
-        workgroupId: ws.workgroupId,
-        workspaceId: ws.workspaceId,
-        username,
-      };
+      const identity = secretIdentity(ctx, ws, username);
       let secret = chosen.get(key);
       if (!secret) {
-        secret = { password: password ?? generatePassword(GENERATED_LENGTH), secretId: newSecretId() };
+        secret = { password: password ?? generatePassword(DEFAULT_PASSWORD_LENGTH), secretId: newSecretId() };
         if (sink)
           await deliverSecret(
             sink,

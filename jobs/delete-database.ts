@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApiError, type Database, type Workgroup } from '../src/api/index.js';
 import type { Action, ActionContext, StepResult, TargetRef } from '../src/runs/index.js';
+import { rewordApiError } from './api-errors.js';
 import { findDatabase, findWorkgroup, type Named } from './by-name-or-id.js';
 
 const params = z.strictObject({
@@ -120,13 +121,7 @@ jobs:
         // A refusal because it is already gone (deleted by someone else meanwhile) is not a failure.
         if (!findDatabase(await currentWorkgroup(ctx, wg.id, true), db.id)) return alreadyDeleted(database);
         if (attached.size === 0) throw error;
-        throw new ApiError({
-          operation: error.operation,
-          method: error.method,
-          path: error.path,
-          status: error.status,
-          type: error.type,
-          requestId: error.requestId,
+        throw rewordApiError(error, {
           details: error.details,
           reason: `force: true only skips nightshift's own check; the API itself refused to delete database "${db.name}" with ${describeAttached(attached)}: ${error.details[0]?.Reason ?? error.message}`,
         });

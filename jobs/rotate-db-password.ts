@@ -2,28 +2,27 @@ import { z } from 'zod';
 import { type Action, workspaceRef } from '../src/runs/index.js';
 import {
   checkSink,
+  DbUsernameSchema,
+  DEFAULT_PASSWORD_LENGTH,
   deliverSecret,
   describeSink,
   generatePassword,
   markCurrent,
   newSecretId,
   SecretSinkSchema,
+  secretIdentity,
   withoutSecret,
 } from './secret-sink.js';
 
 const params = z.strictObject({
-  username: z
-    .string()
-    .min(1)
-    .max(64)
-    .meta({ description: 'The in-database user whose password changes in each selected workspace.' }),
+  username: DbUsernameSchema.meta({
+    description: 'The in-database user whose password changes in each selected workspace.',
+  }),
   sink: SecretSinkSchema,
-  length: z
-    .int()
-    .min(16)
-    .max(128)
-    .default(32)
-    .meta({ description: 'Characters in each generated password (letters and digits).', default: 32 }),
+  length: z.int().min(16).max(128).default(DEFAULT_PASSWORD_LENGTH).meta({
+    description: 'Characters in each generated password (letters and digits).',
+    default: DEFAULT_PASSWORD_LENGTH,
+  }),
 });
 type Params = z.output<typeof params>;
 
@@ -65,13 +64,7 @@ jobs:
 
   async run(ctx, { username, sink, length }: Params) {
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step) => {
-      const identity = {
-        job: ctx.job.name,
-        runId: ctx.runId,
-        workgroupId: ws.workgroupId,
-        workspaceId: ws.workspaceId,
-        username,
-      };
+      const identity = secretIdentity(ctx, ws, username);
       // A retry draws a new password too: the failed call may or may not have set the old one,
       // and only a password whose call succeeded is ever marked current.
       const secretId = newSecretId();

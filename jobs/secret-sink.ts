@@ -5,7 +5,9 @@ import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../src/api/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import { DurationSchema, type SelectedWorkspace } from '../src/policy/index.js';
+import type { ActionContext } from '../src/runs/index.js';
+import { rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -44,6 +46,12 @@ export const SecretSinkSchema = z.union([FileSinkSchema, CommandSinkSchema]).met
 });
 export type SecretSink = z.output<typeof SecretSinkSchema>;
 
+/** The in-database user a password is for, as a policy names it: 1 to 64 characters, as the API takes. */
+export const DbUsernameSchema = z.string().min(1).max(64);
+
+/** Characters in a generated password unless a job says otherwise. */
+export const DEFAULT_PASSWORD_LENGTH = 32;
+
 /** What a delivered secret belongs to; none of it is secret, so it may appear in logs and errors. */
 export interface SecretIdentity {
   job: string;
@@ -51,6 +59,17 @@ export interface SecretIdentity {
   workgroupId: string;
   workspaceId: string;
   username: string;
+}
+
+/** The identity of the password a run's step sets for `username` in workspace `ws`. */
+export function secretIdentity(ctx: ActionContext, ws: SelectedWorkspace, username: string): SecretIdentity {
+  return {
+    job: ctx.job.name,
+    runId: ctx.runId,
+    workgroupId: ws.workgroupId,
+    workspaceId: ws.workspaceId,
+    username,
+  };
 }
 
 /**
@@ -108,13 +127,7 @@ export function withoutSecret(error: unknown, secret: string): unknown {
   if (!(error instanceof ApiError) || !JSON.stringify(error.toJSON()).includes(secret)) return error;
   const scrub = (text: string) => text.split(secret).join('[redacted]');
   const message = scrub(error.message);
-  return new ApiError({
-    operation: error.operation,
-    method: error.method,
-    path: error.path,
-    status: error.status,
-    type: error.type,
-    requestId: error.requestId,
+  return rewordApiError(error, {
     retryAfterMs: error.retryAfterMs,
     details: error.details.map((detail) => ({ ...detail, Reason: detail.Reason && scrub(detail.Reason) })),
     // The message is "<call> → <outcome>: <reason>"; the constructor puts the prefix back.

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ApiError, type CloudProvider, type CloudProviderUpdate } from '../src/api/index.js';
-import type { Action, ActionContext, StepResult } from '../src/runs/index.js';
-import { providerRef, resolveProviderReference, unknownProvider } from './cloud-providers.js';
+import type { Action, ActionContext, StepContext, StepResult } from '../src/runs/index.js';
+import {
+  type ProviderReference,
+  providerRef,
+  resolveProviderReference,
+  unknownProvider,
+} from './cloud-providers.js';
 
 const params = z
   .strictObject({
@@ -29,6 +34,10 @@ function pendingUpdate(cp: CloudProvider, { name, version }: Params): CloudProvi
   };
 }
 
+function isEmpty(update: CloudProviderUpdate): boolean {
+  return Object.keys(update).length === 0;
+}
+
 function describeUpdate(cp: CloudProvider, update: CloudProviderUpdate, done: boolean): string {
   return [
     update.name !== undefined &&
@@ -52,7 +61,7 @@ function summary(cp: CloudProvider) {
 /** Reads the provider `ref` leads to, turning a 404 on an id the listing did not know into "not found". */
 async function readProvider(
   ctx: ActionContext,
-  ref: ReturnType<typeof resolveProviderReference>,
+  ref: ProviderReference,
   written: string,
   signal: AbortSignal,
 ): Promise<CloudProvider> {
@@ -61,6 +70,30 @@ async function readProvider(
   } catch (error) {
     throw unknownProvider(ref, written, error);
   }
+}
+
+/**
+ * Runs `step` as the one target of the job: the provider `p.cloudProvider` leads to, read on
+ * every attempt (the update of a failed attempt may have been made after all) and skipped when
+ * it has everything asked already.
+ */
+function forPendingUpdate(
+  ctx: ActionContext,
+  p: Params,
+  step: (
+    cp: CloudProvider,
+    update: CloudProviderUpdate,
+    ref: ProviderReference,
+    context: StepContext,
+  ) => Promise<StepResult>,
+): Promise<void> {
+  const ref = resolveProviderReference(ctx.fleet.workgroups, p.cloudProvider, p.name);
+  return ctx.forEachTarget([ref], providerRef, async (_, context) => {
+    const cp = await readProvider(ctx, ref, p.cloudProvider, context.signal);
+    const update = pendingUpdate(cp, p);
+    if (isEmpty(update)) return already(p);
+    return step(cp, update, ref, context);
+  });
 }
 
 /** Renames a cloud provider or records a version against it (operation 5); what is deployed stays. */
@@ -84,26 +117,15 @@ jobs:
 `,
 
   async plan(ctx, p: Params) {
-    const ref = resolveProviderReference(ctx.fleet.workgroups, p.cloudProvider, p.name);
-    await ctx.forEachTarget([ref], providerRef, async (_, step) => {
-      const cp = await readProvider(ctx, ref, p.cloudProvider, step.signal);
-      const update = pendingUpdate(cp, p);
-      if (Object.keys(update).length === 0) return already(p);
-      return {
-        outcome: 'planned',
-        reason: describeUpdate(cp, update, false),
-        detail: { before: summary(cp) },
-      };
-    });
+    await forPendingUpdate(ctx, p, async (cp, update) => ({
+      outcome: 'planned',
+      reason: describeUpdate(cp, update, false),
+      detail: { before: summary(cp) },
+    }));
   },
 
   async run(ctx, p: Params) {
-    const ref = resolveProviderReference(ctx.fleet.workgroups, p.cloudProvider, p.name);
-    await ctx.forEachTarget([ref], providerRef, async (_, step) => {
-      // Read on every attempt: the update of a failed attempt may have been made after all.
-      const cp = await readProvider(ctx, ref, p.cloudProvider, step.signal);
-      const update = pendingUpdate(cp, p);
-      if (Object.keys(update).length === 0) return already(p);
+    await forPendingUpdate(ctx, p, async (cp, update, ref, step) => {
       try {
         const { result } = await ctx.api.updateCloudProvider(ref.id, update, { signal: step.signal });
         return {
@@ -115,7 +137,7 @@ jobs:
         if (!(error instanceof ApiError) || error.retryable) throw error;
         // A refusal of an update someone else made meanwhile is not a failure.
         const after = await readProvider(ctx, ref, p.cloudProvider, step.signal).catch(() => undefined);
-        if (after && Object.keys(pendingUpdate(after, p)).length === 0) return already(p);
+        if (after && isEmpty(pendingUpdate(after, p))) return already(p);
         throw error;
       }
     });

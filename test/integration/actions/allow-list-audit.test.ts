@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 import type { RunSummary } from '../../../src/runs/index.js';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import {
-  allowListPath,
-  allowListState,
-  type GroupSpec,
-  type RefusingProxy,
-  startRefusingProxy,
-} from './allow-list-fixtures.js';
+import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
+import { allowListPath, allowListState, type GroupSpec } from './allow-list-fixtures.js';
 
 const policy = (params = '') => `version: 1
 jobs:
@@ -47,29 +40,12 @@ const MIXED: GroupSpec[] = [
 const found = (summary: RunSummary) => summary.findings.map((f) => `${f.rule} ${f.subject}`).sort();
 
 describe('allow-list-audit against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: allowListState(MIXED) });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: allowListState(MIXED) });
-    proxy.reset();
-  });
+  const harness = useActionSim(() => allowListState(MIXED), { proxy: true });
 
-  const idOf = (name: string) => {
-    const id = sim.state.workgroups.find((wg) => wg.name === name)?.workgroup_id;
-    if (!id) throw new Error(`no workgroup ${name}`);
-    return id;
-  };
+  const idOf = (name: string) => workgroupNamed(harness.sim.state, name).workgroup_id;
 
   it('reports each rule an entry breaks, with its workgroup and range, and changes nothing', async () => {
-    const run = await runJob(sim, policy(RULES), 'audit');
+    const run = await harness.run(policy(RULES), 'audit');
     expect(run.summary.outcome).toBe('succeeded');
     expect(found(run.summary)).toEqual(
       [
@@ -105,7 +81,7 @@ describe('allow-list-audit against the simulator', () => {
   });
 
   it('does not ask whether a disabled allow list admits the runner: it blocks nobody', async () => {
-    const run = await runJob(sim, policy(), 'audit');
+    const run = await harness.run(policy(), 'audit');
     const checked = run.requests.filter((r) => r.operation === 'checkCurrentIp').map((r) => r.path);
     expect(checked.sort()).toEqual(
       [allowListPath(idOf('prod-core'), '/current'), allowListPath(idOf('staging-eu'), '/current')].sort(),
@@ -113,7 +89,7 @@ describe('allow-list-audit against the simulator', () => {
   });
 
   it('reports nothing for an allow list that meets every rule, and nothing for rules turned off', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: allowListState([
         {
           enabled: true,
@@ -127,8 +103,7 @@ describe('allow-list-audit against the simulator', () => {
       ]),
     });
     // the baseline writes the IPv6 range another way: the same block all the same
-    const clean = await runJob(
-      sim,
+    const clean = await harness.run(
       policy(RULES.replace('"198.51.100.7/32"]', '"198.51.100.7/32", "2001:0db8:0::/48"]')),
       'audit',
     );
@@ -137,8 +112,7 @@ describe('allow-list-audit against the simulator', () => {
       outcome: 'succeeded',
       detail: { entries: 3, findings: 0 },
     });
-    const off = await runJob(
-      sim,
+    const off = await harness.run(
       policy('    with: { requireNote: false, requireEnabled: false, checkRunnerIp: false }\n'),
       'audit',
     );
@@ -148,19 +122,19 @@ describe('allow-list-audit against the simulator', () => {
   });
 
   it('a dry run makes only read-only calls, reports the same findings and marks each workgroup planned', async () => {
-    const real = await runJob(sim, policy(RULES), 'audit');
-    const dry = await runJob(sim, policy(RULES), 'audit', { dryRun: true });
+    const real = await harness.run(policy(RULES), 'audit');
+    const dry = await harness.run(policy(RULES), 'audit', { dryRun: true });
     expect(mutatingCalls(dry)).toEqual([]);
     expect(found(dry.summary)).toEqual(found(real.summary));
     expect(dry.summary.counts).toMatchObject({ total: 3, planned: 3 });
   });
 
   it('retries a transient server error and reports each finding once', async () => {
-    const clean = await runJob(sim, policy(RULES), 'audit');
+    const clean = await harness.run(policy(RULES), 'audit');
     // seed 4 fails the first and third runner checks: prod-core and staging-eu need a second
     // attempt, after their entries were already audited once
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['checkCurrentIp'] });
-    const run = await runJob(sim, policy(RULES), 'audit');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['checkCurrentIp'] });
+    const run = await harness.run(policy(RULES), 'audit');
     expect(run.requests.filter((r) => r.status === 500)).toHaveLength(2);
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.map((t) => t.attempts).sort()).toEqual([1, 2, 2]);
@@ -169,8 +143,8 @@ describe('allow-list-audit against the simulator', () => {
 
   it('fails a workgroup whose allow list the API refuses to list, after one attempt; the others are audited', async () => {
     const victim = idOf('staging-eu');
-    proxy.refuse({ method: 'GET', path: allowListPath(victim), status: 403, type: 'Forbidden' });
-    const run = await runJob(proxy.sim, policy(RULES), 'audit');
+    harness.proxy.refuse({ method: 'GET', path: allowListPath(victim), status: 403, type: 'Forbidden' });
+    const run = await harness.run(policy(RULES), 'audit');
     expect(run.summary.outcome).toBe('partial');
     const failed = run.summary.targets.find((t) => t.outcome === 'failed');
     expect(failed).toMatchObject({
@@ -178,15 +152,20 @@ describe('allow-list-audit against the simulator', () => {
       attempts: 1,
       error: { type: 'Forbidden', retryable: false },
     });
-    expect(proxy.calls.filter((c) => c.path === allowListPath(victim))).toHaveLength(1);
+    expect(harness.proxy.calls.filter((c) => c.path === allowListPath(victim))).toHaveLength(1);
     expect(run.summary.counts).toMatchObject({ succeeded: 2, failed: 1 });
     expect(found(run.summary).some((f) => f.includes('staging-eu'))).toBe(false);
   });
 
   it('reports none of a workgroup’s findings when its runner check is refused: no half audit', async () => {
     const victim = idOf('prod-core');
-    proxy.refuse({ method: 'GET', path: allowListPath(victim, '/current'), status: 404, type: 'Not-Found' });
-    const run = await runJob(proxy.sim, policy(RULES), 'audit');
+    harness.proxy.refuse({
+      method: 'GET',
+      path: allowListPath(victim, '/current'),
+      status: 404,
+      type: 'Not-Found',
+    });
+    const run = await harness.run(policy(RULES), 'audit');
     expect(run.summary.targets.find((t) => t.workgroupId === victim)).toMatchObject({
       outcome: 'failed',
       attempts: 1,

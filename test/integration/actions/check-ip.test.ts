@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import {
-  allowListPath,
-  allowListState,
-  type GroupSpec,
-  type RefusingProxy,
-  startRefusingProxy,
-} from './allow-list-fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
+import { allowListPath, allowListState, type GroupSpec } from './allow-list-fixtures.js';
 
 const policy = `version: 1
 jobs:
@@ -33,29 +26,12 @@ const GROUPS: GroupSpec[] = [
 ];
 
 describe('check-ip against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: allowListState(GROUPS) });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: allowListState(GROUPS) });
-    proxy.reset();
-  });
+  const harness = useActionSim(() => allowListState(GROUPS), { proxy: true });
 
-  const idOf = (name: string) => {
-    const id = sim.state.workgroups.find((wg) => wg.name === name)?.workgroup_id;
-    if (!id) throw new Error(`no workgroup ${name}`);
-    return id;
-  };
+  const idOf = (name: string) => workgroupNamed(harness.sim.state, name).workgroup_id;
 
   it('reports runner-blocked for each enforced allow list that does not admit the runner, with the IP the API saw', async () => {
-    const run = await runJob(sim, policy, 'check');
+    const run = await harness.run(policy, 'check');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.findings).toEqual([
       {
@@ -78,7 +54,7 @@ describe('check-ip against the simulator', () => {
   });
 
   it('skips a workgroup whose allow list is disabled, without asking: it blocks nobody', async () => {
-    const run = await runJob(sim, policy, 'check');
+    const run = await harness.run(policy, 'check');
     expect(run.summary.targets.find((t) => t.workgroupName === 'staging-eu')).toMatchObject({
       outcome: 'skipped',
       reason: 'allow list disabled: it blocks nobody',
@@ -87,7 +63,7 @@ describe('check-ip against the simulator', () => {
   });
 
   it('a dry run makes only read-only calls and reports the same finding', async () => {
-    const run = await runJob(sim, policy, 'check', { dryRun: true });
+    const run = await harness.run(policy, 'check', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.findings.map((f) => f.subject)).toEqual(['dev-alpha']);
     expect(run.summary.counts).toMatchObject({ total: 3, planned: 2, skipped: 1 });
@@ -95,8 +71,8 @@ describe('check-ip against the simulator', () => {
 
   it('retries a transient server error and reports the finding once', async () => {
     // seed 4 fails the first check: prod-core needs a second attempt
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['checkCurrentIp'] });
-    const run = await runJob(sim, policy, 'check');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['checkCurrentIp'] });
+    const run = await harness.run(policy, 'check');
     expect(run.requests.filter((r) => r.status === 500).length).toBeGreaterThan(0);
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.some((t) => t.attempts > 1)).toBe(true);
@@ -105,15 +81,20 @@ describe('check-ip against the simulator', () => {
 
   it('fails a workgroup whose check the API refuses, after one attempt, and reports no finding for it', async () => {
     const victim = idOf('dev-alpha');
-    proxy.refuse({ method: 'GET', path: allowListPath(victim, '/current'), status: 403, type: 'Forbidden' });
-    const run = await runJob(proxy.sim, policy, 'check');
+    harness.proxy.refuse({
+      method: 'GET',
+      path: allowListPath(victim, '/current'),
+      status: 403,
+      type: 'Forbidden',
+    });
+    const run = await harness.run(policy, 'check');
     expect(run.summary.outcome).toBe('partial');
     expect(run.summary.targets.find((t) => t.workgroupId === victim)).toMatchObject({
       outcome: 'failed',
       attempts: 1,
       error: { type: 'Forbidden', retryable: false },
     });
-    expect(proxy.calls.filter((c) => c.path === allowListPath(victim, '/current'))).toHaveLength(1);
+    expect(harness.proxy.calls.filter((c) => c.path === allowListPath(victim, '/current'))).toHaveLength(1);
     expect(run.summary.findings).toEqual([]);
   });
 });

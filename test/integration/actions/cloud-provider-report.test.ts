@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimState, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
+import { describe, expect, it } from 'vitest';
+import type { SimState } from '../../../src/sim/index.js';
+import { mutatingCalls, useActionSim } from '../../helpers/actions.js';
 import { COMPONENTS, providerOf, providerState } from './cloud-provider-fixtures.js';
 
 const policy = (lines: string) => `version: 1
@@ -24,17 +24,12 @@ function sharedState(change: (state: SimState) => void = () => {}): SimState {
 }
 
 describe('cloud-provider-report against the simulator', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: sharedState() });
-  });
-  afterAll(() => sim.close());
-  beforeEach(() => sim.reset({ state: sharedState() }));
+  const harness = useActionSim(sharedState);
 
-  const id = (workgroup: string) => providerOf(sim.state, workgroup).id;
+  const id = (workgroup: string) => providerOf(harness.sim.state, workgroup).id;
 
   it('reports each provider once, however many target workgroups share it, with its facts', async () => {
-    const run = await runJob(sim, policy(allWorkgroups), 'report');
+    const run = await harness.run(policy(allWorkgroups), 'report');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.map((t) => t.key).sort()).toEqual(
       [id('prod-core'), id('staging-eu'), id('ops')].sort(),
@@ -56,13 +51,13 @@ describe('cloud-provider-report against the simulator', () => {
   });
 
   it('flags a provider with last_error set, or in a failure status, as cloud-provider/error', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: sharedState((state) => {
         providerOf(state, 'staging-eu').last_error = 'node group ng_16 failed to scale: quota';
         providerOf(state, 'ops').status = 'UpgradeFailed';
       }),
     });
-    const run = await runJob(sim, policy(allWorkgroups), 'report');
+    const run = await harness.run(policy(allWorkgroups), 'report');
     expect(run.summary.findings).toEqual([
       expect.objectContaining({
         rule: 'cloud-provider/error',
@@ -80,15 +75,14 @@ describe('cloud-provider-report against the simulator', () => {
   });
 
   it('flags version and component drift against expectVersion and expectComponents', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: sharedState((state) => {
         providerOf(state, 'prod-core').version = '1.5.0';
         providerOf(state, 'ops').version = '1.5.0';
         providerOf(state, 'ops').component_versions = JSON.stringify({ ...COMPONENTS, engine: '4.2.0' });
       }),
     });
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy(
         `${allWorkgroups}    with: { expectVersion: "1.5.0", expectComponents: { engine: "4.2.0", scheduler: "1.0.0" } }\n`,
       ),
@@ -106,11 +100,10 @@ describe('cloud-provider-report against the simulator', () => {
   });
 
   it('reports the providers named in cloudProviderIds without a target, and dedupes one also targeted', async () => {
-    const alone = await runJob(sim, policy(`    with: { cloudProviderIds: ["${id('ops')}"] }\n`), 'report');
+    const alone = await harness.run(policy(`    with: { cloudProviderIds: ["${id('ops')}"] }\n`), 'report');
     expect(alone.summary.targets.map((t) => t.key)).toEqual([id('ops')]);
 
-    const both = await runJob(
-      sim,
+    const both = await harness.run(
       policy(
         `    target: { workgroups: ["ops"] }\n    with: { cloudProviderIds: ["${id('ops')}", "${id('staging-eu')}"] }\n`,
       ),
@@ -120,14 +113,13 @@ describe('cloud-provider-report against the simulator', () => {
   });
 
   it('fails a job that names no provider at all, saying so', async () => {
-    const run = await runJob(sim, policy(''), 'report');
+    const run = await harness.run(policy(''), 'report');
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.reason).toMatch(/no cloud provider to act on.*cloudProviderIds/);
   });
 
   it('fails an unknown provider id after one attempt (a 404 is permanent) and reports the others', async () => {
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy(`    with: { cloudProviderIds: ["cp-00000000", "${id('ops')}"] }\n`),
       'report',
     );
@@ -142,8 +134,8 @@ describe('cloud-provider-report against the simulator', () => {
 
   it('retries a transient server error on getCloudProvider until the read goes through', async () => {
     // seed 33: the first affected request fails, the next ones pass
-    sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['getCloudProvider'] });
-    const run = await runJob(sim, policy(`    with: { cloudProviderIds: ["${id('ops')}"] }\n`), 'report');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['getCloudProvider'] });
+    const run = await harness.run(policy(`    with: { cloudProviderIds: ["${id('ops')}"] }\n`), 'report');
     expect(run.requests.filter((r) => r.operation === 'getCloudProvider').map((r) => r.status)).toEqual([
       500, 200,
     ]);
@@ -153,16 +145,16 @@ describe('cloud-provider-report against the simulator', () => {
   });
 
   it('a dry run makes the same read-only calls and reports the same findings, as planned targets', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: sharedState((state) => {
         providerOf(state, 'ops').last_error = 'boom';
       }),
     });
     const job = policy(`${allWorkgroups}    with: { expectVersion: "1.4.2" }\n`);
-    const dry = await runJob(sim, job, 'report', { dryRun: true });
+    const dry = await harness.run(job, 'report', { dryRun: true });
     expect(mutatingCalls(dry)).toEqual([]);
     expect(dry.summary.counts).toMatchObject({ total: 3, planned: 3 });
-    const real = await runJob(sim, job, 'report');
+    const real = await harness.run(job, 'report');
     expect(dry.summary.findings).toEqual(real.summary.findings);
     expect(real.summary.findings.map((f) => f.subject)).toEqual(['ops-byoc']);
   });

@@ -1,19 +1,19 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { parsePolicy } from '../../../src/policy/index.js';
-import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { type ActionRun, mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
+import {
+  expectNoSecretLeak,
+  mutatingCalls,
+  smallFleet,
+  useActionSim,
+  workspacesIn,
+} from '../../helpers/actions.js';
+import { sinkLines, useSinkFolder } from '../../helpers/secret-sink.js';
 
 const PASSWORD = 'Reporting-Pass-7731';
 const env = { REPORTING_DB_PASSWORD: PASSWORD };
-const dir = mkdtempSync(join(tmpdir(), 'nightshift-create-user-'));
-let files = 0;
-const freshSink = () => join(dir, `secrets-${++files}.jsonl`);
-const fleet = () => seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: 2 } });
+const sinks = useSinkFolder('nightshift-create-user-');
 
 const policy = (withBlock: string, target = '{ workgroups: ["dev-alpha"] }') => `version: 1
 jobs:
@@ -30,51 +30,11 @@ const fromEnv = (username = 'reporting') =>
 const generated = (path: string, username = 'reporting') =>
   `      username: ${username}\n      sink: { file: "${path}" }\n`;
 
-interface SinkLine {
-  workspaceId: string;
-  username: string;
-  secretId: string;
-  state: 'pending' | 'current';
-  password?: string;
-}
-const sinkLines = (path: string): SinkLine[] =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as SinkLine);
-
-function expectNotLeaked(run: ActionRun, passwords: readonly string[]) {
-  const logged = JSON.stringify(run.lines);
-  const summary = JSON.stringify(run.summary);
-  for (const password of passwords) {
-    expect(password.length).toBeGreaterThan(0);
-    expect(logged).not.toContain(password);
-    expect(summary).not.toContain(password);
-  }
-}
-
 describe('create-db-user against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: fleet() });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach(() => {
-    sim.reset({ state: fleet() });
-    proxy.reset();
-  });
+  const harness = useActionSim(smallFleet, { proxy: true });
 
-  const devAlpha = () => {
-    const wg = sim.state.workgroups.find((w) => w.name === 'dev-alpha');
-    return sim.state.workspaces.filter((w) => w.workgroup_id === wg?.workgroup_id);
-  };
-  const usersNamed = (username: string) => sim.state.dbUsers.filter((u) => u.username === username);
+  const devAlpha = () => workspacesIn(harness.sim.state, 'dev-alpha');
+  const usersNamed = (username: string) => harness.sim.state.dbUsers.filter((u) => u.username === username);
   const oneWorkspace = () => {
     const [ws] = devAlpha();
     if (!ws) throw new Error('no workspace');
@@ -82,7 +42,7 @@ describe('create-db-user against the simulator', () => {
   };
 
   it('creates the user with the password from the environment in every workspace, and never logs it', async () => {
-    const run = await runJob(sim, policy(fromEnv()), 'user', { env });
+    const run = await harness.run(policy(fromEnv()), 'user', { env });
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.counts.succeeded).toBe(2);
     expect(
@@ -95,12 +55,12 @@ describe('create-db-user against the simulator', () => {
         .sort(),
     );
     for (const target of run.summary.targets) expect(target.detail).toMatchObject({ role: 'reader' });
-    expectNotLeaked(run, [PASSWORD]);
+    expectNoSecretLeak(run, [PASSWORD]);
   });
 
   it('delivers a generated password to a 0600 sink file before creating the user, and marks it current after', async () => {
-    const path = freshSink();
-    const run = await runJob(sim, policy(generated(path)), 'user');
+    const path = sinks.fresh();
+    const run = await harness.run(policy(generated(path)), 'user');
     expect(run.summary.outcome).toBe('succeeded');
     expect(usersNamed('reporting')).toHaveLength(2);
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -114,31 +74,33 @@ describe('create-db-user against the simulator', () => {
         .sort(),
     ).toEqual(pending.map((l) => l.secretId).sort());
     for (const line of pending) expect(line.password).toMatch(/^[A-Za-z0-9]{32}$/);
-    expectNotLeaked(
+    expectNoSecretLeak(
       run,
       pending.map((l) => l.password ?? ''),
     );
   });
 
   it('skips a workspace that already has the user and leaves that user as it was', async () => {
-    const existing = sim.state.dbUsers.find((u) => devAlpha().some((w) => w.workspace_id === u.workspace_id));
+    const existing = harness.sim.state.dbUsers.find((u) =>
+      devAlpha().some((w) => w.workspace_id === u.workspace_id),
+    );
     if (!existing) throw new Error('seed has no db user in dev-alpha');
     const before = { ...existing };
-    const run = await runJob(sim, policy(fromEnv(existing.username)), 'user', { env });
+    const run = await harness.run(policy(fromEnv(existing.username)), 'user', { env });
     const target = run.summary.targets.find((t) => t.workspaceId === existing.workspace_id);
     expect(target).toMatchObject({
       outcome: 'skipped',
       reason: 'already exists (left as it is)',
       attempts: 1,
     });
-    const after = sim.state.dbUsers.find((u) => u.id === existing.id);
+    const after = harness.sim.state.dbUsers.find((u) => u.id === existing.id);
     expect(after?.password_version).toBe(before.password_version);
     expect(after?.password_set_at).toBe(before.password_set_at);
   });
 
   it('a second run skips every workspace: creating is idempotent', async () => {
-    await runJob(sim, policy(fromEnv()), 'user', { env });
-    const again = await runJob(sim, policy(fromEnv()), 'user', { env });
+    await harness.run(policy(fromEnv()), 'user', { env });
+    const again = await harness.run(policy(fromEnv()), 'user', { env });
     expect(again.summary.outcome).toBe('succeeded');
     expect(again.summary.counts).toMatchObject({ skipped: 2, succeeded: 0 });
     expect(usersNamed('reporting').map((u) => u.password_version)).toEqual([1, 1]);
@@ -146,7 +108,7 @@ describe('create-db-user against the simulator', () => {
 
   it('fails a password the API refuses after one attempt, without echoing it', async () => {
     const { target } = oneWorkspace();
-    const run = await runJob(sim, policy(fromEnv(), target), 'user', {
+    const run = await harness.run(policy(fromEnv(), target), 'user', {
       env: { REPORTING_DB_PASSWORD: 'short' },
     });
     expect(run.summary.targets[0]).toMatchObject({
@@ -159,20 +121,20 @@ describe('create-db-user against the simulator', () => {
   });
 
   it('retries a transient error with the same password, delivered once', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     const { target } = oneWorkspace();
     // seed 4 fails the first create and passes the second
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['createDbUser'] });
-    const run = await runJob(sim, policy(generated(path), target), 'user');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['createDbUser'] });
+    const run = await harness.run(policy(generated(path), target), 'user');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     expect(sinkLines(path).map((l) => l.state)).toEqual(['pending', 'current']);
     expect(usersNamed('reporting')).toHaveLength(1);
   });
 
   it('when the create went through but its answer was lost, the retry skips it and says the pending password may hold', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     const { ws, target } = oneWorkspace();
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'POST',
       path: `/controller/v4/v2/workgroups/${ws.workgroup_id}/workspaces/${ws.workspace_id}/dbuser`,
       status: 500,
@@ -180,7 +142,7 @@ describe('create-db-user against the simulator', () => {
       forwardFirst: true,
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy(generated(path), target), 'user');
+    const run = await harness.run(policy(generated(path), target), 'user');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
       attempts: 2,
@@ -193,8 +155,8 @@ describe('create-db-user against the simulator', () => {
   });
 
   it('a dry run makes read-only calls only and plans each workspace', async () => {
-    const path = freshSink();
-    const run = await runJob(sim, policy(generated(path)), 'user', { dryRun: true });
+    const path = sinks.fresh();
+    const run = await harness.run(policy(generated(path)), 'user', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.counts).toMatchObject({ planned: 2, total: 2 });
     expect(run.summary.targets[0]?.reason).toContain(`delivering its generated password to ${path}`);

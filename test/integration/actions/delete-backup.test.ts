@@ -1,11 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { parsePolicy } from '../../../src/policy/index.js';
-import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
-
-const fleet = () => seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: 2 } });
+import {
+  mutatingCalls,
+  smallFleet,
+  useActionSim,
+  workgroupNamed,
+  workspacesIn,
+} from '../../helpers/actions.js';
 
 const policy = (workgroup: string, workspace: string, backupIds: readonly string[]) => `version: 1
 jobs:
@@ -21,39 +23,26 @@ jobs:
 `;
 
 describe('delete-backup against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: fleet() });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: fleet() });
-    proxy.reset();
-  });
+  const harness = useActionSim(smallFleet, { proxy: true });
 
   /** The first dev-alpha workspace, with its names and its two seeded backups. */
   const subject = () => {
-    const wg = sim.state.workgroups.find((w) => w.name === 'dev-alpha');
-    const ws = sim.state.workspaces.find((w) => w.workgroup_id === wg?.workgroup_id);
-    if (!wg || !ws) throw new Error('no dev-alpha workspace');
-    const backups = sim.state.backups
+    const wg = workgroupNamed(harness.sim.state, 'dev-alpha');
+    const [ws] = workspacesIn(harness.sim.state, 'dev-alpha');
+    if (!ws) throw new Error('no dev-alpha workspace');
+    const backups = harness.sim.state.backups
       .filter((b) => b.workspace_id === ws.workspace_id)
       .map((b) => b.backup_id);
     expect(backups).toHaveLength(2);
     return { wg, ws, backups };
   };
-  const exists = (backupId: string) => sim.state.backups.some((b) => b.backup_id === backupId);
+  const exists = (backupId: string) => harness.sim.state.backups.some((b) => b.backup_id === backupId);
   const backupsPath = (wg: string, ws: string) =>
     `/controller/v4/v2/workgroups/${wg}/workspaces/${ws}/backups`;
 
   it('deletes the listed backups of a workspace named by workgroup and workspace name', async () => {
     const { ws, backups } = subject();
-    const run = await runJob(sim, policy('dev-alpha', ws.name, backups), 'drop');
+    const run = await harness.run(policy('dev-alpha', ws.name, backups), 'drop');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.map((t) => [t.key, t.outcome])).toEqual(
       backups.map((id) => [`${ws.workgroup_id}/${ws.workspace_id}/${id}`, 'succeeded']).sort(),
@@ -65,15 +54,15 @@ describe('delete-backup against the simulator', () => {
   it('takes ids as well as names, and deletes a backup listed twice once', async () => {
     const { wg, ws, backups } = subject();
     const [first] = backups as [string];
-    const run = await runJob(sim, policy(wg.workgroup_id, ws.workspace_id, [first, first]), 'drop');
+    const run = await harness.run(policy(wg.workgroup_id, ws.workspace_id, [first, first]), 'drop');
     expect(run.summary.counts).toMatchObject({ total: 1, succeeded: 1 });
     expect(exists(first)).toBe(false);
   });
 
   it('skips a backup that is already gone: Not-Found on delete is how it knows', async () => {
     const { ws, backups } = subject();
-    await runJob(sim, policy('dev-alpha', ws.name, backups), 'drop');
-    const again = await runJob(sim, policy('dev-alpha', ws.name, backups), 'drop');
+    await harness.run(policy('dev-alpha', ws.name, backups), 'drop');
+    const again = await harness.run(policy('dev-alpha', ws.name, backups), 'drop');
     expect(again.summary.outcome).toBe('succeeded');
     for (const target of again.summary.targets) {
       expect(target).toMatchObject({
@@ -86,7 +75,7 @@ describe('delete-backup against the simulator', () => {
 
   it('fails the run naming a workspace the workgroup does not have, deleting nothing', async () => {
     const { backups } = subject();
-    const run = await runJob(sim, policy('dev-alpha', 'no-such-workspace', backups), 'drop');
+    const run = await harness.run(policy('dev-alpha', 'no-such-workspace', backups), 'drop');
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.reason).toMatch(
       /^no workspace "no-such-workspace" in workgroup "dev-alpha" \(known: .+\)$/,
@@ -97,14 +86,14 @@ describe('delete-backup against the simulator', () => {
 
   it('fails a backup the API refuses (Forbidden) after one attempt and keeps going with the others', async () => {
     const { ws, backups } = subject();
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'DELETE',
       path: backupsPath(ws.workgroup_id, ws.workspace_id),
       status: 403,
       type: 'Forbidden',
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy('dev-alpha', ws.name, backups), 'drop');
+    const run = await harness.run(policy('dev-alpha', ws.name, backups), 'drop');
     expect(run.summary.outcome).toBe('partial');
     const failed = run.summary.targets.filter((t) => t.outcome === 'failed');
     expect(failed).toHaveLength(1);
@@ -116,8 +105,8 @@ describe('delete-backup against the simulator', () => {
     const { ws, backups } = subject();
     const [first] = backups as [string];
     // seed 4 fails the first delete and passes the second
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['deleteBackup'] });
-    const run = await runJob(sim, policy('dev-alpha', ws.name, [first]), 'drop');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['deleteBackup'] });
+    const run = await harness.run(policy('dev-alpha', ws.name, [first]), 'drop');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     expect(exists(first)).toBe(false);
   });
@@ -125,7 +114,7 @@ describe('delete-backup against the simulator', () => {
   it('a delete whose answer was lost is skipped as already deleted on the retry', async () => {
     const { ws, backups } = subject();
     const [first] = backups as [string];
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'DELETE',
       path: backupsPath(ws.workgroup_id, ws.workspace_id),
       status: 500,
@@ -133,7 +122,7 @@ describe('delete-backup against the simulator', () => {
       forwardFirst: true,
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy('dev-alpha', ws.name, [first]), 'drop');
+    const run = await harness.run(policy('dev-alpha', ws.name, [first]), 'drop');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
       attempts: 2,
@@ -144,7 +133,7 @@ describe('delete-backup against the simulator', () => {
 
   it('a dry run makes read-only calls only and plans each backup', async () => {
     const { ws, backups } = subject();
-    const run = await runJob(sim, policy('dev-alpha', ws.name, backups), 'drop', { dryRun: true });
+    const run = await harness.run(policy('dev-alpha', ws.name, backups), 'drop', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.counts).toMatchObject({ planned: 2, total: 2 });
     expect(backups.every(exists)).toBe(true);

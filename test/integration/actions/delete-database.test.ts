@@ -1,9 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
-
-const fleet = () => seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: 2 } });
+import { describe, expect, it } from 'vitest';
+import { mutatingCalls, smallFleet, useActionSim, workgroupNamed } from '../../helpers/actions.js';
 
 const policy = (workgroup: string, database: string, extra = '') => `version: 1
 jobs:
@@ -18,36 +14,25 @@ jobs:
 ${extra}`;
 
 describe('delete-database against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: fleet() });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: fleet() });
-    proxy.reset();
-  });
+  const harness = useActionSim(smallFleet, { proxy: true });
 
   /** dev-alpha's empty archive database and the one its workspaces use. */
   const databases = () => {
-    const wg = sim.state.workgroups.find((w) => w.name === 'dev-alpha');
-    const own = sim.state.databases.filter((d) => d.workgroup_id === wg?.workgroup_id);
+    const { state } = harness.sim;
+    const wg = workgroupNamed(state, 'dev-alpha');
+    const own = state.databases.filter((d) => d.workgroup_id === wg.workgroup_id);
     const archive = own.find((d) => d.name === 'archive');
-    const used = own.find((d) => sim.state.workspaces.some((w) => w.database_id === d.database_id));
-    if (!wg || !archive || !used) throw new Error('seed lacks the expected databases');
+    const used = own.find((d) => state.workspaces.some((w) => w.database_id === d.database_id));
+    if (!archive || !used) throw new Error('seed lacks the expected databases');
     return { wg, archive, used };
   };
-  const exists = (databaseId: string) => sim.state.databases.some((d) => d.database_id === databaseId);
+  const exists = (databaseId: string) =>
+    harness.sim.state.databases.some((d) => d.database_id === databaseId);
   const databasePath = (wg: string, db: string) => `/controller/v4/v2/workgroups/${wg}/databases/${db}`;
 
   it('deletes a database no workspace uses, named by workgroup and database name', async () => {
     const { wg, archive } = databases();
-    const run = await runJob(sim, policy('dev-alpha', 'archive'), 'drop');
+    const run = await harness.run(policy('dev-alpha', 'archive'), 'drop');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets[0]).toMatchObject({
       key: `${wg.workgroup_id}/archive`,
@@ -59,8 +44,8 @@ describe('delete-database against the simulator', () => {
 
   it('takes ids, and skips a database already absent from the listing as already deleted', async () => {
     const { wg, archive } = databases();
-    await runJob(sim, policy(wg.workgroup_id, archive.database_id), 'drop');
-    const again = await runJob(sim, policy(wg.workgroup_id, archive.database_id), 'drop');
+    await harness.run(policy(wg.workgroup_id, archive.database_id), 'drop');
+    const again = await harness.run(policy(wg.workgroup_id, archive.database_id), 'drop');
     expect(again.summary.outcome).toBe('succeeded');
     expect(again.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
@@ -71,8 +56,8 @@ describe('delete-database against the simulator', () => {
 
   it('refuses a database that still has workspaces, listing them, without calling the API', async () => {
     const { used } = databases();
-    const attached = sim.state.workspaces.filter((w) => w.database_id === used.database_id);
-    const run = await runJob(sim, policy('dev-alpha', used.name), 'drop');
+    const attached = harness.sim.state.workspaces.filter((w) => w.database_id === used.database_id);
+    const run = await harness.run(policy('dev-alpha', used.name), 'drop');
     expect(run.summary.outcome).toBe('failed');
     const [target] = run.summary.targets;
     expect(target).toMatchObject({ outcome: 'failed', attempts: 1 });
@@ -87,7 +72,7 @@ describe('delete-database against the simulator', () => {
 
   it('with force: true asks the API, and reports its refusal (the simulator keeps databases with workspaces)', async () => {
     const { used } = databases();
-    const run = await runJob(sim, policy('dev-alpha', used.name, '      force: true\n'), 'drop');
+    const run = await harness.run(policy('dev-alpha', used.name, '      force: true\n'), 'drop');
     expect(run.summary.outcome).toBe('failed');
     const [target] = run.summary.targets;
     expect(target).toMatchObject({
@@ -104,7 +89,7 @@ describe('delete-database against the simulator', () => {
   });
 
   it('fails the run naming a workgroup that does not exist', async () => {
-    const run = await runJob(sim, policy('no-such-group', 'archive'), 'drop');
+    const run = await harness.run(policy('no-such-group', 'archive'), 'drop');
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.reason).toMatch(/^no workgroup "no-such-group" \(known: .*dev-alpha.*\)$/);
     expect(mutatingCalls(run)).toEqual([]);
@@ -112,13 +97,13 @@ describe('delete-database against the simulator', () => {
 
   it('fails a permanent API error (Forbidden) after one attempt', async () => {
     const { wg, archive } = databases();
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'DELETE',
       path: databasePath(wg.workgroup_id, archive.database_id),
       status: 403,
       type: 'Forbidden',
     });
-    const run = await runJob(proxy.sim, policy('dev-alpha', 'archive'), 'drop');
+    const run = await harness.run(policy('dev-alpha', 'archive'), 'drop');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'failed',
       attempts: 1,
@@ -130,15 +115,15 @@ describe('delete-database against the simulator', () => {
   it('retries a transient error until the delete goes through', async () => {
     const { archive } = databases();
     // seed 4 fails the first delete and passes the second
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['deleteDatabase'] });
-    const run = await runJob(sim, policy('dev-alpha', 'archive'), 'drop');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['deleteDatabase'] });
+    const run = await harness.run(policy('dev-alpha', 'archive'), 'drop');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     expect(exists(archive.database_id)).toBe(false);
   });
 
   it('a delete whose answer was lost is found gone on the retry and skipped as already deleted', async () => {
     const { wg, archive } = databases();
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'DELETE',
       path: databasePath(wg.workgroup_id, archive.database_id),
       status: 500,
@@ -146,7 +131,7 @@ describe('delete-database against the simulator', () => {
       forwardFirst: true,
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy('dev-alpha', 'archive'), 'drop');
+    const run = await harness.run(policy('dev-alpha', 'archive'), 'drop');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
       attempts: 2,
@@ -157,16 +142,16 @@ describe('delete-database against the simulator', () => {
 
   it('a dry run makes read-only calls only: plans an unused database, reports one in use as refused', async () => {
     const { used } = databases();
-    const plain = await runJob(sim, policy('dev-alpha', 'archive'), 'drop', { dryRun: true });
+    const plain = await harness.run(policy('dev-alpha', 'archive'), 'drop', { dryRun: true });
     expect(mutatingCalls(plain)).toEqual([]);
     expect(plain.summary.targets[0]).toMatchObject({ outcome: 'planned' });
-    const inUse = await runJob(sim, policy('dev-alpha', used.name), 'drop', { dryRun: true });
+    const inUse = await harness.run(policy('dev-alpha', used.name), 'drop', { dryRun: true });
     expect(inUse.summary.targets[0]?.outcome).toBe('skipped');
-    const attached = sim.state.workspaces.filter((w) => w.database_id === used.database_id).length;
+    const attached = harness.sim.state.workspaces.filter((w) => w.database_id === used.database_id).length;
     expect(inUse.summary.targets[0]?.reason).toContain(
       `would refuse: database "${used.name}" has ${attached} workspace(s) attached`,
     );
-    const forced = await runJob(sim, policy('dev-alpha', used.name, '      force: true\n'), 'drop', {
+    const forced = await harness.run(policy('dev-alpha', used.name, '      force: true\n'), 'drop', {
       dryRun: true,
     });
     expect(forced.summary.targets[0]?.outcome).toBe('planned');

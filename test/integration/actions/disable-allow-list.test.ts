@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import {
-  allowListPath,
-  allowListState,
-  type GroupSpec,
-  type RefusingProxy,
-  startRefusingProxy,
-} from './allow-list-fixtures.js';
+import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
+import { allowListPath, allowListState, type GroupSpec } from './allow-list-fixtures.js';
 
 const policy = (confirm = '    confirm: true\n') => `version: 1
 jobs:
@@ -35,35 +28,18 @@ const GROUPS: GroupSpec[] = [
 ];
 
 describe('disable-allow-list against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: allowListState(GROUPS) });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: allowListState(GROUPS) });
-    proxy.reset();
-  });
+  const harness = useActionSim(() => allowListState(GROUPS), { proxy: true });
 
-  const workgroup = (name: string) => {
-    const found = sim.state.workgroups.find((wg) => wg.name === name);
-    if (!found) throw new Error(`no workgroup ${name}`);
-    return found;
-  };
+  const workgroup = (name: string) => workgroupNamed(harness.sim.state, name);
   const enforced = () =>
-    Object.fromEntries(sim.state.workgroups.map((wg) => [wg.name, wg.enable_allow_list]));
+    Object.fromEntries(harness.sim.state.workgroups.map((wg) => [wg.name, wg.enable_allow_list]));
   const outcomes = (targets: readonly { workgroupName?: string; outcome: string; reason?: string }[]) =>
     Object.fromEntries(
       targets.map((t) => [t.workgroupName, t.reason ? `${t.outcome}: ${t.reason}` : t.outcome]),
     );
 
   it('disables enforcement where it is on, keeps the entries, and skips the one already disabled', async () => {
-    const run = await runJob(sim, policy(), 'open');
+    const run = await harness.run(policy(), 'open');
     expect(run.summary.outcome).toBe('succeeded');
     expect(outcomes(run.summary.targets)).toEqual({
       'prod-core': 'succeeded',
@@ -76,14 +52,14 @@ describe('disable-allow-list against the simulator', () => {
   });
 
   it('a second run finds every allow list disabled and calls nothing that changes state', async () => {
-    await runJob(sim, policy(), 'open');
-    const again = await runJob(sim, policy(), 'open');
+    await harness.run(policy(), 'open');
+    const again = await harness.run(policy(), 'open');
     expect(again.summary.counts).toMatchObject({ total: 3, skipped: 3 });
     expect(mutatingCalls(again)).toEqual([]);
   });
 
   it('a dry run plans the disables, makes only read-only calls and changes nothing', async () => {
-    const run = await runJob(sim, policy(), 'open', { dryRun: true });
+    const run = await harness.run(policy(), 'open', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(outcomes(run.summary.targets)).toEqual({
       'prod-core': 'planned: would disable allow-list enforcement',
@@ -95,8 +71,8 @@ describe('disable-allow-list against the simulator', () => {
 
   it('retries a transient server error until the disable goes through', async () => {
     // seed 4 fails the first disable: prod-core needs a second attempt
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['disableAllowList'] });
-    const run = await runJob(sim, policy(), 'open');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['disableAllowList'] });
+    const run = await harness.run(policy(), 'open');
     expect(run.requests.filter((r) => r.status === 500).length).toBeGreaterThan(0);
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.find((t) => t.workgroupName === 'prod-core')).toMatchObject({
@@ -109,7 +85,7 @@ describe('disable-allow-list against the simulator', () => {
   it('after a lost answer, re-reads on the retry and skips a disable that already took effect', async () => {
     const victim = workgroup('prod-core').workgroup_id;
     const disable = allowListPath(victim, '/disable');
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'PUT',
       path: disable,
       status: 500,
@@ -117,20 +93,26 @@ describe('disable-allow-list against the simulator', () => {
       forwardFirst: true,
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy(), 'open');
+    const run = await harness.run(policy(), 'open');
     expect(run.summary.targets.find((t) => t.workgroupId === victim)).toMatchObject({
       outcome: 'skipped',
       reason: 'already disabled',
       attempts: 2,
     });
-    expect(proxy.calls.filter((c) => c.path === disable)).toHaveLength(1);
+    expect(harness.proxy.calls.filter((c) => c.path === disable)).toHaveLength(1);
   });
 
   it('treats a refusal as done when the re-read shows the allow list disabled', async () => {
     const victim = workgroup('prod-core').workgroup_id;
     const disable = allowListPath(victim, '/disable');
-    proxy.refuse({ method: 'PUT', path: disable, status: 400, type: 'Bad-Request', forwardFirst: true });
-    const run = await runJob(proxy.sim, policy(), 'open');
+    harness.proxy.refuse({
+      method: 'PUT',
+      path: disable,
+      status: 400,
+      type: 'Bad-Request',
+      forwardFirst: true,
+    });
+    const run = await harness.run(policy(), 'open');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets.find((t) => t.workgroupId === victim)).toMatchObject({
       outcome: 'skipped',
@@ -144,15 +126,15 @@ describe('disable-allow-list against the simulator', () => {
   it('fails a workgroup whose disable is refused for good, after one attempt, and leaves it enforced', async () => {
     const victim = workgroup('staging-eu').workgroup_id;
     const disable = allowListPath(victim, '/disable');
-    proxy.refuse({ method: 'PUT', path: disable, status: 403, type: 'Forbidden' });
-    const run = await runJob(proxy.sim, policy(), 'open');
+    harness.proxy.refuse({ method: 'PUT', path: disable, status: 403, type: 'Forbidden' });
+    const run = await harness.run(policy(), 'open');
     expect(run.summary.outcome).toBe('partial');
     expect(run.summary.targets.find((t) => t.workgroupId === victim)).toMatchObject({
       outcome: 'failed',
       attempts: 1,
       error: { type: 'Forbidden', status: 403, retryable: false },
     });
-    expect(proxy.calls.filter((c) => c.path === disable)).toHaveLength(1);
+    expect(harness.proxy.calls.filter((c) => c.path === disable)).toHaveLength(1);
     expect(enforced()).toEqual({ 'prod-core': false, 'dev-alpha': false, 'staging-eu': true });
   });
 });

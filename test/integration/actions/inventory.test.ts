@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
+import { type SimState, seedState } from '../../../src/sim/index.js';
+import { mutatingCalls, useActionSim } from '../../helpers/actions.js';
 
 /** A name that needs quoting in CSV and escaping in Markdown. */
 const AWKWARD_NAME = 'scratch, "old" | tmp';
@@ -66,29 +66,30 @@ function markdownTables(text: string): Map<string, string[][]> {
   return tables;
 }
 
+/** A 4×4 fleet, one of whose workspaces is called {@link AWKWARD_NAME}. */
+function fleet(): SimState {
+  const state = seedState({ seed: 5, fleet: { workgroups: 4, workspacesPerWorkgroup: 4 } });
+  const renamed = state.workspaces[1];
+  if (renamed) renamed.name = AWKWARD_NAME;
+  return state;
+}
+
 const number = (text: string | undefined) => Number((text ?? '').replaceAll(',', ''));
 
 describe('inventory against the simulator', () => {
-  let sim: SimulatorHandle;
+  const harness = useActionSim(fleet);
   let dir: string;
   beforeAll(async () => {
-    const state = seedState({ seed: 5, fleet: { workgroups: 4, workspacesPerWorkgroup: 4 } });
-    const renamed = state.workspaces[1];
-    if (renamed) renamed.name = AWKWARD_NAME;
-    sim = await startSimulator({ port: 0, transitionMs: 50, state });
     dir = await mkdtemp(join(tmpdir(), 'nightshift-inventory-'));
   });
-  afterAll(async () => {
-    await sim.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  const fleet = () => sim.state.workspaces;
+  const workspaces = () => harness.sim.state.workspaces;
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
   it('writes JSON whose totals and per-workgroup figures add up to the fleet, creating missing folders', async () => {
     const output = join(dir, 'nested', 'deeper', 'inventory.json');
-    const run = await runJob(sim, policy({ output }), 'inventory');
+    const run = await harness.run(policy({ output }), 'inventory');
 
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets).toEqual([
@@ -100,20 +101,20 @@ describe('inventory against the simulator', () => {
     ]);
     const report = JSON.parse(await readFile(output, 'utf8'));
     expect(report.format).toBe('nightshift-inventory/1');
-    expect(report.workspaces).toHaveLength(fleet().length);
+    expect(report.workspaces).toHaveLength(workspaces().length);
     expect(report.totals).toMatchObject({
-      workspaces: fleet().length,
-      running: fleet().filter((ws) => ws.status === 'Active').length,
-      stopped: fleet().filter((ws) => ws.status === 'Stopped').length,
+      workspaces: workspaces().length,
+      running: workspaces().filter((ws) => ws.status === 'Active').length,
+      stopped: workspaces().filter((ws) => ws.status === 'Stopped').length,
       other: 0,
-      vertices: sum(fleet().map((ws) => ws.vertex_count)),
-      edges: sum(fleet().map((ws) => ws.edge_count)),
-      totalSizeBytes: sum(fleet().map((ws) => ws.folder_statistics?.total_size ?? 0)),
-      billedSizeBytes: sum(fleet().map((ws) => ws.folder_statistics?.billed_size ?? 0)),
+      vertices: sum(workspaces().map((ws) => ws.vertex_count)),
+      edges: sum(workspaces().map((ws) => ws.edge_count)),
+      totalSizeBytes: sum(workspaces().map((ws) => ws.folder_statistics?.total_size ?? 0)),
+      billedSizeBytes: sum(workspaces().map((ws) => ws.folder_statistics?.billed_size ?? 0)),
     });
-    expect(report.groups).toHaveLength(sim.state.workgroups.length);
-    for (const workgroup of sim.state.workgroups) {
-      const members = fleet().filter((ws) => ws.workgroup_id === workgroup.workgroup_id);
+    expect(report.groups).toHaveLength(harness.sim.state.workgroups.length);
+    for (const workgroup of harness.sim.state.workgroups) {
+      const members = workspaces().filter((ws) => ws.workgroup_id === workgroup.workgroup_id);
       const group = report.groups.find(
         (g: { workgroupId: string }) => g.workgroupId === workgroup.workgroup_id,
       );
@@ -124,7 +125,7 @@ describe('inventory against the simulator', () => {
         edges: sum(members.map((ws) => ws.edge_count)),
       });
     }
-    const first = fleet()[0];
+    const first = workspaces()[0];
     const row = report.workspaces.find(
       (r: { workspace_id: string }) => r.workspace_id === first?.workspace_id,
     );
@@ -142,25 +143,25 @@ describe('inventory against the simulator', () => {
 
   it('writes CSV with a header and one well-formed row per workspace, quoting what needs it', async () => {
     const output = join(dir, 'inventory.csv');
-    const run = await runJob(sim, policy({ output, format: 'csv' }), 'inventory');
+    const run = await harness.run(policy({ output, format: 'csv' }), 'inventory');
 
     expect(run.summary.outcome).toBe('succeeded');
     const [header, ...rows] = parseCsv(await readFile(output, 'utf8'));
-    expect(rows).toHaveLength(fleet().length);
+    expect(rows).toHaveLength(workspaces().length);
     for (const row of rows) expect(row).toHaveLength(header?.length ?? 0);
     const column = (name: string) => (header ?? []).indexOf(name);
     expect(rows.map((row) => row[column('workspace_name')])).toContain(AWKWARD_NAME);
     expect(sum(rows.map((row) => Number(row[column('vertex_count')])))).toBe(
-      sum(fleet().map((ws) => ws.vertex_count)),
+      sum(workspaces().map((ws) => ws.vertex_count)),
     );
     expect(sum(rows.map((row) => Number(row[column('folder_statistics.total_size')])))).toBe(
-      sum(fleet().map((ws) => ws.folder_statistics?.total_size ?? 0)),
+      sum(workspaces().map((ws) => ws.folder_statistics?.total_size ?? 0)),
     );
   });
 
   it('writes Markdown tables with a separator row and a cell per column, and totals that match the fleet', async () => {
     const output = join(dir, 'inventory.md');
-    const run = await runJob(sim, policy({ output, format: 'markdown' }), 'inventory');
+    const run = await harness.run(policy({ output, format: 'markdown' }), 'inventory');
 
     expect(run.summary.outcome).toBe('succeeded');
     const tables = markdownTables(await readFile(output, 'utf8'));
@@ -174,20 +175,19 @@ describe('inventory against the simulator', () => {
     }
     const [totalsHeader, , totals] = tables.get('Totals') ?? [];
     const total = (name: string) => number(totals?.[totalsHeader?.indexOf(name) ?? -1]);
-    expect(total('Workspaces')).toBe(fleet().length);
-    expect(total('Vertices')).toBe(sum(fleet().map((ws) => ws.vertex_count)));
-    expect(total('Edges')).toBe(sum(fleet().map((ws) => ws.edge_count)));
-    expect(total('Running') + total('Stopped') + total('Other')).toBe(fleet().length);
-    expect(tables.get('By workgroup')?.slice(2)).toHaveLength(sim.state.workgroups.length);
+    expect(total('Workspaces')).toBe(workspaces().length);
+    expect(total('Vertices')).toBe(sum(workspaces().map((ws) => ws.vertex_count)));
+    expect(total('Edges')).toBe(sum(workspaces().map((ws) => ws.edge_count)));
+    expect(total('Running') + total('Stopped') + total('Other')).toBe(workspaces().length);
+    expect(tables.get('By workgroup')?.slice(2)).toHaveLength(harness.sim.state.workgroups.length);
     const workspaceRows = tables.get('Workspaces')?.slice(2) ?? [];
-    expect(workspaceRows).toHaveLength(fleet().length);
+    expect(workspaceRows).toHaveLength(workspaces().length);
     expect(workspaceRows.map((row) => row[1])).toContain(AWKWARD_NAME);
   });
 
   it('groupBy status gives one subtotal per status, and only the targeted workspaces are listed', async () => {
     const output = join(dir, 'by-status.json');
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy({ output, groupBy: 'status' }, '{ workgroups: ["dev-*"] }'),
       'inventory',
     );
@@ -195,9 +195,9 @@ describe('inventory against the simulator', () => {
     expect(run.summary.outcome).toBe('succeeded');
     const report = JSON.parse(await readFile(output, 'utf8'));
     const devIds = new Set(
-      sim.state.workgroups.filter((wg) => wg.name.startsWith('dev-')).map((wg) => wg.workgroup_id),
+      harness.sim.state.workgroups.filter((wg) => wg.name.startsWith('dev-')).map((wg) => wg.workgroup_id),
     );
-    const dev = fleet().filter((ws) => devIds.has(ws.workgroup_id));
+    const dev = workspaces().filter((ws) => devIds.has(ws.workgroup_id));
     expect(report.totals.workspaces).toBe(dev.length);
     const statuses = [...new Set(dev.map((ws) => ws.status))].sort();
     expect(report.groups.map((g: { key: string }) => g.key)).toEqual(statuses);
@@ -208,18 +208,18 @@ describe('inventory against the simulator', () => {
 
   it('replaces an existing report atomically and leaves no temporary file behind', async () => {
     const output = join(dir, 'replace', 'inventory.json');
-    await runJob(sim, policy({ output }), 'inventory');
+    await harness.run(policy({ output }), 'inventory');
     await writeFile(output, 'stale');
-    const run = await runJob(sim, policy({ output }), 'inventory');
+    const run = await harness.run(policy({ output }), 'inventory');
 
     expect(run.summary.outcome).toBe('succeeded');
-    expect(JSON.parse(await readFile(output, 'utf8')).totals.workspaces).toBe(fleet().length);
+    expect(JSON.parse(await readFile(output, 'utf8')).totals.workspaces).toBe(workspaces().length);
     expect(await readdir(join(dir, 'replace'))).toEqual(['inventory.json']);
   });
 
   it('a dry run writes nothing, calls read-only operations only and says what it would write', async () => {
     const output = join(dir, 'dry', 'inventory.csv');
-    const run = await runJob(sim, policy({ output, format: 'csv' }), 'inventory', { dryRun: true });
+    const run = await harness.run(policy({ output, format: 'csv' }), 'inventory', { dryRun: true });
 
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.targets).toEqual([
@@ -234,22 +234,18 @@ describe('inventory against the simulator', () => {
   it('a transient failure listing the fleet is retried and the report is written', async () => {
     const output = join(dir, 'retried.json');
     // with this seed the first listing draws an error and the second passes
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['listWorkgroups'] });
-    try {
-      const run = await runJob(sim, policy({ output }), 'inventory');
-      expect(run.requests.map((entry) => entry.status)).toEqual([500, 200]);
-      expect(run.summary.outcome).toBe('succeeded');
-      expect(JSON.parse(await readFile(output, 'utf8')).totals.workspaces).toBe(fleet().length);
-    } finally {
-      sim.setFaults({});
-    }
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['listWorkgroups'] });
+    const run = await harness.run(policy({ output }), 'inventory');
+    expect(run.requests.map((entry) => entry.status)).toEqual([500, 200]);
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(JSON.parse(await readFile(output, 'utf8')).totals.workspaces).toBe(workspaces().length);
   });
 
   it('a path that cannot be written fails the report once, naming the cause, and leaves nothing behind', async () => {
     const blocker = join(dir, 'a-file');
     await writeFile(blocker, 'not a folder');
     const output = join(blocker, 'inventory.json');
-    const run = await runJob(sim, policy({ output }), 'inventory');
+    const run = await harness.run(policy({ output }), 'inventory');
 
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.targets[0]).toMatchObject({ key: output, outcome: 'failed', attempts: 1 });

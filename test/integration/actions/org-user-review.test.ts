@@ -1,18 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { actionRegistry, actions } from '../../../jobs/index.js';
-import { ApiClient } from '../../../src/api/index.js';
-import { parsePolicy } from '../../../src/policy/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../../../src/runs/index.js';
-import {
-  DEFAULT_API_KEY,
-  DEFAULT_BEARER_TOKEN,
-  type SimState,
-  type SimulatorHandle,
-  seedState,
-  startSimulator,
-} from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import { captureLog } from '../../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../../src/runs/index.js';
+import { DEFAULT_BEARER_TOKEN, type SimState, seedState } from '../../../src/sim/index.js';
+import { expectNoSecretLeak, mutatingCalls, useActionSim } from '../../helpers/actions.js';
 
 const DAY = 86_400_000;
 const ago = (days: number) => new Date(Date.now() - days * DAY).toISOString();
@@ -52,44 +41,13 @@ function usersState(users: OrgUser[] = USERS): SimState {
   return state;
 }
 
-/** Runs the job as `runJob` does, but with the bearer token given (or none configured). */
-async function runWithToken(
-  sim: SimulatorHandle,
-  text: string,
-  bearerToken: string | undefined,
-): Promise<RunSummary> {
-  const [job] = parsePolicy(text, 'test.yaml', { registry: actionRegistry, env: {} }).jobs;
-  if (!job) throw new Error('no job');
-  const api = new ApiClient({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY, bearerToken });
-  try {
-    return await executeRun(
-      {
-        api,
-        actions,
-        checkpoints: new MemoryCheckpointStore(),
-        log: captureLog().log,
-        signal: new AbortController().signal,
-        pollIntervalMs: 50,
-      },
-      { runId: 'review@test', job, trigger: 'manual', dryRun: false },
-    );
-  } finally {
-    await api.close();
-  }
-}
-
 const described = (summary: RunSummary) => summary.findings.map((f) => `${f.rule} ${f.subject}`).sort();
 
 describe('org-user-review against the simulator', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: usersState() });
-  });
-  afterAll(() => sim.close());
-  beforeEach(() => sim.reset({ state: usersState() }));
+  const harness = useActionSim(usersState);
 
   it('flags stale, disabled and role-less users in one review target', async () => {
-    const run = await runJob(sim, policy(), 'review');
+    const run = await harness.run(policy(), 'review');
     expect(run.summary.outcome).toBe('succeeded');
     expect(described(run.summary)).toEqual([
       'org-user/disabled carol',
@@ -116,64 +74,65 @@ describe('org-user-review against the simulator', () => {
   });
 
   it('honours staleAfter in days and turns the disabled and no-roles checks off', async () => {
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy('{ staleAfter: 100d, flagDisabled: false, flagNoRoles: false }'),
       'review',
     );
     expect(described(run.summary)).toEqual(['org-user/stale bob', 'org-user/stale frank']);
     // erin never signed in and her account is 10 days old: stale after 5 days, not after 90
-    const strict = await runJob(sim, policy('{ staleAfter: 5d }'), 'review');
+    const strict = await harness.run(policy('{ staleAfter: 5d }'), 'review');
     expect(described(strict.summary)).toContain('org-user/stale erin');
     expect(described(strict.summary)).not.toContain('org-user/stale alice');
   });
 
   it('reports a clean organization without findings', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: usersState([USERS[0] as OrgUser, user('gina', { metadata: { lastLogin: ago(30) } })]),
     });
-    const run = await runJob(sim, policy(), 'review');
+    const run = await harness.run(policy(), 'review');
     expect(run.summary.findings).toEqual([]);
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', detail: { users: 2, findings: 0 } });
   });
 
   it('reviews the one user of an organization answered as a single object', async () => {
-    sim.reset({ state: usersState([user('bob', { metadata: { lastLogin: ago(120) } })]) });
+    harness.sim.reset({ state: usersState([user('bob', { metadata: { lastLogin: ago(120) } })]) });
     expect(
       Array.isArray(
         await (
-          await fetch(`${sim.url}/users`, { headers: { authorization: `Bearer ${DEFAULT_BEARER_TOKEN}` } })
+          await fetch(`${harness.sim.url}/users`, {
+            headers: { authorization: `Bearer ${DEFAULT_BEARER_TOKEN}` },
+          })
         ).json(),
       ),
     ).toBe(false);
-    const run = await runJob(sim, policy(), 'review');
+    const run = await harness.run(policy(), 'review');
     expect(described(run.summary)).toEqual(['org-user/stale bob']);
   });
 
   it('fails at once, without a request, naming NIGHTSHIFT_BEARER_TOKEN when no bearer token is configured', async () => {
-    const summary = await runWithToken(sim, policy(), undefined);
+    const { summary, requests } = await harness.run(policy(), 'review', { bearerToken: null });
     expect(summary.outcome).toBe('failed');
     expect(summary.targets[0]).toMatchObject({ outcome: 'failed', attempts: 1 });
     expect(summary.targets[0]?.error?.message).toMatch(
       /no bearer token configured.*set NIGHTSHIFT_BEARER_TOKEN/,
     );
-    expect(sim.requests().filter((r) => r.operation === 'listOrgUsers')).toEqual([]);
+    expect(requests.filter((r) => r.operation === 'listOrgUsers')).toEqual([]);
   });
 
   it('fails after one attempt when the API refuses the bearer token', async () => {
-    const summary = await runWithToken(sim, policy(), 'not-the-token');
-    expect(summary.targets[0]).toMatchObject({
+    const run = await harness.run(policy(), 'review', { bearerToken: 'not-the-token' });
+    expect(run.summary.targets[0]).toMatchObject({
       outcome: 'failed',
       attempts: 1,
       error: { type: 'Unauthorized', status: 401, retryable: false },
     });
-    expect(JSON.stringify(summary)).not.toContain('not-the-token');
+    expectNoSecretLeak(run, ['not-the-token']);
   });
 
   it('retries a transient server error on the listing and reports the findings once', async () => {
     // seed 33: the first affected request fails, the next ones pass
-    sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['listOrgUsers'] });
-    const run = await runJob(sim, policy(), 'review');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['listOrgUsers'] });
+    const run = await harness.run(policy(), 'review');
     expect(run.requests.filter((r) => r.operation === 'listOrgUsers').map((r) => r.status)).toEqual([
       500, 200,
     ]);
@@ -182,9 +141,9 @@ describe('org-user-review against the simulator', () => {
   });
 
   it('a dry run makes the same read-only call and reports the same findings', async () => {
-    const dry = await runJob(sim, policy(), 'review', { dryRun: true });
+    const dry = await harness.run(policy(), 'review', { dryRun: true });
     expect(mutatingCalls(dry)).toEqual([]);
     expect(dry.summary.targets[0]).toMatchObject({ outcome: 'planned' });
-    expect(described(dry.summary)).toEqual(described((await runJob(sim, policy(), 'review')).summary));
+    expect(described(dry.summary)).toEqual(described((await harness.run(policy(), 'review')).summary));
   });
 });

@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/runs/index.js';
-import { DEFAULT_API_KEY, type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { READ_ONLY_OPERATIONS } from '../../helpers/actions.js';
+import { DEFAULT_API_KEY, seedState } from '../../../src/sim/index.js';
+import { READ_ONLY_OPERATIONS, useActionSim } from '../../helpers/actions.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 
 const POLICY = `version: 1
@@ -22,24 +22,24 @@ jobs:
 `;
 
 describe('nightshift plan and the exit codes of run', () => {
-  let sim: SimulatorHandle;
+  const harness = useActionSim(() =>
+    seedState({ seed: 5, fleet: { workgroups: 3, workspacesPerWorkgroup: 3 } }),
+  );
   let file: string;
   let env: Record<string, string>;
-  beforeAll(async () => {
+  beforeAll(() => {
     assertBuilt('src/cli/commands/plan.ts', 'src/cli/commands/run.ts', 'src/cli/inline-run.ts');
-    sim = await startSimulator({
-      port: 0,
-      transitionMs: 50,
-      state: seedState({ seed: 5, fleet: { workgroups: 3, workspacesPerWorkgroup: 3 } }),
-    });
     file = join(mkdtempSync(join(tmpdir(), 'nightshift-plan-')), 'policy.yaml');
     writeFileSync(file, POLICY);
-    env = { NIGHTSHIFT_API_URL: sim.url, NIGHTSHIFT_API_KEY: DEFAULT_API_KEY, NIGHTSHIFT_LOG_LEVEL: 'warn' };
+    env = {
+      NIGHTSHIFT_API_URL: harness.sim.url,
+      NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_LOG_LEVEL: 'warn',
+    };
   });
-  afterAll(() => sim.close());
 
   it('plan makes only read-only calls, plans every job, and exits 3 because the audit has findings', async () => {
-    const since = sim.requests().at(-1)?.seq ?? 0;
+    const since = harness.sim.requests().at(-1)?.seq ?? 0;
     const cli = startCli(['plan', file, '--json'], env);
     expect(await cli.exited).toBe(3);
     const plans = JSON.parse(cli.output().slice(cli.output().indexOf('['))) as RunSummary[];
@@ -47,12 +47,12 @@ describe('nightshift plan and the exit codes of run', () => {
       ['nightly-pause', true],
       ['audit', true],
     ]);
-    const active = sim.state.workspaces.filter((ws) => ws.status === 'Active').length;
+    const active = harness.sim.state.workspaces.filter((ws) => ws.status === 'Active').length;
     expect(plans[0]?.counts.planned).toBe(active);
     expect(plans[1]?.findings.some((finding) => finding.rule === 'allow-list/too-wide')).toBe(true);
-    const calls = sim.requests().filter((entry) => entry.seq > since);
+    const calls = harness.sim.requests().filter((entry) => entry.seq > since);
     expect(calls.filter((entry) => !READ_ONLY_OPERATIONS.has(entry.operation ?? ''))).toEqual([]);
-    expect(sim.state.workspaces.filter((ws) => ws.status === 'Active')).toHaveLength(active);
+    expect(harness.sim.state.workspaces.filter((ws) => ws.status === 'Active')).toHaveLength(active);
   });
 
   it('plan --job prints one plan as a table and exits 0 when it has no findings', async () => {
@@ -71,10 +71,10 @@ describe('nightshift plan and the exit codes of run', () => {
   });
 
   it('run --inline exits 1 when targets fail, and 0 once they are done', async () => {
-    sim.setFaults({ errorRate: 1, operations: ['pauseWorkspace'] });
+    harness.sim.setFaults({ errorRate: 1, operations: ['pauseWorkspace'] });
     const failing = startCli(['run', file, 'nightly-pause', '--inline'], env);
     expect(await failing.exited).toBe(1);
-    sim.setFaults({});
+    harness.sim.setFaults({});
     const passing = startCli(['run', file, 'nightly-pause', '--inline'], env);
     expect(await passing.exited).toBe(0);
   });

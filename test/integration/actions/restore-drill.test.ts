@@ -1,17 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { ApiClient } from '../../../src/api/index.js';
 import { parsePolicy } from '../../../src/policy/index.js';
-import {
-  DEFAULT_API_KEY,
-  DEFAULT_BEARER_TOKEN,
-  type SimState,
-  type SimulatorHandle,
-  seedState,
-  startSimulator,
-} from '../../../src/sim/index.js';
+import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN, type SimState, seedState } from '../../../src/sim/index.js';
 import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
+import {
+  type ActionRun,
+  type ActionSim,
+  mutatingCalls,
+  useActionSim,
+  workgroupNamed,
+  workspacesIn,
+} from '../../helpers/actions.js';
 
 type Drill = SimState['workspaces'][number];
 
@@ -25,42 +25,42 @@ jobs:
     with: ${JSON.stringify(params)}
 `;
 
-let sim: SimulatorHandle | undefined;
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+/** A drill of `ops/drill` from `backupId`; `more` adds to (or overrides) what `with:` says. */
+const drillPolicy = (backupId: string, more: Record<string, unknown> = {}, retry?: string) =>
+  policy({ workgroup: 'ops', workspace: 'drill', backupId, ...more }, retry);
 
-/** A fresh 4×4 fleet (so `ops/drill` exists) with the drill workspace in the given status. */
-async function start(status: WorkspaceStatus, transitionMs = 50) {
+/** A 4×4 fleet (so `ops/drill` exists) with the drill workspace in the given status. */
+function drillState(status: WorkspaceStatus): SimState {
   const state = seedState({ seed: 11, fleet: { workgroups: 4, workspacesPerWorkgroup: 4 } });
-  const ops = state.workgroups.find((wg) => wg.name === 'ops');
-  const drill = state.workspaces.find((ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill');
-  if (!ops || !drill) throw new Error('seeded fleet has no ops/drill');
+  const drill = workspacesIn(state, 'ops').find((ws) => ws.name === 'drill');
+  if (!drill) throw new Error('seeded fleet has no ops/drill');
   Object.assign(drill, workspaceStatusFields(status));
-  const handle = await startSimulator({ port: 0, transitionMs, state });
-  sim = handle;
-  const backups = handle.state.backups.filter((bk) => bk.workspace_id === drill.workspace_id);
-  const backup = backups[0];
-  const otherBackup = handle.state.backups.find((bk) => bk.workspace_id !== drill.workspace_id);
-  if (!backup || !otherBackup) throw new Error('seeded fleet has no backups');
-  const live = () => handle.state.workspaces.find((ws) => ws.workspace_id === drill.workspace_id) as Drill;
-  return { sim: handle, ops, drill: live, backup, otherBackup };
+  return state;
 }
 
-const operations = (run: Awaited<ReturnType<typeof runJob>>, name: string) =>
-  run.requests.filter((entry) => entry.operation === name);
+/** Resets the harness's simulator to a fleet whose drill workspace is in `status`. */
+function arrange(harness: ActionSim, status: WorkspaceStatus) {
+  const { sim } = harness;
+  sim.reset({ state: drillState(status) });
+  const ops = workgroupNamed(sim.state, 'ops');
+  const found = workspacesIn(sim.state, 'ops').find((ws) => ws.name === 'drill') as Drill;
+  const backups = sim.state.backups.filter((bk) => bk.workspace_id === found.workspace_id);
+  const backup = backups[0];
+  const otherBackup = sim.state.backups.find((bk) => bk.workspace_id !== found.workspace_id);
+  if (!backup || !otherBackup) throw new Error('seeded fleet has no backups');
+  const drill = () => sim.state.workspaces.find((ws) => ws.workspace_id === found.workspace_id) as Drill;
+  return { sim, ops, drill, backup, otherBackup };
+}
+
+const operations = (run: ActionRun, name: string) => run.requests.filter((entry) => entry.operation === name);
 
 describe('restore-drill against the simulator', () => {
+  const harness = useActionSim(() => drillState('Active'));
+
   it('restores the backup into an Active drill workspace, checks the counts, pauses it and records the evidence', async () => {
-    const { sim, ops, drill, backup } = await start('Active');
-    const params = {
-      workgroup: 'ops',
-      workspace: 'drill',
-      backupId: backup.backup_id,
-      expect: { vertices: backup.vertex_count, edges: { min: backup.edge_count } },
-    };
-    const run = await runJob(sim, policy(params), 'drill');
+    const { ops, drill, backup } = arrange(harness, 'Active');
+    const expected = { vertices: backup.vertex_count, edges: { min: backup.edge_count } };
+    const run = await harness.run(drillPolicy(backup.backup_id, { expect: expected }), 'drill');
 
     expect(run.summary.outcome).toBe('succeeded');
     expect(mutatingCalls(run)).toEqual(['restoreBackup', 'pauseWorkspace']);
@@ -81,7 +81,7 @@ describe('restore-drill against the simulator', () => {
       restoreFoundUnderWay: false,
       counts: {
         observed: { vertices: backup.vertex_count, edges: backup.edge_count },
-        expected: params.expect,
+        expected,
       },
       restoreRequestIds: restoreIds,
       afterwards: { requested: 'pause', outcome: 'paused' },
@@ -97,10 +97,9 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('resumes a Stopped drill workspace and waits until it is Active before restoring', async () => {
-    const { sim, drill, backup } = await start('Stopped');
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: drill().workspace_id, backupId: backup.backup_id }),
+    const { drill, backup } = arrange(harness, 'Stopped');
+    const run = await harness.run(
+      drillPolicy(backup.backup_id, { workspace: drill().workspace_id }),
       'drill',
     );
 
@@ -117,13 +116,9 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('a count mismatch fails the target with a clear message and a finding, and the workspace is still paused', async () => {
-    const { sim, drill, backup } = await start('Active');
+    const { drill, backup } = arrange(harness, 'Active');
     const expected = { vertices: backup.vertex_count + 1 };
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, expect: expected }),
-      'drill',
-    );
+    const run = await harness.run(drillPolicy(backup.backup_id, { expect: expected }), 'drill');
 
     expect(run.summary.outcome).toBe('failed');
     const [target] = run.summary.targets;
@@ -144,12 +139,8 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('afterwards: leave keeps the restored workspace running', async () => {
-    const { sim, drill, backup } = await start('Active');
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, afterwards: 'leave' }),
-      'drill',
-    );
+    const { drill, backup } = arrange(harness, 'Active');
+    const run = await harness.run(drillPolicy(backup.backup_id, { afterwards: 'leave' }), 'drill');
 
     expect(run.summary.outcome).toBe('succeeded');
     expect(mutatingCalls(run)).toEqual(['restoreBackup']);
@@ -157,47 +148,9 @@ describe('restore-drill against the simulator', () => {
     expect(run.summary.evidence).toMatchObject({ afterwards: { requested: 'leave', outcome: 'left' } });
   });
 
-  it('finding the workspace already Restoring, waits for that restore instead of starting another', async () => {
-    const { sim, drill, backup } = await start('Active', 600);
-    const api = new ApiClient({
-      baseUrl: sim.url,
-      apiKey: DEFAULT_API_KEY,
-      bearerToken: DEFAULT_BEARER_TOKEN,
-    });
-    try {
-      await api.restoreBackup(drill().workgroup_id, drill().workspace_id, backup.backup_id);
-    } finally {
-      await api.close();
-    }
-    expect(drill().status).toBe('Restoring');
-    const run = await runJob(
-      sim,
-      policy({
-        workgroup: 'ops',
-        workspace: 'drill',
-        backupId: backup.backup_id,
-        expect: { edges: backup.edge_count },
-      }),
-      'drill',
-    );
-
-    expect(run.summary.outcome).toBe('succeeded');
-    expect(mutatingCalls(run)).toEqual(['pauseWorkspace']);
-    expect(run.summary.evidence).toMatchObject({
-      restoreFoundUnderWay: true,
-      restoreRequestIds: [],
-      passed: true,
-    });
-    expect(drill().edge_count).toBe(backup.edge_count);
-  });
-
   it('a refused restore (a backup of another workspace) is tried once, fails the target and the workspace is paused anyway', async () => {
-    const { sim, drill, otherBackup } = await start('Stopped');
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: 'drill', backupId: otherBackup.backup_id }),
-      'drill',
-    );
+    const { drill, otherBackup } = arrange(harness, 'Stopped');
+    const run = await harness.run(drillPolicy(otherBackup.backup_id), 'drill');
 
     expect(run.summary.outcome).toBe('failed');
     const [target] = run.summary.targets;
@@ -215,17 +168,11 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('a transient restore error is retried and the drill then passes', async () => {
-    const { sim, drill, backup } = await start('Active');
+    const { sim, drill, backup } = arrange(harness, 'Active');
     // with this seed the first restore call draws an error and the second passes
     sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['restoreBackup'] });
-    const run = await runJob(
-      sim,
-      policy({
-        workgroup: 'ops',
-        workspace: 'drill',
-        backupId: backup.backup_id,
-        expect: { vertices: backup.vertex_count },
-      }),
+    const run = await harness.run(
+      drillPolicy(backup.backup_id, { expect: { vertices: backup.vertex_count } }),
       'drill',
     );
 
@@ -241,13 +188,9 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('a transient failure of the pause afterwards retries the pause alone, not the restore', async () => {
-    const { sim, drill, backup } = await start('Active');
+    const { sim, drill, backup } = arrange(harness, 'Active');
     sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['pauseWorkspace'] });
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id }),
-      'drill',
-    );
+    const run = await harness.run(drillPolicy(backup.backup_id), 'drill');
 
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets[0]?.attempts).toBe(2);
@@ -258,10 +201,9 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('when transient restore errors outlast the retries, the run still pauses the workspace once', async () => {
-    const { sim, drill, backup } = await start('Stopped');
+    const { sim, drill, backup } = arrange(harness, 'Stopped');
     sim.setFaults({ errorRate: 1, operations: ['restoreBackup'] });
-    const params = { workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id };
-    const run = await runJob(sim, policy(params, '{ attempts: 2, backoff: 1s }'), 'drill');
+    const run = await harness.run(drillPolicy(backup.backup_id, {}, '{ attempts: 2, backoff: 1s }'), 'drill');
 
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.targets[0]).toMatchObject({ attempts: 2, error: { status: 500, retryable: true } });
@@ -275,13 +217,85 @@ describe('restore-drill against the simulator', () => {
     expect(['Stopping', 'Stopped']).toContain(drill().status);
   });
 
-  it('a restore that outlasts waitReady fails the drill and reports the workspace it could not pause', async () => {
-    const { sim, backup } = await start('Active', 3_000);
-    const run = await runJob(
-      sim,
-      policy({ workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id, waitReady: '1s' }),
+  it('a dry run calls read-only operations only and says it would resume first, restore and pause', async () => {
+    const { backup } = arrange(harness, 'Stopped');
+    const run = await harness.run(
+      drillPolicy(backup.backup_id, { expect: { vertices: { min: 5 } } }),
+      'drill',
+      { dryRun: true },
+    );
+
+    expect(mutatingCalls(run)).toEqual([]);
+    expect(run.summary.targets).toEqual([
+      expect.objectContaining({
+        outcome: 'planned',
+        reason: `would resume (Stopped), restore ${backup.backup_id}, check vertices at least 5, then pause it`,
+      }),
+    ]);
+  });
+
+  it.each([false, true])(
+    'a workspace not in the fleet fails with a message naming it, changing nothing (dry run: %s)',
+    async (dryRun) => {
+      const { backup } = arrange(harness, 'Active');
+      const run = await harness.run(drillPolicy(backup.backup_id, { workspace: 'no-such-drill' }), 'drill', {
+        dryRun,
+      });
+
+      expect(run.summary.outcome).toBe('failed');
+      expect(run.summary.targets[0]?.error?.message).toMatch(
+        /^no workspace "no-such-drill" in workgroup "ops" \(known: drill, /,
+      );
+      expect(mutatingCalls(run)).toEqual([]);
+    },
+  );
+
+  it('refuses a glob for the workspace: a restore overwrites the data of exactly the workspace named', () => {
+    const text = drillPolicy('bk-1', { workspace: 'dr*' });
+    expect(() => parsePolicy(text, 'test.yaml', { registry: actionRegistry, env: {} })).toThrow(
+      /globs are refused/,
+    );
+  });
+});
+
+describe('restore-drill against a simulator whose restores take 600 ms', () => {
+  const harness = useActionSim(() => drillState('Active'), { transitionMs: 600 });
+
+  it('finding the workspace already Restoring, waits for that restore instead of starting another', async () => {
+    const { sim, drill, backup } = arrange(harness, 'Active');
+    const api = new ApiClient({
+      baseUrl: sim.url,
+      apiKey: DEFAULT_API_KEY,
+      bearerToken: DEFAULT_BEARER_TOKEN,
+    });
+    try {
+      await api.restoreBackup(drill().workgroup_id, drill().workspace_id, backup.backup_id);
+    } finally {
+      await api.close();
+    }
+    expect(drill().status).toBe('Restoring');
+    const run = await harness.run(
+      drillPolicy(backup.backup_id, { expect: { edges: backup.edge_count } }),
       'drill',
     );
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['pauseWorkspace']);
+    expect(run.summary.evidence).toMatchObject({
+      restoreFoundUnderWay: true,
+      restoreRequestIds: [],
+      passed: true,
+    });
+    expect(drill().edge_count).toBe(backup.edge_count);
+  });
+});
+
+describe('restore-drill against a simulator whose restores take 3 s', () => {
+  const harness = useActionSim(() => drillState('Active'), { transitionMs: 3_000 });
+
+  it('a restore that outlasts waitReady fails the drill and reports the workspace it could not pause', async () => {
+    const { backup } = arrange(harness, 'Active');
+    const run = await harness.run(drillPolicy(backup.backup_id, { waitReady: '1s' }), 'drill');
 
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.targets[0]?.error?.message).toMatch(
@@ -302,11 +316,9 @@ describe('restore-drill against the simulator', () => {
   });
 
   it('a run that times out mid-restore still records its evidence and the workspace it left running', async () => {
-    const { sim, backup } = await start('Active', 3_000);
-    const params = { workgroup: 'ops', workspace: 'drill', backupId: backup.backup_id };
-    const run = await runJob(
-      sim,
-      policy(params).replace('    retry:', '    timeout: 1s\n    retry:'),
+    const { backup } = arrange(harness, 'Active');
+    const run = await harness.run(
+      drillPolicy(backup.backup_id).replace('    retry:', '    timeout: 1s\n    retry:'),
       'drill',
     );
 
@@ -318,54 +330,5 @@ describe('restore-drill against the simulator', () => {
       backupId: backup.backup_id,
       afterwards: { outcome: 'not-paused', reason: 'workspace is Restoring' },
     });
-  });
-
-  it('a dry run calls read-only operations only and says it would resume first, restore and pause', async () => {
-    const { sim, backup } = await start('Stopped');
-    const run = await runJob(
-      sim,
-      policy({
-        workgroup: 'ops',
-        workspace: 'drill',
-        backupId: backup.backup_id,
-        expect: { vertices: { min: 5 } },
-      }),
-      'drill',
-      { dryRun: true },
-    );
-
-    expect(mutatingCalls(run)).toEqual([]);
-    expect(run.summary.targets).toEqual([
-      expect.objectContaining({
-        outcome: 'planned',
-        reason: `would resume (Stopped), restore ${backup.backup_id}, check vertices at least 5, then pause it`,
-      }),
-    ]);
-  });
-
-  it.each([false, true])(
-    'a workspace not in the fleet fails with a message naming it, changing nothing (dry run: %s)',
-    async (dryRun) => {
-      const { sim, backup } = await start('Active');
-      const run = await runJob(
-        sim,
-        policy({ workgroup: 'ops', workspace: 'no-such-drill', backupId: backup.backup_id }),
-        'drill',
-        { dryRun },
-      );
-
-      expect(run.summary.outcome).toBe('failed');
-      expect(run.summary.targets[0]?.error?.message).toMatch(
-        /^no workspace "no-such-drill" in workgroup "ops" \(known: drill, /,
-      );
-      expect(mutatingCalls(run)).toEqual([]);
-    },
-  );
-
-  it('refuses a glob for the workspace: a restore overwrites the data of exactly the workspace named', () => {
-    const text = policy({ workgroup: 'ops', workspace: 'dr*', backupId: 'bk-1' });
-    expect(() => parsePolicy(text, 'test.yaml', { registry: actionRegistry, env: {} })).toThrow(
-      /globs are refused/,
-    );
   });
 });

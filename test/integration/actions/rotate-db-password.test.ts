@@ -1,21 +1,28 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimState, type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
-import { type ActionRun, mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { SimState } from '../../../src/sim/index.js';
+import {
+  expectNoSecretLeak,
+  mutatingCalls,
+  smallFleet,
+  useActionSim,
+  workspacesIn,
+} from '../../helpers/actions.js';
+import {
+  jsonLines,
+  type Recorded,
+  type SinkLine,
+  sinkLines,
+  useSinkFolder,
+} from '../../helpers/secret-sink.js';
 
 const USER = 'app';
-const dir = mkdtempSync(join(tmpdir(), 'nightshift-rotate-'));
-let files = 0;
-const freshSink = () => join(dir, `secrets-${++files}.jsonl`);
+const sinks = useSinkFolder('nightshift-rotate-');
 
 /** A 2×2 fleet where every dev-alpha workspace has the user `app` at password version 1. */
 function fleetWithUser(): SimState {
-  const state = seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: 2 } });
-  const wg = state.workgroups.find((w) => w.name === 'dev-alpha');
-  for (const ws of state.workspaces.filter((w) => w.workgroup_id === wg?.workgroup_id)) {
+  const state = smallFleet();
+  for (const ws of workspacesIn(state, 'dev-alpha')) {
     const model = state.dbUsers.find((u) => u.workspace_id === ws.workspace_id);
     if (!model) throw new Error(`seed has no db user in ${ws.workspace_id}`);
     state.dbUsers.push({ ...model, id: `dbu-app-${ws.workspace_id}`, username: USER, password_version: 1 });
@@ -36,57 +43,14 @@ ${withBlock}`;
 const fileSink = (path: string, extra = '') =>
   `      username: ${USER}\n      sink: { file: "${path}" }\n${extra}`;
 
-interface SinkLine {
-  time: string;
-  job: string;
-  runId: string;
-  workgroupId: string;
-  workspaceId: string;
-  username: string;
-  secretId: string;
-  state: 'pending' | 'current';
-  password?: string;
-}
-
-const sinkLines = (path: string): SinkLine[] =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as SinkLine);
-
-const appUsers = (sim: SimulatorHandle) => sim.state.dbUsers.filter((u) => u.username === USER);
-const version = (sim: SimulatorHandle, workspaceId: string) =>
-  appUsers(sim).find((u) => u.workspace_id === workspaceId)?.password_version;
-
-/** The run's log lines, summary and sink text do not leak, except the sink's pending lines. */
-function expectNowhereButSink(run: ActionRun, passwords: readonly string[]) {
-  const logged = JSON.stringify(run.lines);
-  const summary = JSON.stringify(run.summary);
-  for (const password of passwords) {
-    expect(logged).not.toContain(password);
-    expect(summary).not.toContain(password);
-  }
-}
-
 describe('rotate-db-password against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: fleetWithUser() });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  beforeEach(() => {
-    sim.reset({ state: fleetWithUser() });
-    proxy.reset();
-  });
+  const harness = useActionSim(fleetWithUser, { proxy: true });
 
+  const appUsers = () => harness.sim.state.dbUsers.filter((u) => u.username === USER);
+  const version = (workspaceId: string) =>
+    appUsers().find((u) => u.workspace_id === workspaceId)?.password_version;
   const onlyWorkspace = () => {
-    const [first] = appUsers(sim);
+    const [first] = appUsers();
     if (!first) throw new Error('no app user');
     return {
       workspaceId: first.workspace_id,
@@ -95,14 +59,14 @@ describe('rotate-db-password against the simulator', () => {
   };
 
   it('sets a new password per workspace, delivered to a 0600 file before the call and marked current after', async () => {
-    const path = freshSink();
-    const before = appUsers(sim).map((u) => ({ ...u }));
-    const run = await runJob(sim, policy(fileSink(path)), 'rotate');
+    const path = sinks.fresh();
+    const before = appUsers().map((u) => ({ ...u }));
+    const run = await harness.run(policy(fileSink(path)), 'rotate');
 
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.counts.succeeded).toBe(2);
     for (const user of before) {
-      const after = appUsers(sim).find((u) => u.id === user.id);
+      const after = appUsers().find((u) => u.id === user.id);
       expect(after?.password_version).toBe(user.password_version + 1);
       expect(after?.password_set_at).not.toBe(user.password_set_at);
     }
@@ -124,23 +88,22 @@ describe('rotate-db-password against the simulator', () => {
     expect(current.every((l) => l.password === undefined)).toBe(true);
     const passwords = pending.map((l) => l.password ?? '');
     expect(new Set(passwords).size).toBe(2);
-    expectNowhereButSink(run, passwords);
+    expectNoSecretLeak(run, passwords);
     expect(run.summary.targets.map((t) => t.detail?.sink)).toEqual([path, path]);
   });
 
   it('honours length', async () => {
-    const path = freshSink();
-    const run = await runJob(sim, policy(fileSink(path, '      length: 64\n')), 'rotate');
+    const path = sinks.fresh();
+    const run = await harness.run(policy(fileSink(path, '      length: 64\n')), 'rotate');
     expect(run.summary.outcome).toBe('succeeded');
     for (const line of sinkLines(path).filter((l) => l.state === 'pending'))
       expect(line.password).toHaveLength(64);
   });
 
   it('fails a user the workspace does not have after one attempt, leaving its pending line unconfirmed', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     const { workspaceId, target } = onlyWorkspace();
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy(`      username: nobody\n      sink: { file: "${path}" }\n`, target),
       'rotate',
     );
@@ -151,33 +114,33 @@ describe('rotate-db-password against the simulator', () => {
       error: { status: 404, type: 'Not-Found' },
     });
     expect(run.summary.targets[0]?.error?.message).toContain('user "nobody" does not exist');
-    expect(version(sim, workspaceId)).toBe(1);
+    expect(version(workspaceId)).toBe(1);
     const lines = sinkLines(path);
     expect(lines.map((l) => l.state)).toEqual(['pending']);
-    expectNowhereButSink(run, [lines[0]?.password ?? '']);
+    expectNoSecretLeak(run, [lines[0]?.password ?? '']);
   });
 
   it('retries a transient error with a new password, and marks only the one that was set current', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     const { workspaceId, target } = onlyWorkspace();
     // seed 4 fails the first update and passes the second
-    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['updateDbUserPassword'] });
-    const run = await runJob(sim, policy(fileSink(path), target), 'rotate');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['updateDbUserPassword'] });
+    const run = await harness.run(policy(fileSink(path), target), 'rotate');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
-    expect(version(sim, workspaceId)).toBe(2);
+    expect(version(workspaceId)).toBe(2);
     const lines = sinkLines(path);
     expect(lines.map((l) => l.state)).toEqual(['pending', 'pending', 'current']);
     const [first, second, current] = lines;
     expect(first?.password).not.toBe(second?.password);
     expect(current?.secretId).toBe(second?.secretId);
-    expectNowhereButSink(run, [first?.password ?? '', second?.password ?? '']);
+    expectNoSecretLeak(run, [first?.password ?? '', second?.password ?? '']);
   });
 
   it('after a call that set the password but lost its answer, the retry sets and confirms another one', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     const { workspaceId, target } = onlyWorkspace();
-    const wg = sim.state.workspaces.find((w) => w.workspace_id === workspaceId)?.workgroup_id ?? '';
-    proxy.refuse({
+    const wg = harness.sim.state.workspaces.find((w) => w.workspace_id === workspaceId)?.workgroup_id ?? '';
+    harness.proxy.refuse({
       method: 'PUT',
       path: `/controller/v4/v2/workgroups/${wg}/workspaces/${workspaceId}/dbuser`,
       status: 500,
@@ -185,73 +148,71 @@ describe('rotate-db-password against the simulator', () => {
       forwardFirst: true,
       times: 1,
     });
-    const run = await runJob(proxy.sim, policy(fileSink(path), target), 'rotate');
+    const run = await harness.run(policy(fileSink(path), target), 'rotate');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     // both calls reached the simulator: the password in effect is the second, the one marked current
-    expect(version(sim, workspaceId)).toBe(3);
+    expect(version(workspaceId)).toBe(3);
     const [, second, current] = sinkLines(path);
     expect(current).toMatchObject({ state: 'current', secretId: second?.secretId });
   });
 
   it('refuses a sink file that group or others can read, before any API call', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     writeFileSync(path, '', { mode: 0o600 });
     chmodSync(path, 0o644);
-    const run = await runJob(sim, policy(fileSink(path)), 'rotate');
+    const run = await harness.run(policy(fileSink(path)), 'rotate');
     expect(run.summary.outcome).toBe('failed');
     for (const target of run.summary.targets) {
       expect(target).toMatchObject({ outcome: 'failed', attempts: 1 });
       expect(target.error?.message).toContain(`secret sink ${path}: refused: the file has mode 0644`);
     }
     expect(run.requests.map((r) => r.operation)).not.toContain('updateDbUserPassword');
-    expect(appUsers(sim).map((u) => u.password_version)).toEqual([1, 1]);
+    expect(appUsers().map((u) => u.password_version)).toEqual([1, 1]);
     expect(readFileSync(path, 'utf8')).toBe('');
   });
 
   it('delivers to a command: the record on stdin, the identity in NIGHTSHIFT_SECRET_* variables', async () => {
-    const script = join(dir, 'store-secret.mjs');
-    const out = join(dir, `stored-${++files}.jsonl`);
-    writeFileSync(
-      script,
-      `import { appendFileSync } from 'node:fs';
-const chunks = [];
-process.stdin.on('data', (chunk) => chunks.push(chunk));
-process.stdin.on('end', () => {
-  const record = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  appendFileSync(process.argv[2], JSON.stringify({ ...record, envState: process.env.NIGHTSHIFT_SECRET_STATE, envUser: process.env.NIGHTSHIFT_SECRET_USERNAME }) + '\\n');
-});
-`,
-    );
+    const { command, out } = sinks.recorder();
     const { workspaceId, target } = onlyWorkspace();
-    const sink = `      username: ${USER}\n      sink: { command: ["${process.execPath}", "${script}", "${out}"] }\n`;
-    const run = await runJob(sim, policy(sink, target), 'rotate');
+    const sink = `      username: ${USER}\n      sink: { command: ${JSON.stringify(command)} }\n`;
+    const run = await harness.run(policy(sink, target), 'rotate');
     expect(run.summary.outcome).toBe('succeeded');
-    expect(version(sim, workspaceId)).toBe(2);
-    const lines = sinkLines(out) as Array<SinkLine & { envState: string; envUser: string }>;
-    expect(lines.map((l) => [l.state, l.envState, l.envUser])).toEqual([
+    expect(version(workspaceId)).toBe(2);
+    const recorded = jsonLines<Recorded>(out).map(({ stdin, env }) => ({
+      line: JSON.parse(stdin) as SinkLine,
+      env,
+    }));
+    expect(
+      recorded.map(({ line, env }) => [
+        line.state,
+        env.NIGHTSHIFT_SECRET_STATE,
+        env.NIGHTSHIFT_SECRET_USERNAME,
+      ]),
+    ).toEqual([
       ['pending', 'pending', USER],
       ['current', 'current', USER],
     ]);
-    expect(lines[0]?.password).toMatch(/^[A-Za-z0-9]{32}$/);
-    expectNowhereButSink(run, [lines[0]?.password ?? '']);
+    const password = recorded[0]?.line.password ?? '';
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    expectNoSecretLeak(run, [password]);
     expect(run.summary.targets[0]?.detail?.sink).toBe(process.execPath);
   });
 
   it('a sink command that exits non-zero aborts the rotation before the API call', async () => {
     const { workspaceId, target } = onlyWorkspace();
     const sink = `      username: ${USER}\n      sink: { command: ["${process.execPath}", "-e", "process.exit(3)"] }\n`;
-    const run = await runJob(sim, policy(sink, target), 'rotate');
+    const run = await harness.run(policy(sink, target), 'rotate');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'failed', attempts: 1 });
     expect(run.summary.targets[0]?.error?.message).toBe(
       `secret sink command ${process.execPath}: exited with code 3`,
     );
     expect(run.requests.map((r) => r.operation)).not.toContain('updateDbUserPassword');
-    expect(version(sim, workspaceId)).toBe(1);
+    expect(version(workspaceId)).toBe(1);
   });
 
   it('a dry run makes read-only calls only, plans each workspace and writes no sink', async () => {
-    const path = freshSink();
-    const run = await runJob(sim, policy(fileSink(path)), 'rotate', { dryRun: true });
+    const path = sinks.fresh();
+    const run = await harness.run(policy(fileSink(path)), 'rotate', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.counts).toMatchObject({ planned: 2, total: 2 });
     expect(run.summary.targets[0]?.reason).toBe(
@@ -261,10 +222,10 @@ process.stdin.on('end', () => {
   });
 
   it('a dry run reports a sink file that would be refused', async () => {
-    const path = freshSink();
+    const path = sinks.fresh();
     writeFileSync(path, '', { mode: 0o600 });
     chmodSync(path, 0o604);
-    const run = await runJob(sim, policy(fileSink(path)), 'rotate', { dryRun: true });
+    const run = await harness.run(policy(fileSink(path)), 'rotate', { dryRun: true });
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.reason).toContain('mode 0604');
     expect(mutatingCalls(run)).toEqual([]);

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
-import { type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
+import { mutatingCalls, useActionSim } from '../../helpers/actions.js';
 import { providerOf, providerPath, providerState } from './cloud-provider-fixtures.js';
 
 const policy = (withLine: string) => `version: 1
@@ -18,26 +16,13 @@ jobs:
 const RENAME = '{ cloudProvider: prod-core-byoc, name: prod-core-byoc-eu, version: "1.5.0" }';
 
 describe('update-cloud-provider against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: providerState(3) });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: providerState(3) });
-    proxy.reset();
-  });
+  const harness = useActionSim(() => providerState(3), { proxy: true });
 
-  const provider = (workgroup: string) => providerOf(sim.state, workgroup);
+  const provider = (workgroup: string) => providerOf(harness.sim.state, workgroup);
 
   it('renames a provider named by its name and records a version against it', async () => {
     const before = provider('prod-core').version_number;
-    const run = await runJob(sim, policy(RENAME), 'update');
+    const run = await harness.run(policy(RENAME), 'update');
     expect(run.summary.outcome).toBe('succeeded');
     expect(run.summary.targets).toEqual([
       expect.objectContaining({
@@ -56,8 +41,8 @@ describe('update-cloud-provider against the simulator', () => {
   });
 
   it('run again with the old name, finds the rename made and changes nothing', async () => {
-    await runJob(sim, policy(RENAME), 'update');
-    const again = await runJob(sim, policy(RENAME), 'update');
+    await harness.run(policy(RENAME), 'update');
+    const again = await harness.run(policy(RENAME), 'update');
     expect(again.summary.targets).toEqual([
       expect.objectContaining({
         key: provider('prod-core').id,
@@ -70,7 +55,7 @@ describe('update-cloud-provider against the simulator', () => {
 
   it('records only a version for a provider given by id, keeping its name', async () => {
     const id = provider('staging-eu').id;
-    const run = await runJob(sim, policy(`{ cloudProvider: ${id}, version: "1.5.0" }`), 'update');
+    const run = await harness.run(policy(`{ cloudProvider: ${id}, version: "1.5.0" }`), 'update');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'succeeded',
       reason: 'recorded version 1.5.0 (was 1.4.2)',
@@ -79,13 +64,13 @@ describe('update-cloud-provider against the simulator', () => {
   });
 
   it('skips a provider already at the version, without calling the update', async () => {
-    const run = await runJob(sim, policy('{ cloudProvider: dev-alpha-byoc, version: "1.4.2" }'), 'update');
+    const run = await harness.run(policy('{ cloudProvider: dev-alpha-byoc, version: "1.4.2" }'), 'update');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'skipped', reason: 'already at version 1.4.2' });
     expect(mutatingCalls(run)).toEqual([]);
   });
 
   it('fails a provider that is neither a listed name nor an id the API knows, naming the known ones', async () => {
-    const run = await runJob(sim, policy('{ cloudProvider: prod-core-bycc, name: x }'), 'update');
+    const run = await harness.run(policy('{ cloudProvider: prod-core-bycc, name: x }'), 'update');
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.targets[0]?.attempts).toBe(1);
     expect(run.summary.targets[0]?.error?.message).toMatch(
@@ -95,12 +80,12 @@ describe('update-cloud-provider against the simulator', () => {
   });
 
   it('refuses a name two providers share, before any call', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: providerState(3, (state) => {
         providerOf(state, 'dev-alpha').name = 'prod-core-byoc';
       }),
     });
-    const run = await runJob(sim, policy('{ cloudProvider: prod-core-byoc, version: "2.0.0" }'), 'update');
+    const run = await harness.run(policy('{ cloudProvider: prod-core-byoc, version: "2.0.0" }'), 'update');
     expect(run.summary.outcome).toBe('failed');
     expect(run.summary.reason).toMatch(
       /cloud provider "prod-core-byoc" is ambiguous: 2 share that name .*give the id/,
@@ -109,8 +94,7 @@ describe('update-cloud-provider against the simulator', () => {
   });
 
   it('fails an update the API refuses for good after one attempt, leaving the provider as it was', async () => {
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy(`{ cloudProvider: staging-eu-byoc, name: "${'n'.repeat(129)}" }`),
       'update',
     );
@@ -125,31 +109,27 @@ describe('update-cloud-provider against the simulator', () => {
 
   it('treats a refusal as done when the re-read shows the update made', async () => {
     const id = provider('staging-eu').id;
-    proxy.refuse({
+    harness.proxy.refuse({
       method: 'PUT',
       path: providerPath(id),
       status: 400,
       type: 'Bad-Request',
       forwardFirst: true,
     });
-    const run = await runJob(
-      proxy.sim,
-      policy('{ cloudProvider: staging-eu-byoc, version: "1.5.0" }'),
-      'update',
-    );
+    const run = await harness.run(policy('{ cloudProvider: staging-eu-byoc, version: "1.5.0" }'), 'update');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
       reason: 'already at version 1.5.0',
       attempts: 1,
     });
-    expect(proxy.calls.filter((c) => c.method === 'PUT')).toHaveLength(1);
+    expect(harness.proxy.calls.filter((c) => c.method === 'PUT')).toHaveLength(1);
   });
 
   it('retries a transient server error and applies the update once', async () => {
     const before = provider('prod-core').version_number;
     // seed 33: the first affected request fails, the next ones pass
-    sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['updateCloudProvider'] });
-    const run = await runJob(sim, policy(RENAME), 'update');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['updateCloudProvider'] });
+    const run = await harness.run(policy(RENAME), 'update');
     expect(run.requests.filter((r) => r.operation === 'updateCloudProvider').map((r) => r.status)).toEqual([
       500, 200,
     ]);
@@ -158,7 +138,7 @@ describe('update-cloud-provider against the simulator', () => {
   });
 
   it('a dry run plans the update with read-only calls and changes nothing', async () => {
-    const run = await runJob(sim, policy(RENAME), 'update', { dryRun: true });
+    const run = await harness.run(policy(RENAME), 'update', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'planned',

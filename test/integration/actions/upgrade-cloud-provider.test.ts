@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
-import { type SimState, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
-import { mutatingCalls, runJob } from '../../helpers/actions.js';
-import { type RefusingProxy, startRefusingProxy } from './allow-list-fixtures.js';
+import type { SimState } from '../../../src/sim/index.js';
+import { type ActionRun, mutatingCalls, useActionSim } from '../../helpers/actions.js';
 import { COMPONENTS, providerOf, providerPath, providerState } from './cloud-provider-fixtures.js';
 
 const policy = (withBlock: string, target = 'target: { workgroups: ["prod-core"] }') => `version: 1
@@ -44,27 +43,14 @@ function upgradingState(request: UpgradeRequest, ms: number) {
 }
 
 describe('upgrade-cloud-provider against the simulator', () => {
-  let sim: SimulatorHandle;
-  let proxy: RefusingProxy;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 50, state: providerState(3) });
-    proxy = await startRefusingProxy(sim);
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await sim.close();
-  });
-  beforeEach(() => {
-    sim.reset({ state: providerState(3) });
-    proxy.reset();
-  });
+  const harness = useActionSim(() => providerState(3), { proxy: true });
 
-  const provider = () => providerOf(sim.state, 'prod-core');
-  const upgradeCalls = (run: Awaited<ReturnType<typeof runJob>>) =>
+  const provider = () => providerOf(harness.sim.state, 'prod-core');
+  const upgradeCalls = (run: ActionRun) =>
     run.requests.filter((r) => r.operation === 'upgradeCloudProvider').map((r) => r.status);
 
   it('sends only what differs, waits until the provider is Active again and reports before and after', async () => {
-    const run = await runJob(sim, policy(UPGRADE), 'upgrade');
+    const run = await harness.run(policy(UPGRADE), 'upgrade');
     expect(run.summary.outcome).toBe('succeeded');
     const id = provider().id;
     const target = run.summary.targets[0];
@@ -94,8 +80,7 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('skips a provider already at the requested versions, sizes and log types without calling the upgrade', async () => {
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy(`      components: [{ name: engine, version: "4.1.3" }]
       nodeGroups: { ng_16: { max_size: 4, min_size: 0 } }
       logTypes: [api]
@@ -110,8 +95,10 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('waits for an upgrade already under way instead of sending another, and skips when it brought the request', async () => {
-    sim.reset({ state: upgradingState({ components: [{ name: 'engine', version: '4.2.0' }] }, 1500) });
-    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    harness.sim.reset({
+      state: upgradingState({ components: [{ name: 'engine', version: '4.2.0' }] }, 1500),
+    });
+    const run = await harness.run(policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'skipped',
       reason: 'already at the requested versions (after waiting for an upgrade already under way)',
@@ -121,8 +108,8 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('after an upgrade under way ends without the request, sends its own', async () => {
-    sim.reset({ state: upgradingState({ cluster_enabled_log_types: ['api', 'scheduler'] }, 1500) });
-    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    harness.sim.reset({ state: upgradingState({ cluster_enabled_log_types: ['api', 'scheduler'] }, 1500) });
+    const run = await harness.run(policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'succeeded',
       reason: 'upgraded after an upgrade already under way ended',
@@ -134,7 +121,7 @@ describe('upgrade-cloud-provider against the simulator', () => {
 
   it('fails an upgrade the API refuses for good after one attempt', async () => {
     // min_size 5 above the group's max_size 4: refused after the simulator merges the sizes
-    const run = await runJob(sim, policy('      nodeGroups: { ng_16: { min_size: 5 } }\n'), 'upgrade');
+    const run = await harness.run(policy('      nodeGroups: { ng_16: { min_size: 5 } }\n'), 'upgrade');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'failed',
       attempts: 1,
@@ -147,8 +134,8 @@ describe('upgrade-cloud-provider against the simulator', () => {
   it('retries a transient server error on the upgrade and applies it once', async () => {
     const before = provider().version_number;
     // seed 33: the first affected request fails, the next ones pass
-    sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['upgradeCloudProvider'] });
-    const run = await runJob(sim, policy(UPGRADE), 'upgrade');
+    harness.sim.setFaults({ errorRate: 0.5, seed: 33, operations: ['upgradeCloudProvider'] });
+    const run = await harness.run(policy(UPGRADE), 'upgrade');
     expect(upgradeCalls(run)).toEqual([500, 200]);
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     // one upgrade: Upgrading, then Active
@@ -157,10 +144,17 @@ describe('upgrade-cloud-provider against the simulator', () => {
 
   it('after a lost answer, re-reads on the retry and does not send the upgrade again', async () => {
     const path = providerPath(provider().id, '/upgrade');
-    proxy.refuse({ method: 'PUT', path, status: 500, type: 'Internal-Error', forwardFirst: true, times: 1 });
+    harness.proxy.refuse({
+      method: 'PUT',
+      path,
+      status: 500,
+      type: 'Internal-Error',
+      forwardFirst: true,
+      times: 1,
+    });
     const before = provider().version_number;
-    const run = await runJob(proxy.sim, policy(UPGRADE), 'upgrade');
-    expect(proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    const run = await harness.run(policy(UPGRADE), 'upgrade');
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     expect(run.summary.targets[0]?.detail).toMatchObject({
       before: { logTypes: ['api'] },
@@ -170,12 +164,12 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('fails a provider that ends its upgrade with last_error set, recording it in the evidence', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: providerState(3, (state) => {
         providerOf(state, 'prod-core').last_error = 'helm release timed out';
       }),
     });
-    const run = await runJob(sim, policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
+    const run = await harness.run(policy('      components: { engine: "4.2.0" }\n'), 'upgrade');
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'failed',
       attempts: 1,
@@ -192,15 +186,14 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('upgrades each provider once for workgroups sharing it and for ids also given', async () => {
-    sim.reset({
+    harness.sim.reset({
       state: providerState(3, (state) => {
         const devAlpha = state.workgroups.find((wg) => wg.name === 'dev-alpha');
         if (devAlpha) devAlpha.cloud_provider_id = providerOf(state, 'prod-core').id;
       }),
     });
-    const staging = providerOf(sim.state, 'staging-eu').id;
-    const run = await runJob(
-      sim,
+    const staging = providerOf(harness.sim.state, 'staging-eu').id;
+    const run = await harness.run(
       policy(
         `      cloudProviderIds: ["${provider().id}", "${staging}"]\n      logTypes: [audit]\n`,
         'target: { workgroups: ["prod-core", "dev-alpha"] }',
@@ -212,7 +205,7 @@ describe('upgrade-cloud-provider against the simulator', () => {
   });
 
   it('a dry run plans the changes with read-only calls and upgrades nothing', async () => {
-    const run = await runJob(sim, policy(UPGRADE), 'upgrade', { dryRun: true });
+    const run = await harness.run(policy(UPGRADE), 'upgrade', { dryRun: true });
     expect(mutatingCalls(run)).toEqual([]);
     expect(run.summary.targets[0]).toMatchObject({
       outcome: 'planned',
@@ -223,15 +216,10 @@ describe('upgrade-cloud-provider against the simulator', () => {
 });
 
 describe('upgrade-cloud-provider with a slow provider', () => {
-  let sim: SimulatorHandle;
-  beforeAll(async () => {
-    sim = await startSimulator({ port: 0, transitionMs: 60_000, state: providerState(1) });
-  });
-  afterAll(() => sim.close());
+  const harness = useActionSim(() => providerState(1), { transitionMs: 60_000 });
 
   it('fails the provider when it is not Active again within waitReady, without retrying', async () => {
-    const run = await runJob(
-      sim,
+    const run = await harness.run(
       policy('      components: { engine: "4.2.0" }\n').replace('waitReady: 1m', 'waitReady: 2s'),
       'upgrade',
     );

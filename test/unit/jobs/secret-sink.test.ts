@@ -1,7 +1,6 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   checkSink,
   deliverSecret,
@@ -13,37 +12,13 @@ import {
   withoutSecret,
 } from '../../../jobs/secret-sink.js';
 import { ApiError } from '../../../src/api/index.js';
+import { jsonLines, type Recorded, useSinkFolder } from '../../helpers/secret-sink.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'nightshift-sink-unit-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const folder = useSinkFolder('nightshift-sink-unit-');
+const { dir } = folder;
 
 const identity = { job: 'rotate', runId: 'run-1', workgroupId: 'wg-1', workspaceId: 'ws-1', username: 'app' };
 const signal = new AbortController().signal;
-let files = 0;
-const freshPath = () => join(dir, `secrets-${++files}.jsonl`);
-const lines = (path: string) =>
-  readFileSync(path, 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
-/** A node script that appends what it got on stdin and its NIGHTSHIFT_SECRET_* variables to a file. */
-function recorderScript(): { command: string[]; out: string } {
-  const script = join(dir, `recorder-${++files}.mjs`);
-  const out = join(dir, `recorded-${files}.jsonl`);
-  writeFileSync(
-    script,
-    `import { appendFileSync } from 'node:fs';
-const chunks = [];
-process.stdin.on('data', (chunk) => chunks.push(chunk));
-process.stdin.on('end', () => {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('NIGHTSHIFT_SECRET_')));
-  appendFileSync(process.argv[2], JSON.stringify({ stdin: Buffer.concat(chunks).toString('utf8'), env }) + '\\n');
-});
-`,
-  );
-  return { command: [process.execPath, script, out], out };
-}
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -94,11 +69,11 @@ describe('SecretSinkSchema', () => {
 
 describe('file sink', () => {
   it('creates the file with mode 0600 and appends one JSON line per record', async () => {
-    const sink: SecretSink = { file: freshPath() };
+    const sink: SecretSink = { file: folder.fresh() };
     await deliverSecret(sink, identity, 'id-1', { state: 'pending', password: 'Secret123secret' }, signal);
     await markCurrent(sink, identity, 'id-1', signal);
     expect(statSync(sink.file).mode & 0o777).toBe(0o600);
-    const [pending, current] = lines(sink.file);
+    const [pending, current] = jsonLines(sink.file);
     expect(pending).toMatchObject({
       ...identity,
       secretId: 'id-1',
@@ -111,7 +86,7 @@ describe('file sink', () => {
   });
 
   it('refuses a file that group or others may read, naming the path and mode but not the secret', async () => {
-    const path = freshPath();
+    const path = folder.fresh();
     writeFileSync(path, '', { mode: 0o600 });
     chmodSync(path, 0o640);
     const error = await rejection(
@@ -131,7 +106,7 @@ describe('file sink', () => {
   });
 
   it('refuses a path that is not a regular file', async () => {
-    const path = join(dir, `a-directory-${++files}`);
+    const path = folder.fresh('a-directory', '');
     mkdirSync(path, { mode: 0o700 });
     const error = await rejection(
       deliverSecret({ file: path }, identity, 'id-3', { state: 'pending', password: 'x' }, signal),
@@ -148,12 +123,12 @@ describe('file sink', () => {
   });
 
   it('checkSink (dry run) finds the same problems without creating the file', async () => {
-    const open = freshPath();
+    const open = folder.fresh();
     writeFileSync(open, '', { mode: 0o600 });
     chmodSync(open, 0o644);
     await expect(checkSink({ file: open })).rejects.toThrow('mode 0644');
     await expect(checkSink({ file: join(dir, 'missing', 'x.jsonl') })).rejects.toThrow('is not usable');
-    const absent = freshPath();
+    const absent = folder.fresh();
     await checkSink({ file: absent });
     expect(() => statSync(absent)).toThrow();
   });
@@ -161,7 +136,7 @@ describe('file sink', () => {
 
 describe('command sink', () => {
   it('gives the command the record on stdin and its identity in NIGHTSHIFT_SECRET_* variables, never the password', async () => {
-    const { command, out } = recorderScript();
+    const { command, out } = folder.recorder();
     await deliverSecret(
       { command },
       identity,
@@ -169,7 +144,7 @@ describe('command sink', () => {
       { state: 'pending', password: 'ViaStdin123abc' },
       signal,
     );
-    const [got] = lines(out);
+    const [got] = jsonLines<Recorded>(out);
     expect(JSON.parse(String(got?.stdin))).toMatchObject({
       ...identity,
       state: 'pending',
@@ -187,7 +162,7 @@ describe('command sink', () => {
   });
 
   it('runs the command without a shell: an argument with shell syntax arrives as written', async () => {
-    const out = join(dir, `argv-${++files}.json`);
+    const out = folder.fresh('argv', '.json');
     const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))`;
     await deliverSecret(
       { command: [process.execPath, '-e', script, out, '$(touch /tmp/x); *'] },
