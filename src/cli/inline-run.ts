@@ -6,8 +6,16 @@ import { actionApiClient, actions, apiSettings, cliLogger, envNumber } from './r
 
 /** Runs jobs in this process, without Redis, through the same action code a worker uses. */
 export interface InlineRunner {
-  /** Runs the job and sends its summary to the job's notification sinks (a dry run sends nothing). */
-  run(policy: Policy, job: PolicyJob, dryRun: boolean): Promise<RunSummary>;
+  /**
+   * Runs the job and sends its summary to the job's notification sinks (a dry run sends nothing);
+   * `onProgress` hears of every target done.
+   */
+  run(
+    policy: Policy,
+    job: PolicyJob,
+    dryRun: boolean,
+    onProgress?: (done: number, total: number) => void,
+  ): Promise<RunSummary>;
   close(): Promise<void>;
 }
 
@@ -20,7 +28,7 @@ export function inlineRunner(): InlineRunner {
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   return {
-    async run(policy, job, dryRun) {
+    async run(policy, job, dryRun, onProgress) {
       const summary = await executeRun(
         {
           api,
@@ -29,6 +37,7 @@ export function inlineRunner(): InlineRunner {
           log,
           signal: abort.signal,
           pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
+          onProgress,
         },
         { runId: manualRunId(job.name), job, trigger: 'manual', dryRun },
       );

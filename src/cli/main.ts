@@ -16,12 +16,30 @@ import type { PolicyCommandDeps } from './policy-io.js';
 import { redisSuspensions } from './runtime.js';
 import { version } from './version.js';
 
+const PROGRAM_HELP = [
+  '',
+  'Output: tables for people on stdout; --json (validate, next, plan, run, history, suspend, unsuspend)',
+  'prints JSON only on stdout. Logs and progress go to stderr. Colour only on a terminal, never with NO_COLOR.',
+  'Exit codes: 0 ok, 1 a run or plan failed, 2 bad usage or invalid policy, 3 succeeded with findings.',
+  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/engine.md.',
+  '',
+  'Examples:',
+  '  nightshift validate config/policy.yaml',
+  '  nightshift next config/policy.yaml --count 3',
+  '  nightshift plan config/policy.yaml',
+  '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
+  '  nightshift start config/policy.yaml',
+  '  nightshift history --job nightly-pause --json',
+  '  nightshift run --help',
+].join('\n');
+
 /** The whole CLI. Tests pass `deps` to fix the clock, the registry and the output of the policy commands. */
 export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   const program = new Command('nightshift')
     .description('Scheduled automation for the Cloud Workspace Management API')
     .version(version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', PROGRAM_HELP)
     .exitOverride();
   registerValidateCommand(program, deps);
   registerNextCommand(program, { suspensions: redisSuspensions, ...deps });

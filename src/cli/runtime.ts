@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
 import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
-import { ApiClient } from '../api/index.js';
+import { type ApiCallRecord, ApiClient } from '../api/index.js';
 import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import type { Metrics } from '../ops/index.js';
 import { RedisCheckpointStore } from '../queue/checkpoint.js';
 import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
@@ -61,8 +62,16 @@ export function envNumber(name: string, fallback: number): number {
   return value;
 }
 
-/** The client actions run with: every call logged with its request ID; rate-limited when configured. */
-export function actionApiClient(settings: ApiSettings, log: Logger, redis?: Redis): ApiClient {
+/**
+ * The client actions run with: every call logged with its request ID (and counted in `metrics`
+ * when given); rate-limited when configured.
+ */
+export function actionApiClient(
+  settings: ApiSettings,
+  log: Logger,
+  redis?: Redis,
+  metrics?: Metrics,
+): ApiClient {
   const rate = process.env.NIGHTSHIFT_API_RATE_LIMIT ? envNumber('NIGHTSHIFT_API_RATE_LIMIT', 0) : undefined;
   const limiter =
     rate && redis
@@ -71,9 +80,23 @@ export function actionApiClient(settings: ApiSettings, log: Logger, redis?: Redi
   return new ApiClient({
     ...settings,
     timeoutMs: envNumber('NIGHTSHIFT_API_TIMEOUT_MS', 30_000),
-    onCall: recordApiCall(log),
+    onCall: metrics ? observeApiCall(recordApiCall(log), metrics) : recordApiCall(log),
     beforeCall: limiter ? (_operation, signal) => limiter.acquire(signal) : undefined,
   });
+}
+
+/** Both observers see every call; the log line comes first, and a failing one never stops the other. */
+function observeApiCall(
+  record: (call: ApiCallRecord) => void,
+  metrics: Metrics,
+): (call: ApiCallRecord) => void {
+  return (call) => {
+    try {
+      record(call);
+    } finally {
+      metrics.apiCall(call);
+    }
+  };
 }
 
 export function prefix(): string {

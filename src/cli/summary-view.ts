@@ -1,22 +1,32 @@
-import type { RunSummary } from '../runs/index.js';
-import { alignColumns } from './table.js';
+import type { Finding, RunSummary, TargetRecord } from '../runs/index.js';
+import { outcomeStyle, type Painter, plain, type Style, severityStyle } from './color.js';
+import { alignColumns, type Cell, styled } from './table.js';
 
-/** A run summary for people: the counts, then one row per target. */
-export function formatSummary(summary: RunSummary): string {
+export interface SummaryViewOptions {
+  /** Colours outcomes and severities. Default: no colour. */
+  readonly painter?: Painter;
+  /** Only targets this accepts get a row; the others are counted in one line. Default: all. */
+  readonly targets?: (target: TargetRecord) => boolean;
+}
+
+/** A run summary for people: the counts, then one row per target, then the findings. */
+export function formatSummary(summary: RunSummary, options: SummaryViewOptions = {}): string {
+  const painter = options.painter ?? plain;
   const { counts } = summary;
   const head = [
-    `${summary.job} (${summary.action}) ${summary.runId}: ${summary.outcome}${summary.dryRun ? ' [dry run]' : ''}`,
+    `${summary.job} (${summary.action}) ${summary.runId}: ${painter.paint(outcomeStyle(summary.outcome), summary.outcome)}${summary.dryRun ? ' [dry run]' : ''}`,
     `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms`,
   ];
   if (summary.reason) head.push(`  ${summary.reason}`);
-  const rows = [['TARGET', 'OUTCOME', 'ATTEMPTS', 'DETAIL', 'REQUEST IDS']];
-  for (const target of summary.targets) {
+  const shown = options.targets ? summary.targets.filter(options.targets) : summary.targets;
+  const rows: Cell[][] = [['TARGET', 'OUTCOME', 'ATTEMPTS', 'DETAIL', 'REQUEST IDS']];
+  for (const target of shown) {
     const name = target.workspaceName
       ? `${target.workgroupName}/${target.workspaceName}`
       : (target.workgroupName ?? target.key);
     rows.push([
       name,
-      target.outcome,
+      styled(target.outcome, outcomeStyle(target.outcome)),
       String(target.attempts),
       [
         target.error?.message ?? target.reason,
@@ -27,19 +37,90 @@ export function formatSummary(summary: RunSummary): string {
       target.requestIds.join(','),
     ]);
   }
-  const findings = summary.findings.map((finding) => [
-    finding.severity,
-    finding.rule,
-    finding.subject,
-    finding.message,
-  ]);
+  const hidden = summary.targets.length - shown.length;
   return [
     `${head.join('\n')}\n`,
-    summary.targets.length > 0 ? `${alignColumns(rows)}\n` : '',
-    findings.length > 0
-      ? `${findings.length} finding(s):\n${alignColumns([['SEVERITY', 'RULE', 'SUBJECT', 'MESSAGE'], ...findings])}\n`
+    shown.length > 0 ? `${alignColumns(rows, painter)}\n` : '',
+    hidden > 0
+      ? `  ${hidden} other target(s) not listed: nothing to change there (--json lists every one)\n`
       : '',
+    formatFindings(summary.findings, painter),
   ].join('');
+}
+
+function formatFindings(findings: readonly Finding[], painter: Painter): string {
+  if (findings.length === 0) return '';
+  const rows: Cell[][] = [
+    ['SEVERITY', 'RULE', 'SUBJECT', 'MESSAGE'],
+    ...findings.map((finding) => [
+      styled(finding.severity, severityStyle(finding.severity)),
+      finding.rule,
+      finding.subject,
+      finding.message,
+    ]),
+  ];
+  return `${findings.length} finding(s):\n${alignColumns(rows, painter)}\n`;
+}
+
+const SEVERITIES = ['critical', 'warning', 'info'] as const;
+
+/** `1 critical, 2 warning` (worst first) and the style of the worst; `-` when there are none. */
+export function describeFindings(findings: readonly Finding[]): { text: string; style?: Style } {
+  const parts = SEVERITIES.flatMap((severity) => {
+    const count = findings.filter((finding) => finding.severity === severity).length;
+    return count > 0 ? [`${count} ${severity}`] : [];
+  });
+  const worst = SEVERITIES.find((severity) => findings.some((finding) => finding.severity === severity));
+  return parts.length > 0 ? { text: parts.join(', '), style: worst && severityStyle(worst) } : { text: '-' };
+}
+
+/** True when a plan has something to show beyond its counts: changes, failures, findings. */
+export function planHasDetail(summary: RunSummary): boolean {
+  return (
+    summary.counts.planned > 0 ||
+    summary.counts.failed > 0 ||
+    summary.findings.length > 0 ||
+    (summary.outcome !== 'succeeded' && summary.outcome !== 'skipped')
+  );
+}
+
+/**
+ * What `nightshift plan` prints: one overview row per job, then the details of only the jobs
+ * that would change something, failed, or found something, listing only the targets that
+ * would change or failed. A fleet of hundreds where three workspaces would be paused reads as
+ * three rows, not hundreds; `--json` keeps everything.
+ */
+export function formatPlans(summaries: readonly RunSummary[], painter: Painter = plain): string {
+  const notes = summaries.map((summary) => {
+    const failed = summary.outcome === 'failed' || summary.outcome === 'partial';
+    return styled(summary.reason ?? (failed ? summary.outcome : ''), failed ? 'red' : undefined);
+  });
+  // a NOTE column only when some plan has something to say there
+  const withNotes = notes.some((note) => note.text !== '');
+  const head = ['JOB', 'ACTION', 'TARGETS', 'WOULD DO', 'SKIPPED', 'FAILED', 'FINDINGS'];
+  const rows: Cell[][] = [withNotes ? [...head, 'NOTE'] : head];
+  summaries.forEach((summary, index) => {
+    const { counts } = summary;
+    const findings = describeFindings(summary.findings);
+    const row: Cell[] = [
+      summary.job,
+      summary.action,
+      String(counts.total),
+      styled(String(counts.planned), counts.planned > 0 ? 'cyan' : undefined),
+      String(counts.skipped),
+      styled(String(counts.failed), counts.failed > 0 ? 'red' : undefined),
+      styled(findings.text, findings.style),
+    ];
+    rows.push(withNotes ? [...row, notes[index] ?? ''] : row);
+  });
+  const details = summaries.filter(planHasDetail).map((summary) =>
+    formatSummary(summary, {
+      painter,
+      targets: (target) => target.outcome === 'planned' || target.outcome === 'failed',
+    }),
+  );
+  const footer = details.length === 0 ? '\nnothing would change, nothing failed, no findings\n' : '';
+  return [`${alignColumns(rows, painter)}\n`, ...details.map((detail) => `\n${detail}`), footer].join('');
 }
 
 function formatValue(value: unknown): string {

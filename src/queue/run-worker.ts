@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
+import type { Metrics } from '../ops/metrics.js';
 import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
 import { type Action, type CheckpointStore, executeRun, type RunSummary } from '../runs/index.js';
 import type { RunHistory } from './history.js';
@@ -40,6 +41,8 @@ export interface RunWorkerOptions {
   suspensions?: Suspensions;
   /** Sends finished runs to the job's notification sinks; never fails a run. */
   notifier?: Notifier;
+  /** Counts every summary this worker records (skipped runs included). Default: none. */
+  metrics?: Metrics;
 }
 
 /**
@@ -136,7 +139,7 @@ export class RunWorker {
     if (suspension) {
       const reason = `skipped: suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`;
       const skipped = this.#skippedSummary(data, policyJob.action, reason);
-      await this.#options.history.record(skipped);
+      await this.#record(skipped);
       log.info({ outcome: 'skipped' }, 'run skipped: job suspended');
       return { runId: data.runId, outcome: skipped.outcome, counts: skipped.counts };
     }
@@ -156,7 +159,7 @@ export class RunWorker {
         policyJob.action,
         `skipped: the previous run (${holder || 'of this job'}) is still running`,
       );
-      await this.#options.history.record(skipped);
+      await this.#record(skipped);
       log.info({ outcome: 'skipped' }, 'run skipped: previous run still running');
       return { runId: data.runId, outcome: skipped.outcome, counts: skipped.counts };
     }
@@ -189,7 +192,7 @@ export class RunWorker {
           deliveries: Math.max(1, job.attemptsStarted - (data.overlapWaits ?? 0)),
         },
       );
-      await this.#options.history.record(summary);
+      await this.#record(summary);
       await this.#options.checkpoints.clear(data.runId);
     } catch (error) {
       if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
@@ -208,6 +211,12 @@ export class RunWorker {
     await this.#options.notifier?.notify(policy.notifications, policyJob, summary);
     if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
     return { runId: data.runId, outcome: summary.outcome, counts: summary.counts };
+  }
+
+  /** Keeps a finished run's summary in the history, then counts it in the metrics. */
+  async #record(summary: RunSummary): Promise<void> {
+    await this.#options.history.record(summary);
+    this.#options.metrics?.runFinished(summary);
   }
 
   #skippedSummary(data: RunJobData, action: string, reason: string): RunSummary {

@@ -264,10 +264,13 @@ export function assertBuilt(...sources: string[]): void {
   }
 }
 
-/** Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment. */
+/**
+ * Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment.
+ * Its ops server takes a free port unless `env` says otherwise, so CLI processes never clash.
+ */
 export function startCli(args: readonly string[], env: Record<string, string>): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NIGHTSHIFT_API_RATE_LIMIT: '', ...env },
+    env: { ...process.env, NIGHTSHIFT_API_RATE_LIMIT: '', NIGHTSHIFT_HTTP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

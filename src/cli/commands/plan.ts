@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { RunSummary } from '../../runs/index.js';
+import { painterFor } from '../color.js';
 import { EXIT } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { formatSummary } from '../summary-view.js';
+import { formatPlans } from '../summary-view.js';
 import { findJob, runExitCode } from './run.js';
 
 interface PlanFlags {
@@ -23,10 +24,20 @@ export function registerPlanCommand(program: Command): void {
     .command('plan <policy>')
     .description('show what every job (or one) would do right now against the API, changing nothing')
     .option('--job <name>', 'only this job')
-    .option('--json', 'print the plans as a JSON array of run summaries')
+    .option('--json', 'print the plans as a JSON array of run summaries (every target listed)')
     .addHelpText(
       'after',
-      '\nOnly read-only API calls are made (list workgroups, allowed IPs, current IP, cloud providers, org users).\nExit codes: 0 every plan made, 1 a plan could not be made, 2 bad usage, 3 plans made with findings.\n\nExamples:\n  nightshift plan config/policy.yaml\n  nightshift plan config/policy.yaml --job nightly-pause --json',
+      [
+        '',
+        'Only read-only API calls are made (list workgroups, allowed IPs, current IP, cloud providers, org users).',
+        'Prints one row per job (targets, what would be done, skipped, failed, findings), then details of the',
+        'jobs that would change something, failed or found something, listing only the targets concerned.',
+        'Exit codes: 0 every plan made, 1 a plan could not be made, 2 bad usage, 3 plans made with findings.',
+        '',
+        'Examples:',
+        '  nightshift plan config/policy.yaml',
+        '  nightshift plan config/policy.yaml --job nightly-pause --json',
+      ].join('\n'),
     )
     .action(async (file: string, flags: PlanFlags) => {
       const policy = await loadOrReport(file, policyCommandDeps());
@@ -40,7 +51,9 @@ export function registerPlanCommand(program: Command): void {
         await runner.close();
       }
       process.stdout.write(
-        flags.json ? `${JSON.stringify(summaries, null, 2)}\n` : summaries.map(formatSummary).join('\n'),
+        flags.json
+          ? `${JSON.stringify(summaries, null, 2)}\n`
+          : formatPlans(summaries, painterFor(process.stdout)),
       );
       process.exitCode = planExitCode(summaries);
     });

@@ -4,9 +4,11 @@ import type { Command } from 'commander';
 import { didYouMean, type Policy, type PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
 import type { RunSummary } from '../../runs/index.js';
+import { painterFor } from '../color.js';
 import { EXIT, UsageError } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { jobProgress, ProgressDisplay, progressMode } from '../progress.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 import { formatSummary } from '../summary-view.js';
 
@@ -14,6 +16,7 @@ interface RunFlags {
   inline?: boolean;
   dryRun?: boolean;
   json?: boolean;
+  quiet?: boolean;
 }
 
 export function findJob(policy: Policy, name: string): PolicyJob {
@@ -26,17 +29,30 @@ export function findJob(policy: Policy, name: string): PolicyJob {
   );
 }
 
-async function runInline(policy: Policy, job: PolicyJob, dryRun: boolean): Promise<RunSummary> {
+async function runInline(
+  policy: Policy,
+  job: PolicyJob,
+  dryRun: boolean,
+  progress: ProgressDisplay,
+): Promise<RunSummary> {
   const runner = inlineRunner();
   try {
-    return await runner.run(policy, job, dryRun);
+    return await runner.run(policy, job, dryRun, (done, total) => progress.update(done, total));
   } finally {
     await runner.close();
   }
 }
 
-/** Enqueues the run and follows it through the history until its summary is recorded. */
-async function runQueued(file: string, job: PolicyJob, dryRun: boolean): Promise<RunSummary> {
+/**
+ * Enqueues the run and follows it until its summary is recorded in the history, showing the
+ * progress the worker reports on the run's BullMQ job meanwhile.
+ */
+async function runQueued(
+  file: string,
+  job: PolicyJob,
+  dryRun: boolean,
+  progress: ProgressDisplay,
+): Promise<RunSummary> {
   const log = cliLogger('stderr');
   const runtime = redisRuntime(log, 'run', { oneShot: true });
   try {
@@ -48,6 +64,10 @@ async function runQueued(file: string, job: PolicyJob, dryRun: boolean): Promise
     for (;;) {
       const summary = await runtime.history.get(runId);
       if (summary) return summary;
+      if (progress.mode !== 'off') {
+        const reported = jobProgress((await runtime.queue.getJob(runId))?.progress);
+        if (reported) progress.update(reported.done, reported.total);
+      }
       await sleep(250);
     }
   } finally {
@@ -70,20 +90,48 @@ export function registerRunCommand(program: Command): void {
     .description('run one job of the policy now and wait for its summary')
     .option('--inline', 'run in this process, without Redis (same action code)')
     .option('--dry-run', 'plan only: read-only calls, change nothing')
-    .option('--json', 'print the run summary as JSON')
+    .option('--json', 'print the run summary as JSON (stdout holds nothing else)')
+    .option('-q, --quiet', 'no progress display on stderr')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage,\n3 the run succeeded and reported findings (audits).\n\nExamples:\n  nightshift run config/policy.yaml nightly-pause --inline --dry-run\n  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --json',
+      [
+        '',
+        'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running.',
+        'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
+        'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
+        'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage,',
+        '3 the run succeeded and reported findings (audits).',
+        '',
+        'Examples:',
+        '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
+        '  nightshift run config/policy.yaml nightly-pause --inline --json > summary.json',
+        '  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --quiet',
+      ].join('\n'),
     )
     .action(async (file: string, name: string, flags: RunFlags) => {
       const policy = await loadOrReport(file, policyCommandDeps());
       if (!policy) return;
       const job = findJob(policy, name);
       const dryRun = flags.dryRun === true || job.dryRun;
-      const summary = flags.inline
-        ? await runInline(policy, job, dryRun)
-        : await runQueued(file, job, dryRun);
-      process.stdout.write(flags.json ? `${JSON.stringify(summary, null, 2)}\n` : formatSummary(summary));
+      const progress = new ProgressDisplay({
+        mode: progressMode(process.stderr, { quiet: flags.quiet }),
+        stream: process.stderr,
+      });
+      let summary: RunSummary;
+      try {
+        summary = flags.inline
+          ? await runInline(policy, job, dryRun, progress)
+          : await runQueued(file, job, dryRun, progress);
+        // polling can miss the last report: the summary accounts for every target
+        progress.update(summary.counts.total, summary.counts.total);
+      } finally {
+        progress.finish();
+      }
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(summary, null, 2)}\n`
+          : formatSummary(summary, { painter: painterFor(process.stdout) }),
+      );
       process.exitCode = runExitCode(summary);
     });
 }

@@ -5,7 +5,14 @@ import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { actionRegistry, cliLogger, envNumber, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
+import {
+  actionRegistry,
+  cliLogger,
+  envNumber,
+  type RedisRuntime,
+  redisRuntime,
+  untilSignal,
+} from '../runtime.js';
 
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
 export async function startSchedulerRole(
@@ -61,7 +68,16 @@ export function registerSchedulerCommand(program: Command): void {
     .description('run the scheduler role: turn each tick of the policy into one run on the queue')
     .addHelpText(
       'after',
-      '\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 nightshift scheduler config/policy.yaml',
+      [
+        '',
+        'Needs only REDIS_URL: workers make the API calls. Run as many replicas as you like; each tick',
+        'still becomes one run. The policy is reloaded when the file changes (an invalid edit is logged',
+        'and the last good policy kept).',
+        '',
+        'Examples:',
+        '  REDIS_URL=redis://127.0.0.1:6379 nightshift scheduler config/policy.yaml',
+        '  NIGHTSHIFT_LOG_FORMAT=pretty nightshift scheduler config/examples/simulator.yaml',
+      ].join('\n'),
     )
     .action(async (file: string) => {
       if (!(await loadOrReport(file, policyCommandDeps()))) return;

@@ -11,6 +11,17 @@ export function registerSchemaCommand(program: Command, overrides: Partial<Polic
   program
     .command('schema')
     .description("print the policy file's JSON Schema, for editors (yaml-language-server)")
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Then put "# yaml-language-server: $schema=./policy.schema.json" at the top of a policy file.',
+        '',
+        'Examples:',
+        '  nightshift schema > policy.schema.json',
+        "  nightshift schema | jq '.properties.jobs'",
+      ].join('\n'),
+    )
     .action(() => {
       const deps = policyCommandDeps(overrides);
       deps.stdout(policySchemaText(deps));

@@ -82,6 +82,19 @@ export function registerSimCommand(program: Command): void {
     .option('--org-users-shape <shape>', 'body of list org users: auto, array or object')
     .option('--trust-proxy', "take the caller's address from X-Forwarded-For", false)
     .option('--log-level <level>', 'log requests and transitions to stderr at this level')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints one JSON line, {"url":"http://127.0.0.1:PORT"}, once it listens; stops on SIGINT or SIGTERM.',
+        'Admin API under /_sim/ (state, requests, faults, reset): see docs/simulator.md.',
+        '',
+        'Examples:',
+        '  nightshift sim --fleet 20x5 --port 8787',
+        '  nightshift sim --transition-ms 500 --error-rate 0.1 --throttle-rps 20',
+        '  nightshift sim --state fleet.json --no-admin --log-level info',
+      ].join('\n'),
+    )
     .action(async (flags: SimFlags, command: Command) => {
       const options = await parseSimFlags(flags, command);
       await runSimulator(options);

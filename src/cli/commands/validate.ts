@@ -1,5 +1,13 @@
 import type { Command } from 'commander';
-import { formatLocal, nextFiring, type Policy } from '../../policy/index.js';
+import {
+  formatLocal,
+  loadPolicyFile,
+  nextFiring,
+  type Policy,
+  PolicyError,
+  type PolicyProblem,
+} from '../../policy/index.js';
+import { EXIT } from '../exit.js';
 import { describeTarget, loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 
@@ -14,13 +22,46 @@ function summaryRows(policy: Policy, now: Date): string[][] {
   return rows;
 }
 
+/** Every problem in `files`, in file order, as `validate --json` prints them. */
+async function problemsIn(files: readonly string[], deps: PolicyCommandDeps): Promise<PolicyProblem[]> {
+  const problems: PolicyProblem[] = [];
+  for (const file of files) {
+    try {
+      await loadPolicyFile(file, { registry: deps.registry, env: deps.env });
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      problems.push(...error.problems.map(({ file, line, col, message }) => ({ file, line, col, message })));
+    }
+  }
+  return problems;
+}
+
 export function registerValidateCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
   program
     .command('validate')
     .description('check policy files: one line per job, or every problem as file:line:col: message (exit 2)')
     .argument('<files...>', 'policy files (YAML)')
-    .action(async (files: string[]) => {
+    .option('--json', 'print every problem as [{ "file", "line", "col", "message" }] ([] when all are valid)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Exit codes: 0 every file is valid, 2 a file has problems (all of them are reported, in every file).',
+        '',
+        'Examples:',
+        '  nightshift validate config/policy.yaml',
+        '  nightshift validate config/examples/*.yaml',
+        '  nightshift validate config/policy.yaml --json | jq -r \'.[] | "\\(.file):\\(.line): \\(.message)"\'',
+      ].join('\n'),
+    )
+    .action(async (files: string[], flags: { json?: boolean }) => {
       const deps = policyCommandDeps(overrides);
+      if (flags.json) {
+        const problems = await problemsIn(files, deps);
+        deps.stdout(`${JSON.stringify(problems, null, 2)}\n`);
+        if (problems.length > 0) deps.setExitCode(EXIT.usage);
+        return;
+      }
       for (const file of files) {
         const policy = await loadOrReport(file, deps);
         if (!policy) continue;

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
+import type { Metrics } from '../../ops/index.js';
 import { RunWorker } from '../../queue/run-worker.js';
+import { opsSettings, startOpsRole } from '../ops.js';
 import {
   actionApiClient,
   actionRegistry,
@@ -14,10 +16,19 @@ import {
   untilSignal,
 } from '../runtime.js';
 
+export interface WorkerRoleOptions {
+  /** Counts runs and API calls for the ops server's /metrics. Default: none. */
+  metrics?: Metrics;
+}
+
 /** Starts the worker role on a runtime; resolves to a function that stops it within its grace period. */
-export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promise<void> {
+export function startWorkerRole(
+  runtime: RedisRuntime,
+  log: Logger,
+  { metrics }: WorkerRoleOptions = {},
+): () => Promise<void> {
   const settings = apiSettings();
-  const api = actionApiClient(settings, log, runtime.redis);
+  const api = actionApiClient(settings, log, runtime.redis, metrics);
   const notifier = new Notifier({
     memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
     log,
@@ -34,6 +45,7 @@ export function startWorkerRole(runtime: RedisRuntime, log: Logger): () => Promi
     checkpoints: runtime.checkpoints,
     suspensions: runtime.suspensions,
     notifier,
+    metrics,
     log,
     concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
     pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
@@ -58,12 +70,18 @@ export function registerWorkerCommand(program: Command): void {
     )
     .action(async () => {
       apiSettings();
+      const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'worker' });
       const runtime = redisRuntime(log, 'worker');
-      const stop = startWorkerRole(runtime, log);
+      const server = await startOpsRole(ops, runtime, log).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
+      const stop = startWorkerRole(runtime, log, { metrics: server.metrics });
       const signal = await untilSignal();
       log.info({ signal }, 'worker stopping: finishing runs in flight');
       await stop();
+      await server.close();
       await runtime.close();
     });
 }

@@ -1,0 +1,21 @@
+export {
+  apiCallStatus,
+  Metrics,
+  type MetricsOptions,
+  QUEUE_STATES,
+  type QueueDepthSource,
+} from './metrics.js';
+export {
+  assertSafeBind,
+  DEFAULT_OPS_HOST,
+  DEFAULT_OPS_PORT,
+  isLoopback,
+  type OpsServer,
+  OpsServerError,
+  type OpsServerErrorCode,
+  type OpsServerOptions,
+  presentedToken,
+  type Readiness,
+  startOpsServer,
+  UI_PATH,
+} from './server.js';

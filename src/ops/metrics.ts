@@ -1,0 +1,190 @@
+import type { JobType } from 'bullmq';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApiCallRecord } from '../api/index.js';
+import { type Logger, silentLogger } from '../log/logger.js';
+import type { RunSummary, TargetOutcome } from '../runs/index.js';
+
+/** What the queue-depth gauge reads at each scrape: a BullMQ `Queue` does. */
+export interface QueueDepthSource {
+  getJobCounts(...types: JobType[]): Promise<Record<string, number>>;
+}
+
+export interface MetricsOptions {
+  /** The queue whose job counts `nightshift_queue_jobs` reports, read at each scrape. Default: none (the gauge stays empty). */
+  queue?: QueueDepthSource;
+  /** How long a scrape waits for the queue's counts before leaving the gauge unset. Default 2000 ms. */
+  queueTimeoutMs?: number;
+  /** Where a failed queue-depth read is reported. Default: nowhere. */
+  log?: Logger;
+  /** Node's process metrics (CPU, memory, event loop lag, GC, handles) beside ours. Default true. */
+  processMetrics?: boolean;
+}
+
+/** The queue states `nightshift_queue_jobs` reports. Completed and failed count what BullMQ still keeps. */
+export const QUEUE_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'completed',
+  'failed',
+] as const satisfies readonly JobType[];
+
+const TARGET_OUTCOME_KEYS = ['succeeded', 'skipped', 'failed', 'planned'] as const satisfies TargetOutcome[];
+
+/** Seconds; from a few ms late (one process) to minutes late (a backlog, an outage). */
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+/** Seconds; the client's default timeout is 30 s. */
+const API_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The `status` label of an API call: the HTTP status code, or what happened instead when no
+ * response came back (`timeout`, `network`, `aborted`, and `error` for a call refused before
+ * it was sent). A bounded set either way.
+ */
+export function apiCallStatus(call: ApiCallRecord): string {
+  if (call.status !== undefined) return String(call.status);
+  switch (call.error?.type) {
+    case 'Timeout':
+      return 'timeout';
+    case 'Network':
+      return 'network';
+    case 'Aborted':
+      return 'aborted';
+    default:
+      return 'error';
+  }
+}
+
+/**
+ * The Prometheus metrics of one process, in a registry of its own (not prom-client's global
+ * one), so a test can make as many as it likes. The engine reports into it (`runFinished`,
+ * `apiCall`); the queue depth is read from Redis when scraped.
+ *
+ * Labels carry names the policy or the code defines (job, action, rule, operation) and small
+ * fixed sets (outcome, status, severity, state): never a target id, a run id, a message or a
+ * secret.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #runs: Counter<'job' | 'action' | 'outcome'>;
+  readonly #targets: Counter<'action' | 'outcome'>;
+  readonly #findings: Counter<'job' | 'rule' | 'severity'>;
+  readonly #scheduleLag: Histogram;
+  readonly #apiCalls: Counter<'operation' | 'status'>;
+  readonly #apiDuration: Histogram<'operation'>;
+  readonly #options: MetricsOptions;
+  /** Set while queue-depth reads fail, so an outage is logged once, not at every scrape. */
+  #queueFailing = false;
+
+  constructor(options: MetricsOptions = {}) {
+    this.#options = options;
+    const registers = [this.registry];
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.#runs = new Counter({
+      name: 'nightshift_runs_total',
+      help: 'Runs finished by this process, by job, action and outcome (succeeded, partial, failed, skipped).',
+      labelNames: ['job', 'action', 'outcome'],
+      registers,
+    });
+    this.#targets = new Counter({
+      name: 'nightshift_targets_total',
+      help: 'Targets acted on by finished runs, by action and target outcome (succeeded, skipped, failed, planned).',
+      labelNames: ['action', 'outcome'],
+      registers,
+    });
+    this.#findings = new Counter({
+      name: 'nightshift_findings_total',
+      help: 'Findings reported by finished runs, by job, rule and severity.',
+      labelNames: ['job', 'rule', 'severity'],
+      registers,
+    });
+    this.#scheduleLag = new Histogram({
+      name: 'nightshift_schedule_lag_seconds',
+      help: "Time from a scheduled run's tick to the moment a worker started it.",
+      buckets: LAG_BUCKETS,
+      registers,
+    });
+    this.#apiCalls = new Counter({
+      name: 'nightshift_api_calls_total',
+      help: 'Calls to the management API, by operation and status (HTTP code, or timeout, network, aborted, error).',
+      labelNames: ['operation', 'status'],
+      registers,
+    });
+    this.#apiDuration = new Histogram({
+      name: 'nightshift_api_call_duration_seconds',
+      help: 'Duration of calls to the management API, by operation, whatever their outcome.',
+      labelNames: ['operation'],
+      buckets: API_BUCKETS,
+      registers,
+    });
+    const queueJobs: Gauge<'state'> = new Gauge({
+      name: 'nightshift_queue_jobs',
+      help: 'Runs in the BullMQ queue by state, read from Redis at scrape time (completed and failed: those BullMQ still keeps).',
+      labelNames: ['state'],
+      registers,
+      collect: () => this.#collectQueueDepth(queueJobs),
+    });
+  }
+
+  /** A run's summary was recorded: count the run, its targets and findings, and its schedule lag. */
+  runFinished(summary: RunSummary): void {
+    this.#runs.inc({ job: summary.job, action: summary.action, outcome: summary.outcome });
+    for (const outcome of TARGET_OUTCOME_KEYS)
+      this.#targets.inc({ action: summary.action, outcome }, summary.counts[outcome]);
+    for (const finding of summary.findings)
+      this.#findings.inc({ job: summary.job, rule: finding.rule, severity: finding.severity });
+    if (
+      summary.trigger === 'schedule' &&
+      summary.outcome !== 'skipped' &&
+      summary.outcome !== 'missed' &&
+      summary.scheduledAt &&
+      summary.startedAt
+    ) {
+      const lagMs = Date.parse(summary.startedAt) - Date.parse(summary.scheduledAt);
+      // a worker whose clock runs a little behind the scheduler's is on time, not early
+      if (Number.isFinite(lagMs)) this.#scheduleLag.observe(Math.max(0, lagMs) / 1000);
+    }
+  }
+
+  /** One API call, as the client's `onCall` reports it. */
+  apiCall(call: ApiCallRecord): void {
+    this.#apiCalls.inc({ operation: call.operation, status: apiCallStatus(call) });
+    this.#apiDuration.observe({ operation: call.operation }, call.durationMs / 1000);
+  }
+
+  /** The exposition text for a scrape, and its content type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /**
+   * Reads the job counts into the gauge. Runs inside a scrape, so it never throws: when Redis
+   * does not answer in time, the gauge is left without values (absent beats stale) and the
+   * failure is logged once per outage.
+   */
+  async #collectQueueDepth(gauge: Gauge<'state'>): Promise<void> {
+    gauge.reset();
+    const queue = this.#options.queue;
+    if (!queue) return;
+    const timeoutMs = this.#options.queueTimeoutMs ?? 2_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const counts = await Promise.race([queue.getJobCounts(...QUEUE_STATES), timeout]);
+      for (const state of QUEUE_STATES) gauge.set({ state }, counts[state] ?? 0);
+      if (this.#queueFailing) this.#options.log?.info('queue depth readable again');
+      this.#queueFailing = false;
+    } catch (error) {
+      const log = this.#options.log ?? silentLogger;
+      const fields = { err: { message: (error as Error).message }, metric: 'nightshift_queue_jobs' };
+      if (this.#queueFailing) log.debug(fields, 'queue depth not read: scrape goes on without it');
+      else log.warn(fields, 'queue depth not read: scrape goes on without it');
+      this.#queueFailing = true;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

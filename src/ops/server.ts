@@ -1,0 +1,236 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { FastifyAdapter } from '@bull-board/fastify';
+import type { Queue } from 'bullmq';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { type Logger, silentLogger } from '../log/logger.js';
+import { pingRedis } from '../queue/redis.js';
+import type { Metrics } from './metrics.js';
+
+/** Where the dashboard is mounted. */
+export const UI_PATH = '/ui';
+export const DEFAULT_OPS_HOST = '127.0.0.1';
+/** The port Prometheus exporters conventionally take for an application (the Dockerfile's HEALTHCHECK uses it). */
+export const DEFAULT_OPS_PORT = 9464;
+
+/** One named check of `/readyz`: fine, or why not. */
+export type Readiness = { ok: true } | { ok: false; reason: string };
+
+export interface OpsServerOptions {
+  /** The address to bind. Default 127.0.0.1. Anything but loopback requires `token`. */
+  host?: string;
+  /** The port; 0 picks a free one (see the `url` of the result). Default 9464. */
+  port?: number;
+  /**
+   * When set, `/metrics` and the dashboard (page, assets and API) answer only requests that
+   * present it: `Authorization: Bearer <token>`, or HTTP Basic with any user and the token as
+   * password. `/healthz` and `/readyz` never need it. Default: none (loopback binds only).
+   */
+  token?: string;
+  /** The Redis `/readyz` pings. */
+  redis: Redis;
+  /** The run queue the dashboard shows (read-only). Default: none, and no dashboard. */
+  queue?: Queue;
+  /** What `/metrics` exposes. */
+  metrics: Metrics;
+  /** Further readiness checks by name (`policy` for `nightshift start`), asked at each `/readyz`. */
+  ready?: () => Record<string, Readiness> | Promise<Record<string, Readiness>>;
+  /** Where failed requests are logged; never a header, so never the token. Default: nowhere. */
+  log?: Logger;
+  /** How long `/readyz` waits for Redis's PONG. Default 1000 ms. */
+  redisTimeoutMs?: number;
+}
+
+export interface OpsServer {
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export type OpsServerErrorCode = 'ERR_OPS_TOKEN_REQUIRED' | 'ERR_OPS_LISTEN';
+
+/** The ops server cannot start as configured; the message says why and never holds the token. */
+export class OpsServerError extends Error {
+  override name = 'OpsServerError';
+  readonly code: OpsServerErrorCode;
+
+  constructor(message: string, code: OpsServerErrorCode, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Whether `host` only accepts connections from this machine: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    /^127(\.\d{1,3}){3}$/.test(bare) ||
+    /^::ffff:127(\.\d{1,3}){3}$/.test(bare)
+  );
+}
+
+/**
+ * Throws unless the bind is safe: the dashboard can see every run's data and `/metrics` names
+ * every job, so a server reachable from other machines must require a token.
+ */
+export function assertSafeBind(host: string, token: string | undefined): void {
+  if (isLoopback(host) || token) return;
+  throw new OpsServerError(
+    `refusing to serve the dashboard and /metrics on ${host} without a token: set NIGHTSHIFT_UI_TOKEN, ` +
+      `or bind to 127.0.0.1`,
+    'ERR_OPS_TOKEN_REQUIRED',
+  );
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** The credential an Authorization header presents: a bearer token, or a Basic password. */
+export function presentedToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^(\w+) +(.+)$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, scheme = '', value = ''] = match;
+  if (scheme.toLowerCase() === 'bearer') return value.trim();
+  if (scheme.toLowerCase() !== 'basic') return undefined;
+  const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * An onRequest hook admitting only requests that present `token`. Both sides are hashed first,
+ * so `timingSafeEqual` compares equal lengths and the comparison says nothing about the token's
+ * length either.
+ */
+function requireToken(token: string, log: Logger) {
+  const expected = digest(token);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    const presented = presentedToken(header);
+    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return;
+    // never what was presented (a token with a typo is still nearly the token), only its kind
+    const scheme = !header
+      ? 'none'
+      : (/^(basic|bearer) /i.exec(header.trim())?.[1]?.toLowerCase() ?? 'other');
+    log.debug(
+      { method: request.method, route: request.routeOptions.url ?? 'unknown', scheme },
+      'ops request refused: no valid token',
+    );
+    return reply
+      .code(401)
+      .header('www-authenticate', 'Basic realm="nightshift", charset="UTF-8"')
+      .header('cache-control', 'no-store')
+      .send({
+        error: 'Unauthorized',
+        message:
+          'this endpoint needs the ops token: Authorization: Bearer <token>, or HTTP Basic with the token as password',
+      });
+  };
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+async function redisReadiness(redis: Redis, timeoutMs: number): Promise<Readiness> {
+  if (await pingRedis(redis, timeoutMs)) return { ok: true };
+  return {
+    ok: false,
+    reason:
+      redis.status === 'ready' ? `no PONG within ${timeoutMs} ms` : `not connected (client ${redis.status})`,
+  };
+}
+
+/**
+ * The ops HTTP server: `/healthz` (the process answers), `/readyz` (Redis answers and every
+ * `ready` check passes; 503 with the failing checks otherwise), `/metrics` (Prometheus text) and
+ * the BullMQ dashboard under `/ui`, read-only: it shows runs, it cannot retry, remove or add
+ * them (the scheduler and the run history own those decisions).
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const host = options.host ?? DEFAULT_OPS_HOST;
+  const port = options.port ?? DEFAULT_OPS_PORT;
+  const token = options.token || undefined;
+  const log = options.log ?? silentLogger;
+  assertSafeBind(host, token);
+
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  app.addHook('onError', async (request, reply, error) => {
+    // the route pattern, not the URL: nothing a client typed, and never a header
+    log.error(
+      { err: error, method: request.method, route: request.routeOptions.url, statusCode: reply.statusCode },
+      'ops request failed',
+    );
+  });
+
+  app.get('/healthz', async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ ok: true }),
+  );
+
+  app.get('/readyz', async (_request, reply) => {
+    const checks: Record<string, Readiness> = {
+      redis: await redisReadiness(options.redis, options.redisTimeoutMs ?? 1_000),
+    };
+    try {
+      Object.assign(checks, (await options.ready?.()) ?? {});
+    } catch (error) {
+      checks.readiness = { ok: false, reason: (error as Error).message };
+    }
+    const failing = Object.keys(checks).filter((name) => !checks[name]?.ok);
+    return reply
+      .code(failing.length === 0 ? 200 : 503)
+      .header('cache-control', 'no-store')
+      .send({ ready: failing.length === 0, failing, checks });
+  });
+
+  await app.register(async (guarded) => {
+    if (token) guarded.addHook('onRequest', requireToken(token, log));
+
+    guarded.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await options.metrics.scrape();
+      return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+    });
+
+    if (options.queue) {
+      const board = new FastifyAdapter();
+      board.setBasePath(UI_PATH);
+      createBullBoard({
+        queues: [
+          new BullMQAdapter(options.queue, {
+            readOnlyMode: true,
+            description: `nightshift runs (Redis prefix "${options.queue.opts.prefix ?? 'bull'}")`,
+          }),
+        ],
+        // @bull-board/fastify 9.10.1 declares its adapter against its own copy of @bull-board/api
+        // (9.10.1): the same shape, but TypeScript tells the two copies' private fields apart
+        serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+        options: { uiConfig: { boardTitle: 'nightshift' } },
+      });
+      await guarded.register(board.registerPlugin(), { prefix: UI_PATH });
+    }
+  });
+
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new OpsServerError(`cannot listen on ${urlHost(host)}:${port} (${code})`, 'ERR_OPS_LISTEN', {
+      cause: error,
+    });
+  }
+  const bound = (app.server.address() as AddressInfo).port;
+  return {
+    url: `http://${urlHost(host)}:${bound}`,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

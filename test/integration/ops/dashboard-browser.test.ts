@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Metrics, type OpsServer, startOpsServer } from '../../../src/ops/index.js';
+import { eventually, useEngineHarness } from '../../helpers/engine.js';
+
+const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const TOKEN = 'ops-browser-token-51ad';
+
+const POLICY = `version: 1
+jobs:
+  evening-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+`;
+
+let browser: Browser;
+beforeAll(async () => {
+  // CI installs Debian's chromium (.ci/run): a missing browser is a broken machine, not a reason to skip
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `No chromium at ${CHROMIUM}: the dashboard test needs a real browser. ` +
+        'Install it (apt-get install -y chromium) or point CHROMIUM_PATH at one.',
+    );
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the dashboard in a real browser', () => {
+  it('asks for the token, then lists the runs queue and shows a finished run among the completed', async () => {
+    const engine = harness.engine('ops-dashboard');
+    engine.worker(harness.sim.url);
+    const runId = await engine.enqueue(POLICY, 'evening-pause');
+    expect(await engine.waitForRun(runId)).toMatchObject({ outcome: 'succeeded' });
+    await eventually(
+      'the run completed in BullMQ',
+      async () => (await engine.queue.getJobState(runId)) === 'completed',
+    );
+
+    let server: OpsServer | undefined;
+    try {
+      server = await startOpsServer({
+        port: 0,
+        token: TOKEN,
+        redis: engine.redis,
+        queue: engine.queue,
+        metrics: new Metrics({ queue: engine.queue, processMetrics: false }),
+        log: engine.log,
+      });
+      const url = server.url;
+
+      // without credentials the browser gets a Basic challenge (a person would see a prompt), and no page
+      const anonymous = await browser.newContext();
+      try {
+        const response = await anonymous.request.get(`${url}/ui`);
+        expect(response.status()).toBe(401);
+        expect(response.headers()['www-authenticate']).toMatch(/^Basic /);
+        expect(await response.text()).not.toContain('<html');
+      } finally {
+        await anonymous.close();
+      }
+
+      const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN } });
+      try {
+        // the page asks for a web font; this test never leaves the machine
+        await context.route(
+          (target) => !target.href.startsWith(url),
+          (route) => route.abort(),
+        );
+        const page = await context.newPage();
+        const failures: string[] = [];
+        page.on('response', (response) => {
+          if (response.url().startsWith(url) && response.status() >= 400)
+            failures.push(`${response.status()} ${response.url()}`);
+        });
+        const entry = await page.goto(`${url}/ui`);
+        expect(entry?.status()).toBe(200);
+        await expect(page.title()).resolves.toBe('nightshift');
+
+        const queue = page.getByRole('link', { name: 'runs', exact: true });
+        await queue.first().waitFor({ timeout: 15_000 });
+        await queue.first().click();
+        await page.waitForURL(/\/ui\/queue\/runs/);
+
+        await page
+          .getByRole('link', { name: /^completed/i })
+          .first()
+          .click();
+        await page.waitForURL(/status=completed/);
+        await page.getByText(runId).first().waitFor({ timeout: 15_000 });
+        // read-only: nothing on the page offers to retry, clean or remove a run
+        await expect(page.getByRole('button', { name: /retry|clean|remove|delete/i }).count()).resolves.toBe(
+          0,
+        );
+        expect(failures).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await server?.close();
+    }
+  }, 60_000);
+});
