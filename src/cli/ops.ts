@@ -67,6 +67,8 @@ function uiToken(env: NodeJS.ProcessEnv): string | undefined {
 export interface OpsRole {
   /** Undefined when the server is off: nothing would ever read them. */
   metrics: Metrics | undefined;
+  /** The dashboard's address; undefined when the server is off. */
+  dashboard: string | undefined;
   close(): Promise<void>;
 }
 
@@ -83,7 +85,7 @@ export async function startOpsRole(
 ): Promise<OpsRole> {
   if (!settings) {
     log.info('ops server off (NIGHTSHIFT_HTTP_PORT=off)');
-    return { metrics: undefined, close: async () => {} };
+    return { metrics: undefined, dashboard: undefined, close: async () => {} };
   }
   const metrics = new Metrics({ queue: runtime.queue, log });
   let server: Awaited<ReturnType<typeof startOpsServer>>;
@@ -113,5 +115,5 @@ export async function startOpsRole(
     },
     'ops server listening',
   );
-  return { metrics, close: () => server.close() };
+  return { metrics, dashboard: `${server.url}${UI_PATH}`, close: () => server.close() };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
@@ -134,6 +135,8 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
   }
   const keyPrefix = prefix();
   const queue = createRunQueue({ connection: redis, prefix: keyPrefix });
+  // an outage is already reported once by the Redis client; an unhandled queue error would print a stack per retry
+  queue.on('error', (error) => log.debug({ err: error }, 'queue connection error'));
   return {
     redis,
     prefix: keyPrefix,
@@ -149,7 +152,8 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
     checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
     queue,
     async close() {
-      await queue.close();
+      // with Redis down, BullMQ's close would wait for it forever
+      await Promise.race([queue.close(), sleep(2_000, undefined, { ref: false })]);
       redis.disconnect();
     },
   };
@@ -189,4 +193,13 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * For a service after its orderly shutdown: if anything still holds the process open (BullMQ's
+ * own connections retrying a Redis that is gone), exit anyway a moment later. Nothing is lost:
+ * runs were finished or handed back, and the logs were written synchronously.
+ */
+export function exitOnceIdle(): void {
+  setTimeout(() => process.exit(), 1_000).unref();
 }

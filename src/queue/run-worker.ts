@@ -94,10 +94,22 @@ export class RunWorker {
     this.#closing.abort(new Error('worker closing'));
     const closing = this.worker.close();
     const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
+    // BullMQ's close waits for Redis; with Redis down it would wait forever and the process
+    // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
+    // still held is recovered by another worker's stalled-job check, from its checkpoints.
+    let giveUp: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'gave up'>((resolve) => {
+      giveUp = setTimeout(() => resolve('gave up'), graceMs + CLOSE_MARGIN_MS);
+    });
     try {
-      await closing;
+      if ((await Promise.race([closing, gaveUp])) === 'gave up')
+        this.#options.log.warn(
+          { graceMs },
+          'worker could not close cleanly (Redis unreachable?); runs it held will be recovered by another worker',
+        );
     } finally {
       clearTimeout(timer);
+      clearTimeout(giveUp);
     }
   }
 
@@ -282,6 +294,9 @@ export class RunWorker {
       .catch((error: unknown) => this.#options.log.warn({ err: error }, 'could not release the run lock'));
   }
 }
+
+/** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
+const CLOSE_MARGIN_MS = 5_000;
 
 const CONNECTION_ERRORS = new Set([
   'ECONNREFUSED',

@@ -40,6 +40,8 @@ export interface SchedulerOptions {
    * thousands fire together) happen before the tick instead of delaying it. Default 2000 ms.
    */
   leadMs?: number;
+  /** Hears of every tick the scheduler records itself (skipped or missed), e.g. for metrics. */
+  onRecorded?: (summary: RunSummary) => void;
 }
 
 interface Scheduled {
@@ -211,7 +213,7 @@ export class Scheduler {
         );
       }
     }
-    for (const summary of missed) await this.#options.history.record(summary);
+    for (const summary of missed) await this.#recordSummary(summary);
     if (missed.length > 0)
       this.#options.log.warn({ jobs: missed.map((s) => s.job) }, 'ticks missed while no scheduler ran');
     await this.#handle(due, now);
@@ -298,7 +300,7 @@ export class Scheduler {
       }
     }
     if (runs.length > 0) await enqueueRuns(this.#options.queue, runs);
-    for (const summary of skipped) await this.#options.history.record(summary);
+    for (const summary of skipped) await this.#recordSummary(summary);
     await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
     this.#options.log.info(
       {
@@ -309,6 +311,11 @@ export class Scheduler {
       },
       'ticks handled',
     );
+  }
+
+  async #recordSummary(summary: RunSummary): Promise<void> {
+    await this.#options.history.record(summary);
+    this.#options.onRecorded?.(summary);
   }
 
   async #setLastTicks(ticks: readonly (readonly [string, Date])[]): Promise<void> {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { eventually, pauseRequests, useEngineHarness, workspacesNot } from '../helpers/engine.js';
+import { startLocalRedis } from '../../src/redis/local-server.js';
+import { DEFAULT_API_KEY } from '../../src/sim/index.js';
+import {
+  assertBuilt,
+  eventually,
+  pauseRequests,
+  startCli,
+  useEngineHarness,
+  workspacesNot,
+} from '../helpers/engine.js';
 
 const FLEET = { workgroups: 3, workspacesPerWorkgroup: 5 };
 const TARGETS = FLEET.workgroups * FLEET.workspacesPerWorkgroup;
@@ -52,4 +61,31 @@ describe('Redis restarted mid-run', () => {
     );
     expect(await engine.redis.exists(engine.keys.runLock('fleet-pause'))).toBe(0);
   });
+});
+
+describe('Redis gone for good', () => {
+  it('a worker told to stop while Redis is down still exits 0 after its grace period, with no stack traces', async () => {
+    assertBuilt('src/queue/run-worker.ts', 'src/cli/runtime.ts');
+    const redis = await startLocalRedis({ appendOnly: false });
+    const worker = startCli(['worker'], {
+      REDIS_URL: redis.url,
+      NIGHTSHIFT_API_URL: harness.sim.url,
+      NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_SHUTDOWN_GRACE_MS: '1000',
+      NIGHTSHIFT_LOG_FORMAT: 'json',
+    });
+    try {
+      await eventually('the worker started', () => worker.output().includes('worker started'), 10_000);
+      await redis.kill();
+      await eventually('the outage reported', () => worker.output().includes('Redis unreachable'), 10_000);
+      const asked = Date.now();
+      expect(await worker.stop('SIGTERM')).toBe(0);
+      // grace (1 s) + the time BullMQ gets to hand runs back (5 s) + the queue's close (2 s)
+      expect(Date.now() - asked).toBeLessThan(12_000);
+      expect(worker.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await worker.stop('SIGKILL');
+      await redis.stop();
+    }
+  }, 30_000);
 });

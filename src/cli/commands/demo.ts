@@ -17,7 +17,8 @@ import {
   startSimulator,
 } from '../../sim/index.js';
 import { EXIT, UsageError } from '../exit.js';
-import { redisRuntime, untilSignal } from '../runtime.js';
+import { opsSettings, startOpsRole } from '../ops.js';
+import { exitOnceIdle, redisRuntime, untilSignal } from '../runtime.js';
 import { alignColumns } from '../table.js';
 import { packageRoot } from '../version.js';
 import { startSchedulerRole } from './scheduler.js';
@@ -109,8 +110,16 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   });
   const log = createLogger({ destination: pino.destination({ dest: logFile, sync: false }) });
   const runtime = redisRuntime(log, 'demo');
-  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }));
-  const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }));
+  // a free port unless told otherwise, so a demo never clashes with a nightshift already running
+  const ops = await startOpsRole(
+    opsSettings({ ...process.env, NIGHTSHIFT_HTTP_PORT: process.env.NIGHTSHIFT_HTTP_PORT || '0' }),
+    runtime,
+    log,
+  );
+  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: ops.metrics });
+  const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }), {
+    metrics: ops.metrics,
+  });
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out('nightshift demo: a whole day every minute on a simulated fleet; nothing to configure');
@@ -119,6 +128,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
       ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
       ['  redis', redis.server ? `${redis.url} (private redis-server)` : `${redis.url} (REDIS_URL)`],
       ['  policy', DEMO_POLICY],
+      ['  dashboard', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
       ['  logs', logFile],
       ['  schedule', 'evening pause :05, morning resume :20, restore drill :35, allow-list audit :50'],
       ['  stop', flags.duration ? `after ${Math.round(flags.duration / 1000)} s` : 'Ctrl-C'],
@@ -156,7 +166,9 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   await stopScheduler();
   await stopWorker();
   await report();
+  await ops.close();
   await runtime.close();
+  exitOnceIdle();
   await sim.close();
   await redis.server?.stop();
 

@@ -1,14 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
+import type { Metrics } from '../../ops/index.js';
 import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
+import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import {
   actionRegistry,
   cliLogger,
   envNumber,
+  exitOnceIdle,
   type RedisRuntime,
   redisRuntime,
   untilSignal,
@@ -19,6 +22,7 @@ export async function startSchedulerRole(
   file: string,
   runtime: RedisRuntime,
   log: Logger,
+  { metrics }: { metrics?: Metrics | undefined } = {},
 ): Promise<() => Promise<void>> {
   const scheduler = new Scheduler({
     redis: runtime.redis,
@@ -29,6 +33,7 @@ export async function startSchedulerRole(
     suspensions: runtime.suspensions,
     log,
     leadMs: envNumber('NIGHTSHIFT_SCHEDULE_LEAD_MS', 2000),
+    onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });
   const text = await readFile(file, 'utf8');
   await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
@@ -80,13 +85,26 @@ export function registerSchedulerCommand(program: Command): void {
       ].join('\n'),
     )
     .action(async (file: string) => {
+      // listening before anything starts: a signal that comes early must stop, not kill, the process
+      const signalled = untilSignal();
       if (!(await loadOrReport(file, policyCommandDeps()))) return;
+      const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'scheduler' });
       const runtime = redisRuntime(log, 'scheduler');
-      const stop = await startSchedulerRole(file, runtime, log);
-      const signal = await untilSignal();
+      let policyLoaded = false;
+      const server = await startOpsRole(ops, runtime, log, () => ({
+        policy: policyLoaded ? { ok: true } : { ok: false, reason: `${file} not loaded yet` },
+      })).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
+      const stop = await startSchedulerRole(file, runtime, log, { metrics: server.metrics });
+      policyLoaded = true;
+      const signal = await signalled;
       log.info({ signal }, 'scheduler stopping');
       await stop();
+      await server.close();
       await runtime.close();
+      exitOnceIdle();
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { apiSettings, cliLogger, redisRuntime, untilSignal } from '../runtime.js';
+import { apiSettings, cliLogger, exitOnceIdle, redisRuntime, untilSignal } from '../runtime.js';
 import { startSchedulerRole } from './scheduler.js';
 import { startWorkerRole } from './worker.js';
 
@@ -14,6 +14,8 @@ export function registerStartCommand(program: Command): void {
       '\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=https://api.example NIGHTSHIFT_API_KEY_FILE=/run/secrets/key \\\n    nightshift start config/policy.yaml',
     )
     .action(async (file: string) => {
+      // listening before anything starts: a signal that comes early must stop, not kill, the process
+      const signalled = untilSignal();
       apiSettings();
       const ops = opsSettings();
       if (!(await loadOrReport(file, policyCommandDeps()))) return;
@@ -27,13 +29,16 @@ export function registerStartCommand(program: Command): void {
         throw error;
       });
       const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: server.metrics });
-      const stopScheduler = await startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }));
+      const stopScheduler = await startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), {
+        metrics: server.metrics,
+      });
       policyLoaded = true;
-      const signal = await untilSignal();
+      const signal = await signalled;
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
       await stopScheduler();
       await stopWorker();
       await server.close();
       await runtime.close();
+      exitOnceIdle();
     });
 }

@@ -11,6 +11,7 @@ import {
   apiSettings,
   cliLogger,
   envNumber,
+  exitOnceIdle,
   type RedisRuntime,
   redisRuntime,
   untilSignal,
@@ -69,6 +70,8 @@ export function registerWorkerCommand(program: Command): void {
       '\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
     )
     .action(async () => {
+      // listening before anything starts: a signal that comes early must stop, not kill, the process
+      const signalled = untilSignal();
       apiSettings();
       const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'worker' });
@@ -78,10 +81,11 @@ export function registerWorkerCommand(program: Command): void {
         throw error;
       });
       const stop = startWorkerRole(runtime, log, { metrics: server.metrics });
-      const signal = await untilSignal();
+      const signal = await signalled;
       log.info({ signal }, 'worker stopping: finishing runs in flight');
       await stop();
       await server.close();
       await runtime.close();
+      exitOnceIdle();
     });
 }

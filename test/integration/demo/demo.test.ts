@@ -15,6 +15,7 @@ describe('npm run demo -- --duration 60s', () => {
     const output = demo.output();
     expect(code, output).toBe(0);
     expect(output).toContain('(private redis-server)');
+    expect(output).toMatch(/dashboard +http:\/\/127\.0\.0\.1:\d+\/ui/);
     expect(output).toMatch(/fleet: \d+ Active/);
     const summary = output.slice(output.indexOf('\nsummary'));
     for (const job of JOBS) expect(summary, job).toMatch(new RegExp(`\\n  ${job} +1 +succeeded\\n`));
