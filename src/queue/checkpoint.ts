@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from '../log/logger.js';
 import type { CheckpointStore } from '../runs/checkpoint.js';
 import { type TargetRecord, TargetRecordSchema } from '../runs/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
+import { LuaScript } from './lua.js';
 
 export interface RedisCheckpointStoreOptions {
   /** Key prefix. Default `nightshift`. */
@@ -12,6 +13,13 @@ export interface RedisCheckpointStoreOptions {
   /** Where a dropped corrupt record is reported. Default: nowhere. */
   log?: Logger;
 }
+
+/** Sets one target's record and refreshes the run's TTL, atomically. KEYS: hash. ARGV: field, record, TTL ms. */
+const SAVE = new LuaScript(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`);
 
 /**
  * Checkpoints shared by every worker, so a run redelivered to another worker after a crash skips
@@ -51,15 +59,13 @@ export class RedisCheckpointStore implements CheckpointStore {
   }
 
   async save(runId: string, record: TargetRecord): Promise<void> {
-    const key = this.#keys.runTargets(runId);
-    const replies = await this.#redis
-      .multi()
-      .hset(key, record.key, JSON.stringify(record))
-      .pexpire(key, this.#ttlMs)
-      .exec();
-    // A command failing inside MULTI resolves exec() with the error instead of rejecting.
-    const failure = replies?.find(([error]) => error)?.[0];
-    if (failure) throw failure;
+    // one script call, not MULTI: on a connection BullMQ shares, ioredis copies every script
+    // BullMQ registered into each pipeline it builds, which cost more than the save itself
+    await SAVE.run(
+      this.#redis,
+      [this.#keys.runTargets(runId)],
+      [record.key, JSON.stringify(record), this.#ttlMs],
+    );
   }
 
   async clear(runId: string): Promise<void> {

@@ -178,6 +178,14 @@ export class RunWorker {
 
     let handedBack = false;
     let summary: RunSummary;
+    // at most a few writes a second: one per target was a good share of a big run's CPU
+    let reportedAt = 0;
+    const reportProgress = (done: number, total: number) => {
+      const now = Date.now();
+      if (done < total && now - reportedAt < PROGRESS_INTERVAL_MS) return;
+      reportedAt = now;
+      void job.updateProgress({ done, total }).catch(() => undefined);
+    };
     const renew = exclusive
       ? setInterval(
           () => void this.#renewLock(lockKey, data.runId),
@@ -193,7 +201,7 @@ export class RunWorker {
           log: this.#options.log,
           signal: this.#shutdown.signal,
           pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
-          onProgress: (done, total) => void job.updateProgress({ done, total }).catch(() => undefined),
+          onProgress: reportProgress,
         },
         {
           runId: data.runId,
@@ -294,6 +302,9 @@ export class RunWorker {
       .catch((error: unknown) => this.#options.log.warn({ err: error }, 'could not release the run lock'));
   }
 }
+
+/** Least time between two progress reports of a run to BullMQ (the last one always goes). */
+const PROGRESS_INTERVAL_MS = 250;
 
 /** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
 const CLOSE_MARGIN_MS = 5_000;

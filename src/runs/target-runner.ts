@@ -86,7 +86,8 @@ async function runOne(
       (attempt, delayMs, error) =>
         log.warn({ attempt, delayMs, err: error.toJSON() }, 'target attempt failed; retrying'),
     );
-    log.info({ outcome: result.outcome, reason: result.reason, attempts }, 'target done');
+    // debug: the API call lines already say what happened to the target, and the summary keeps it
+    log.debug({ outcome: result.outcome, reason: result.reason, attempts }, 'target done');
     return {
       ...base,
       outcome: result.outcome,
