@@ -7,8 +7,8 @@ import { z } from 'zod';
  * - `lines`: `12/40 targets done  00:07` every 10% of the targets or every few seconds, when
  *   stderr is not a terminal, when `CI` is set (CI logs keep every `\r` redraw) or `TERM=dumb`;
  * - `off`: with `--quiet`, or when `NIGHTSHIFT_LOG_FORMAT=json` is set explicitly: stderr then
- *   carries only JSON lines for whatever collects them (the run's own `target done` log lines
- *   already say how far it got).
+ *   carries only JSON lines for whatever collects them (the run's own API call lines already
+ *   say how far it got).
  * Progress always goes to stderr, so stdout holds only the summary (pure JSON with `--json`).
  */
 export type ProgressMode = 'bar' | 'lines' | 'off';
