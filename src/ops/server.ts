@@ -208,9 +208,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
             description: `nightshift runs (Redis prefix "${options.queue.opts.prefix ?? 'bull'}")`,
           }),
         ],
-        // @bull-board/fastify 9.10.1 declares its adapter against its own copy of @bull-board/api
-        // (9.10.1): the same shape, but TypeScript tells the two copies' private fields apart
-        serverAdapter: board as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+        serverAdapter: board,
         options: { uiConfig: { boardTitle: 'nightshift' } },
       });
       await guarded.register(board.registerPlugin(), { prefix: UI_PATH });
