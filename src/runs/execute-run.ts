@@ -39,6 +39,11 @@ export interface RunRequest {
   dryRun: boolean;
   /** How many times a worker has started this run, this time included. */
   deliveries?: number;
+  /**
+   * When the worker began the run, if before this call: the instant a run held for its tick
+   * was released, its suspension and overlap checks included. Default: now.
+   */
+  startedAt?: Date;
 }
 
 export interface RunDependencies {
@@ -99,7 +104,7 @@ function identity(request: RunRequest) {
  */
 export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
   const { job } = request;
-  const startedAt = new Date();
+  const startedAt = request.startedAt ?? new Date();
   const log = deps.log.child({ runId: request.runId, job: job.name, action: job.action });
   const runRequestIds: string[] = [];
   return callScope.run({ log, requestIds: runRequestIds }, async () => {
