@@ -16,7 +16,16 @@ import {
 import { NUMERIC_EDGES, yamlDocument } from './yaml-documents.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const ENV = { A: 'from-a', B: '', OPS_WEBHOOK: 'https://hooks.example.com/ops', TOKEN: 't0ken' };
+// Beside the generated documents' variables, every variable the example policies use.
+const ENV = {
+  A: 'from-a',
+  B: '',
+  OPS_WEBHOOK: 'https://hooks.example.com/ops',
+  SECURITY_WEBHOOK: 'https://hooks.example.com/security',
+  DRILL_BACKUP_ID: 'bk-0000',
+  DEMO_BACKUP_ID: 'bk-0001',
+  TOKEN: 't0ken',
+};
 const LIMITS = { maxAliasExpansions: MAX_ALIAS_EXPANSIONS, maxDepth: MAX_DEPTH };
 
 function yamlFiles(directory: string): string[] {
