@@ -506,12 +506,19 @@ export class ApiClient {
       });
     }
     const { Error: failed, ErrorDetails, Message, RequestID, Result } = envelope.data;
-    const requestId = RequestID ?? undefined;
+    // the request ID and the details travel on into logs and run summaries: scrubbed like the reason
+    const requestId = typeof RequestID === 'string' ? this.#scrub(RequestID) : undefined;
     const message = Message ?? undefined;
     if (failed === true || http.status >= 400) {
-      const details = (ErrorDetails ?? []).map((detail) =>
-        detail.Reason ? { ...detail, Reason: this.#scrub(detail.Reason) } : detail,
-      );
+      // only the spec's three fields travel on, each scrubbed: fields of the server's own go no further
+      const details = (ErrorDetails ?? []).map((detail) => {
+        const kept: ErrorDetail = {};
+        for (const field of ['FieldName', 'Reason', 'Type'] as const) {
+          const value = detail[field];
+          if (value !== undefined) kept[field] = typeof value === 'string' ? this.#scrub(value) : value;
+        }
+        return kept;
+      });
       throw this.#error(spec, {
         status: http.status,
         type: details[0]?.Type ?? typeForStatus(http.status),
