@@ -1,14 +1,14 @@
 import {
-  type Document,
+  type Alias,
   isAlias,
   isMap,
   isScalar,
   isSeq,
-  LineCounter,
   type Node,
   type Pair,
   type ParsedNode,
   parseDocument,
+  visit,
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
@@ -83,11 +83,22 @@ export function readYaml(text: string, file: string, env: PolicyEnv): YamlSource
  * `${VAR}`s are replaced in place with their origin recorded.
  */
 export function readYamlDocument(text: string, file: string, env: PolicyEnv): YamlSource {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, merge: true, uniqueKeys: false, prettyErrors: false });
+  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
+  // Offsets become lines and columns from the text itself: the parser's LineCounter misses the
+  // line breaks inside a scalar it reads while recovering from a syntax error, which put later
+  // problems past the end of their line.
+  const lineStarts = [0];
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1))
+    lineStarts.push(index + 1);
   const at = (offset: number): SourceLocation => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, col };
+    let low = 0;
+    let high = lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((lineStarts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { file, line: low + 1, col: offset - (lineStarts[low] as number) + 1 };
   };
   const problems: PolicyProblem[] = [];
   const report = (offset: number, message: string) => problems.push({ ...at(offset), message });
@@ -102,6 +113,28 @@ export function readYamlDocument(text: string, file: string, env: PolicyEnv): Ya
   const interpolated = new Map<string, string>();
   let aliasExpansions = 0;
   const expanding = new Set<Node>();
+  // Each alias's target (the last node before it with its anchor), found in one walk of the
+  // document: `Alias.resolve` walks the whole document on every call, so an alias bomb cost
+  // MAX_ALIAS_EXPANSIONS walks (half a minute beside a deeply nested value).
+  let aliasTargets: Map<Alias, Node> | undefined;
+  const aliasTarget = (alias: Alias): Node | undefined => {
+    if (!aliasTargets) {
+      const targets = new Map<Alias, Node>();
+      const anchors = new Map<string, Node>();
+      visit(doc, {
+        Node: (_key, node) => {
+          if (isAlias(node)) {
+            const target = anchors.get(node.source);
+            if (target) targets.set(node, target);
+          } else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) {
+            anchors.set(node.anchor, node);
+          }
+        },
+      });
+      aliasTargets = targets;
+    }
+    return aliasTargets.get(alias);
+  };
 
   const toValue = (
     node: ParsedNode | Node | null | undefined,
@@ -114,7 +147,7 @@ export function readYamlDocument(text: string, file: string, env: PolicyEnv): Ya
       return null;
     }
     if (isAlias(node)) {
-      const target = node.resolve(doc as Document);
+      const target = aliasTarget(node);
       if (target === undefined) {
         report(start(node), labelled(materialize(link), `unknown anchor "*${node.source}"`));
         return null;
@@ -210,11 +243,11 @@ export function readYamlDocument(text: string, file: string, env: PolicyEnv): Ya
   };
 
   const mergeSources = (value: Node | null): (YAMLMap | undefined)[] => {
-    const resolved = isAlias(value) ? (value.resolve(doc as Document) ?? null) : value;
+    const resolved = isAlias(value) ? (aliasTarget(value) ?? null) : value;
     if (isMap(resolved)) return [resolved];
     if (isSeq(resolved)) {
       return resolved.items.map((item) => {
-        const entry = isAlias(item) ? item.resolve(doc as Document) : item;
+        const entry = isAlias(item) ? aliasTarget(item) : item;
         return isMap(entry) ? entry : undefined;
       });
     }
