@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -63,6 +64,8 @@ export class RunWorker {
   constructor(options: RunWorkerOptions) {
     this.#options = options;
     this.#keys = redisKeys(options.prefix);
+    // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
+    setMaxListeners(0, this.#closing.signal, this.#shutdown.signal);
     const lockDuration = options.lockDurationMs ?? 30_000;
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
@@ -147,6 +150,7 @@ export class RunWorker {
       log.info('run handed back to the queue before its tick: worker closing');
       throw new WaitingError();
     }
+    const startedAt = new Date();
     const suspension = data.trigger === 'manual' ? undefined : await this.#options.suspensions?.get(data.job);
     if (suspension) {
       const reason = `skipped: suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`;
@@ -210,6 +214,7 @@ export class RunWorker {
           scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
           dryRun: data.dryRun,
           deliveries: Math.max(1, job.attemptsStarted - (data.overlapWaits ?? 0)),
+          startedAt,
         },
       );
       await this.#record(summary);
@@ -265,8 +270,7 @@ export class RunWorker {
    * then. Otherwise the run id holding it ('' if it was released meanwhile: still a clash).
    */
   async #takeLock(key: string, runId: string): Promise<string | undefined> {
-    const ttl = this.#options.lockDurationMs ?? 30_000;
-    const taken = await this.#options.redis.set(key, runId, 'PX', ttl, 'NX');
+    const taken = await this.#options.redis.set(key, runId, 'PX', this.#runLockTtl(), 'NX');
     if (taken === 'OK') return undefined;
     const holder = (await this.#options.redis.get(key)) ?? '';
     return holder === runId ? undefined : holder;
@@ -289,10 +293,20 @@ export class RunWorker {
     }
   }
 
+  /**
+   * How long the job's run lock outlives its last renewal: three times the worker's claim on the
+   * run. When a worker dies, BullMQ's claim expires after `lockDurationMs` and the stalled-job
+   * check hands the run on up to two check intervals (one `lockDurationMs`) later; the run lock
+   * must still name the run then, so the worker that resumes it takes it over and a run of the
+   * job's next tick (`overlap: queue`) keeps waiting instead of slipping in between.
+   */
+  #runLockTtl(): number {
+    return 3 * (this.#options.lockDurationMs ?? 30_000);
+  }
+
   async #renewLock(key: string, runId: string): Promise<void> {
-    const ttl = this.#options.lockDurationMs ?? 30_000;
     await this.#options.redis
-      .eval(RENEW_IF_OWNER, 1, key, runId, String(ttl))
+      .eval(RENEW_IF_OWNER, 1, key, runId, String(this.#runLockTtl()))
       .catch((error: unknown) => this.#options.log.warn({ err: error }, 'could not renew the run lock'));
   }
 
