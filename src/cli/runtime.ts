@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import pino from 'pino';
 import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { type ApiCallRecord, ApiClient } from '../api/index.js';
@@ -40,7 +41,9 @@ export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unkn
             translateTime: 'SYS:HH:MM:ss.l',
             sync: true,
           })
-        : out,
+        : // written in the background: a line per API call, synchronously, cost a worker more
+          // CPU than its checkpoints; pino flushes what is left when the process exits
+          pino.destination({ dest: out.fd, sync: false }),
   });
 }
 

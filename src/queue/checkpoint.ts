@@ -14,12 +14,21 @@ export interface RedisCheckpointStoreOptions {
   log?: Logger;
 }
 
-/** Sets one target's record and refreshes the run's TTL, atomically. KEYS: hash. ARGV: field, record, TTL ms. */
+/**
+ * Sets targets' records and refreshes the run's TTL, atomically. KEYS: hash. ARGV: TTL ms, then
+ * field, record pairs.
+ */
 const SAVE = new LuaScript(`
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `);
+
+/** Records waiting for the run's next write, and the promise that write keeps. */
+interface PendingWrite {
+  readonly fields: string[];
+  readonly written: Promise<void>;
+}
 
 /**
  * Checkpoints shared by every worker, so a run redelivered to another worker after a crash skips
@@ -31,6 +40,9 @@ export class RedisCheckpointStore implements CheckpointStore {
   readonly #keys: ReturnType<typeof redisKeys>;
   readonly #ttlMs: number;
   readonly #log: Logger;
+  /** Per run: the last write started (settled either way), and the one gathering records meanwhile. */
+  readonly #writing = new Map<string, Promise<void>>();
+  readonly #pending = new Map<string, PendingWrite>();
 
   constructor(redis: Redis, options: RedisCheckpointStoreOptions = {}) {
     const ttlMs = options.ttlMs ?? 7 * 24 * 3_600_000;
@@ -58,14 +70,38 @@ export class RedisCheckpointStore implements CheckpointStore {
     return records;
   }
 
-  async save(runId: string, record: TargetRecord): Promise<void> {
+  /**
+   * Resolves once the record is in Redis. Records saved while a write of the run is under way
+   * go together in the next one (group commit): a run with 64 targets in flight makes a few
+   * writes a round trip instead of one per target, and no caller returns before its record is
+   * stored.
+   */
+  save(runId: string, record: TargetRecord): Promise<void> {
+    const pending = this.#pending.get(runId);
+    if (pending) {
+      pending.fields.push(record.key, JSON.stringify(record));
+      return pending.written;
+    }
+    const fields = [record.key, JSON.stringify(record)];
+    // the run's previous write never rejects here: its own callers got its error
+    const written = (this.#writing.get(runId) ?? Promise.resolve()).then(() => {
+      this.#pending.delete(runId);
+      return this.#write(runId, fields);
+    });
+    const settled: Promise<void> = written
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#writing.get(runId) === settled) this.#writing.delete(runId);
+      });
+    this.#writing.set(runId, settled);
+    this.#pending.set(runId, { fields, written });
+    return written;
+  }
+
+  async #write(runId: string, fields: readonly string[]): Promise<void> {
     // one script call, not MULTI: on a connection BullMQ shares, ioredis copies every script
     // BullMQ registered into each pipeline it builds, which cost more than the save itself
-    await SAVE.run(
-      this.#redis,
-      [this.#keys.runTargets(runId)],
-      [record.key, JSON.stringify(record), this.#ttlMs],
-    );
+    await SAVE.run(this.#redis, [this.#keys.runTargets(runId)], [this.#ttlMs, ...fields]);
   }
 
   async clear(runId: string): Promise<void> {

@@ -7,7 +7,14 @@ import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
 import type { Metrics } from '../ops/metrics.js';
 import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
-import { type Action, type CheckpointStore, executeRun, type RunSummary } from '../runs/index.js';
+import {
+  type Action,
+  type CheckpointStore,
+  countTargets,
+  executeRun,
+  type Finding,
+  type RunSummary,
+} from '../runs/index.js';
 import type { RunHistory } from './history.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import type { PolicyStore } from './policy-store.js';
@@ -33,6 +40,12 @@ export interface RunWorkerOptions {
   pollIntervalMs?: number;
   /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default 30 000 ms. */
   lockDurationMs?: number;
+  /**
+   * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
+   * once more and it is failed, its summary saying so, so a run that kills every worker it
+   * reaches does not go round forever. Default 5.
+   */
+  maxStalledCount?: number;
   /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
   overlapRetryMs?: number;
   /**
@@ -73,9 +86,15 @@ export class RunWorker {
       concurrency: options.concurrency ?? 50,
       lockDuration,
       stalledInterval: Math.max(1000, Math.round(lockDuration / 2)),
-      // a run killed with its worker more than once (a chaos drill) must still finish
-      maxStalledCount: 5,
+      maxStalledCount: options.maxStalledCount ?? 5,
       autorun: false,
+    });
+    // BullMQ fails a run that stalled too often before any processor sees it: record why
+    this.worker.on('failed', (job, error) => {
+      if (job?.deferredFailure)
+        void this.#recordAbandoned(job, error.message).catch((failure: unknown) =>
+          options.log.error({ err: failure, runId: job.id }, 'could not record an abandoned run'),
+        );
     });
     // connection failures are already reported once per outage by the Redis client
     this.worker.on('error', (error) => {
@@ -236,6 +255,52 @@ export class RunWorker {
     await this.#options.notifier?.notify(policy.notifications, policyJob, summary);
     if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
     return { runId: data.runId, outcome: summary.outcome, counts: summary.counts };
+  }
+
+  /**
+   * A run BullMQ gave up on after its workers died under it too often: recorded as failed, with
+   * the targets its checkpoints hold, its job lock released and its sinks told, unless a worker
+   * recorded its summary before dying.
+   */
+  async #recordAbandoned(job: Job<RunJobData, RunJobResult>, why: string): Promise<void> {
+    const data = RunJobDataSchema.parse(job.data);
+    if (await this.#options.history.get(data.runId)) return;
+    const policy = await this.#policy(data.policySha).catch(() => undefined);
+    const policyJob = policy?.jobs.find((candidate) => candidate.name === data.job);
+    const findings: Finding[] = [];
+    const targets = [...(await this.#options.checkpoints.load(data.runId)).values()]
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .map(({ findings: targetFindings, ...record }) => {
+        if (targetFindings) findings.push(...targetFindings);
+        return record;
+      });
+    // BullMQ counted the pickup that failed it as a start too
+    const deliveries = Math.max(1, job.attemptsStarted - 1 - (data.overlapWaits ?? 0));
+    const startedAt = new Date(job.processedOn ?? job.timestamp);
+    const finishedAt = new Date();
+    const summary: RunSummary = {
+      runId: data.runId,
+      job: data.job,
+      action: policyJob?.action ?? 'unknown',
+      trigger: data.trigger,
+      dryRun: data.dryRun,
+      scheduledAt: data.scheduledAt,
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: Math.max(0, finishedAt.getTime() - startedAt.getTime()),
+      outcome: 'failed',
+      reason: `abandoned: a worker stopped while running it, ${deliveries} ${deliveries === 1 ? 'time' : 'times'} (${why}); targets not listed were not finished`,
+      deliveries,
+      counts: countTargets(targets),
+      targets,
+      findings,
+      requestIds: [],
+    };
+    await this.#record(summary);
+    await this.#releaseLock(this.#keys.runLock(data.job), data.runId);
+    await this.#options.checkpoints.clear(data.runId);
+    this.#options.log.error({ runId: data.runId, job: data.job, deliveries }, 'run abandoned');
+    if (policy && policyJob) await this.#options.notifier?.notify(policy.notifications, policyJob, summary);
   }
 
   /** Keeps a finished run's summary in the history, then counts it in the metrics. */

@@ -102,3 +102,38 @@ describe('a worker killed mid-run', () => {
     expect(await second.stop('SIGTERM')).toBe(0);
   });
 });
+
+describe('a run whose workers die under it more often than allowed', () => {
+  it('is recorded as failed with the targets its checkpoints hold, and its job lock and checkpoints released', async () => {
+    sim.reset(); // every workspace Active again: the run has a pause to make on each
+    engine = new Engine(server.url, 'worker-crash-abandoned');
+    const current = engine;
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+    const first = startWorker(engine);
+    const checkpointed = () => current.redis.hlen(current.keys.runTargets(runId));
+    await eventually('the first worker well into the run', async () => (await checkpointed()) >= 6, 15_000);
+    expect(await first.stop('SIGKILL')).toBe('SIGKILL');
+    const doneByFirst = await checkpointed();
+
+    // allows no stall at all: the killed worker's run is failed when it is next picked up
+    engine.worker(sim.url, { maxStalledCount: 0, lockDurationMs: 1_500 });
+    const run = await engine.waitForRun(runId, 20_000);
+
+    expect(run).toMatchObject({ outcome: 'failed', action: 'pause', trigger: 'manual' });
+    expect(run).toMatchObject({ deliveries: 1 });
+    expect(run.reason).toBe(
+      'abandoned: a worker stopped while running it, 1 time (job stalled more than allowable limit); targets not listed were not finished',
+    );
+    expect(run.targets).toHaveLength(doneByFirst);
+    expect(run.counts).toMatchObject({ total: doneByFirst, failed: 0 });
+    expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
+    await eventually(
+      'the BullMQ job failed',
+      async () => (await (await current.queue.getJob(runId))?.getState()) === 'failed',
+    );
+    expect(await engine.redis.exists(engine.keys.runTargets(runId), engine.keys.runLock('fleet-pause'))).toBe(
+      0,
+    );
+    expect(engine.lines('run abandoned')).toHaveLength(1);
+  });
+});

@@ -90,6 +90,39 @@ describe('RedisCheckpointStore', () => {
     expect(lines.map((line) => line.target).sort()).toEqual(['wg1/ws2', 'wg1/ws3', 'wg1/ws4']);
   });
 
+  it('stores every record of saves made at once, in a few writes, each save resolving only once its record is stored', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const store = new RedisCheckpointStore(redis, { prefix });
+    const key = redisKeys(prefix).runTargets('run-1');
+    const calls = async () =>
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+    const before = await calls();
+    const stored: number[] = [];
+    await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        store.save('run-1', record(`wg1/ws${index}`)).then(async () => {
+          if (await redis.hexists(key, `wg1/ws${index}`)) stored.push(index);
+        }),
+      ),
+    );
+    expect(stored).toHaveLength(200);
+    expect((await store.load('run-1')).size).toBe(200);
+    // the first save's write, then one for everything saved while it was under way
+    expect((await calls()) - before).toBeLessThanOrEqual(3);
+  });
+
+  it('rejects every save of a write that failed, and the next save writes again', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const store = new RedisCheckpointStore(redis, { prefix });
+    const key = redisKeys(prefix).runTargets('run-1');
+    await redis.set(key, 'not a hash');
+    const saves = [store.save('run-1', record('wg1/ws1')), store.save('run-1', record('wg1/ws2'))];
+    for (const save of saves) await expect(save).rejects.toThrow(/WRONGTYPE/);
+    await redis.del(key);
+    await store.save('run-1', record('wg1/ws3'));
+    expect([...(await store.load('run-1')).keys()]).toEqual(['wg1/ws3']);
+  });
+
   it('keeps checkpoints through a Redis restart, so a redelivered run skips finished targets', async () => {
     const store = new RedisCheckpointStore(redis, { prefix: uniquePrefix('checkpoint') });
     await store.save('run-1', record('wg1/ws1'));
