@@ -8,3 +8,12 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, findings: 3 } as const;
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** Thrown by a command when its job or run failed with nothing better to print; exits 1. */
+export class RunFailedError extends Error {
+  override name = 'RunFailedError';
+
+  constructor(runId: string, reason: string) {
+    super(`run ${runId} failed: ${reason}`);
+  }
+}

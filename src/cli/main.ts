@@ -11,7 +11,7 @@ import { registerStartCommand } from './commands/start.js';
 import { registerSuspendCommands } from './commands/suspend.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
-import { EXIT, UsageError } from './exit.js';
+import { EXIT, RunFailedError, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
 import { redisSuspensions } from './runtime.js';
 import { version } from './version.js';
@@ -71,6 +71,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`nightshift: ${error.message}\n`);
       return EXIT.usage;
+    }
+    if (error instanceof RunFailedError) {
+      process.stderr.write(`nightshift: ${error.message}\n`);
+      return EXIT.failed;
     }
     throw error;
   }

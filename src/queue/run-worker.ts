@@ -89,11 +89,12 @@ export class RunWorker {
       maxStalledCount: options.maxStalledCount ?? 5,
       autorun: false,
     });
-    // BullMQ fails a run that stalled too often before any processor sees it: record why
+    // Whatever failed a run without a summary (its policy unreadable here, its job gone, its
+    // workers dying under it too often), the history says so: nobody waits for it in vain.
     this.worker.on('failed', (job, error) => {
-      if (job?.deferredFailure)
-        void this.#recordAbandoned(job, error.message).catch((failure: unknown) =>
-          options.log.error({ err: failure, runId: job.id }, 'could not record an abandoned run'),
+      if (job)
+        void this.#recordFailure(job, error).catch((failure: unknown) =>
+          options.log.error({ err: failure, runId: job.id }, 'could not record a failed run'),
         );
     });
     // connection failures are already reported once per outage by the Redis client
@@ -258,11 +259,12 @@ export class RunWorker {
   }
 
   /**
-   * A run BullMQ gave up on after its workers died under it too often: recorded as failed, with
-   * the targets its checkpoints hold, its job lock released and its sinks told, unless a worker
-   * recorded its summary before dying.
+   * A run that failed in BullMQ and has no summary: recorded as failed, with the targets its
+   * checkpoints hold, its job lock released and its sinks told. Either the worker could not start
+   * it (its policy does not parse with this worker's environment, its job is gone: the reason
+   * says), or BullMQ gave up on it after its workers died under it too often (`abandoned`).
    */
-  async #recordAbandoned(job: Job<RunJobData, RunJobResult>, why: string): Promise<void> {
+  async #recordFailure(job: Job<RunJobData, RunJobResult>, error: Error): Promise<void> {
     const data = RunJobDataSchema.parse(job.data);
     if (await this.#options.history.get(data.runId)) return;
     const policy = await this.#policy(data.policySha).catch(() => undefined);
@@ -274,8 +276,9 @@ export class RunWorker {
         if (targetFindings) findings.push(...targetFindings);
         return record;
       });
-    // BullMQ counted the pickup that failed it as a start too
-    const deliveries = Math.max(1, job.attemptsStarted - 1 - (data.overlapWaits ?? 0));
+    const abandoned = job.deferredFailure !== undefined;
+    // BullMQ counted the pickup that failed an abandoned run as a start too
+    const deliveries = Math.max(1, job.attemptsStarted - (abandoned ? 1 : 0) - (data.overlapWaits ?? 0));
     const startedAt = new Date(job.processedOn ?? job.timestamp);
     const finishedAt = new Date();
     const summary: RunSummary = {
@@ -289,7 +292,9 @@ export class RunWorker {
       finishedAt: finishedAt.toISOString(),
       durationMs: Math.max(0, finishedAt.getTime() - startedAt.getTime()),
       outcome: 'failed',
-      reason: `abandoned: a worker stopped while running it, ${deliveries} ${deliveries === 1 ? 'time' : 'times'} (${why}); targets not listed were not finished`,
+      reason: abandoned
+        ? `abandoned: a worker stopped while running it, ${deliveries} ${deliveries === 1 ? 'time' : 'times'} (${error.message}); targets not listed were not finished`
+        : `the worker could not run it: ${error.message}`,
       deliveries,
       counts: countTargets(targets),
       targets,
@@ -299,7 +304,10 @@ export class RunWorker {
     await this.#record(summary);
     await this.#releaseLock(this.#keys.runLock(data.job), data.runId);
     await this.#options.checkpoints.clear(data.runId);
-    this.#options.log.error({ runId: data.runId, job: data.job, deliveries }, 'run abandoned');
+    this.#options.log.error(
+      { runId: data.runId, job: data.job, deliveries, reason: summary.reason },
+      abandoned ? 'run abandoned' : 'run failed before it could start',
+    );
     if (policy && policyJob) await this.#options.notifier?.notify(policy.notifications, policyJob, summary);
   }
 

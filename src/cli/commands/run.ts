@@ -5,7 +5,7 @@ import { didYouMean, type Policy, type PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
 import type { RunSummary } from '../../runs/index.js';
 import { painterFor } from '../color.js';
-import { EXIT, UsageError } from '../exit.js';
+import { EXIT, RunFailedError, UsageError } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import { jobProgress, ProgressDisplay, progressMode } from '../progress.js';
@@ -61,11 +61,29 @@ async function runQueued(
     const runId = manualRunId(job.name);
     await enqueueRuns(runtime.queue, [{ runId, job: job.name, policySha, trigger: 'manual', dryRun }]);
     log.info({ runId }, 'run enqueued; waiting for a worker');
+    const enqueuedAt = Date.now();
+    let warned = false;
+    let failedSince: number | undefined;
     for (;;) {
       const summary = await runtime.history.get(runId);
       if (summary) return summary;
+      const queued = await runtime.queue.getJob(runId);
+      const state = await queued?.getState();
+      if (!warned && state === 'waiting' && Date.now() - enqueuedAt > NO_WORKER_WARNING_MS) {
+        warned = true;
+        log.warn(
+          { runId, waitedMs: Date.now() - enqueuedAt },
+          'no worker has taken the run yet: is `nightshift worker` (or `start`) running on this Redis and prefix?',
+        );
+      }
+      // the worker records a summary for a run it fails; should it die before, BullMQ's reason is all there is
+      if (state === 'failed') {
+        failedSince ??= Date.now();
+        if (Date.now() - failedSince > FAILED_SUMMARY_GRACE_MS)
+          throw new RunFailedError(runId, queued?.failedReason ?? 'failed in the queue without a summary');
+      }
       if (progress.mode !== 'off') {
-        const reported = jobProgress((await runtime.queue.getJob(runId))?.progress);
+        const reported = jobProgress(queued?.progress);
         if (reported) progress.update(reported.done, reported.total);
       }
       await sleep(250);
@@ -74,6 +92,11 @@ async function runQueued(
     await runtime.close();
   }
 }
+
+/** How long a queued run may wait for a worker before `run` says none seems to be there. */
+const NO_WORKER_WARNING_MS = 10_000;
+/** How long `run` waits for the summary of a run BullMQ already holds as failed. */
+const FAILED_SUMMARY_GRACE_MS = 3_000;
 
 /**
  * 0 when every target succeeded (or was rightly skipped), 3 when it did but the run reported
