@@ -20,6 +20,13 @@ class DatabaseInUseError extends Error {
   override name = 'DatabaseInUseError';
 }
 
+/** The run fails such a target, and so does the plan. */
+function refuseInUse(db: Named<Database>, attached: Map<string, string>): never {
+  throw new DatabaseInUseError(
+    `database "${db.name}" (${db.id}) still has ${describeAttached(attached)}; delete or move them first, or set force: true to ask the API anyway`,
+  );
+}
+
 /**
  * The workspaces attached to a database, by id with their names: the database's own `workspaces`
  * and the workgroup's workspaces pointing at it, since the spec shows the first without fields
@@ -95,10 +102,7 @@ jobs:
             outcome: 'planned',
             reason: `would ask the API to delete database "${db.name}" with ${describeAttached(attached)} (force: true); an API that refuses this, as the simulator does, fails the target`,
           }
-        : {
-            outcome: 'skipped',
-            reason: `would refuse: database "${db.name}" has ${describeAttached(attached)} (force: true to ask the API anyway)`,
-          };
+        : refuseInUse(db, attached);
     });
   },
 
@@ -109,11 +113,7 @@ jobs:
       const db = findDatabase(wg, database);
       if (!db) return alreadyDeleted(database);
       const attached = attachedWorkspaces(wg, db);
-      if (attached.size > 0 && !force) {
-        throw new DatabaseInUseError(
-          `database "${db.name}" (${db.id}) still has ${describeAttached(attached)}; delete or move them first, or set force: true to ask the API anyway`,
-        );
-      }
+      if (attached.size > 0 && !force) refuseInUse(db, attached);
       try {
         await ctx.api.deleteDatabase(wg.id, db.id, { signal: step.signal });
       } catch (error) {

@@ -157,7 +157,9 @@ function describePlan(target: DrillTarget, p: Params): string {
     return `would wait for the restore under way (not restore again)${check}${then}`;
   }
   const prefix = before[status];
-  if (prefix === undefined) return `would fail: workspace is ${status}; the drill needs it Active or Stopped`;
+  // the run would fail on it: so does the plan, with the run's own words
+  if (prefix === undefined)
+    throw new Error(`${target.label} is ${status}; the drill needs it Active or Stopped`);
   return `would ${prefix}restore ${p.backupId}${check}${then}`;
 }
 

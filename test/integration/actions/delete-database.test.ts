@@ -140,16 +140,17 @@ describe('delete-database against the simulator', () => {
     expect(exists(archive.database_id)).toBe(false);
   });
 
-  it('a dry run makes read-only calls only: plans an unused database, reports one in use as refused', async () => {
+  it('a dry run makes read-only calls only: plans an unused database, fails one in use as the run would', async () => {
     const { used } = databases();
     const plain = await harness.run(policy('dev-alpha', 'archive'), 'drop', { dryRun: true });
     expect(mutatingCalls(plain)).toEqual([]);
     expect(plain.summary.targets[0]).toMatchObject({ outcome: 'planned' });
     const inUse = await harness.run(policy('dev-alpha', used.name), 'drop', { dryRun: true });
-    expect(inUse.summary.targets[0]?.outcome).toBe('skipped');
+    expect(inUse.summary.outcome).toBe('failed');
+    expect(inUse.summary.targets[0]).toMatchObject({ outcome: 'failed', attempts: 1 });
     const attached = harness.sim.state.workspaces.filter((w) => w.database_id === used.database_id).length;
-    expect(inUse.summary.targets[0]?.reason).toContain(
-      `would refuse: database "${used.name}" has ${attached} workspace(s) attached`,
+    expect(inUse.summary.targets[0]?.error?.message).toContain(
+      `database "${used.name}" (${used.database_id}) still has ${attached} workspace(s) attached`,
     );
     const forced = await harness.run(policy('dev-alpha', used.name, '      force: true\n'), 'drop', {
       dryRun: true,

@@ -234,6 +234,23 @@ describe('restore-drill against the simulator', () => {
     ]);
   });
 
+  it('a dry run fails a workspace in a state the drill cannot start from, as the run would', async () => {
+    const state = drillState('Active');
+    const drill = workspacesIn(state, 'ops').find((ws) => ws.name === 'drill') as Drill;
+    drill.status = 'Maintenance';
+    harness.sim.reset({ state });
+    const backup = harness.sim.state.backups.find((bk) => bk.workspace_id === drill.workspace_id);
+    const policy = drillPolicy(backup?.backup_id ?? 'bk-none');
+
+    for (const dryRun of [true, false]) {
+      const run = await harness.run(policy, 'drill', { dryRun });
+      expect(run.summary.outcome).toBe('failed');
+      expect(run.summary.targets[0]?.error?.message).toBe(
+        'ops/drill is Maintenance; the drill needs it Active or Stopped',
+      );
+    }
+  });
+
   it.each([false, true])(
     'a workspace not in the fleet fails with a message naming it, changing nothing (dry run: %s)',
     async (dryRun) => {
