@@ -18,12 +18,12 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
     `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms`,
   ];
   if (summary.reason) head.push(`  ${summary.reason}`);
+  // the run's own error (the fleet listing refused, say) is what a person needs to act on
+  if (summary.error && summary.error.message !== summary.reason) head.push(`  ${summary.error.message}`);
   const shown = options.targets ? summary.targets.filter(options.targets) : summary.targets;
   const rows: Cell[][] = [['TARGET', 'OUTCOME', 'ATTEMPTS', 'DETAIL', 'REQUEST IDS']];
   for (const target of shown) {
-    const name = target.workspaceName
-      ? `${target.workgroupName}/${target.workspaceName}`
-      : (target.workgroupName ?? target.key);
+    const name = targetName(target);
     rows.push([
       name,
       styled(target.outcome, outcomeStyle(target.outcome)),
@@ -46,6 +46,22 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
       : '',
     formatFindings(summary.findings, painter),
   ].join('');
+}
+
+/**
+ * Names over ids where the record has them, keeping whatever the key adds past the workspace or
+ * workgroup (a backup id, a database): two targets never read alike.
+ */
+function targetName(target: TargetRecord): string {
+  const base = target.workspaceName
+    ? `${target.workgroupName}/${target.workspaceName}`
+    : target.workgroupName;
+  if (!base) return target.key;
+  const ids = [target.workgroupId, target.workspaceName ? target.workspaceId : undefined]
+    .filter(Boolean)
+    .join('/');
+  const rest = ids && target.key.startsWith(`${ids}/`) ? target.key.slice(ids.length) : '';
+  return `${base}${rest}`;
 }
 
 function formatFindings(findings: readonly Finding[], painter: Painter): string {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { formatSummary } from '../../../src/cli/summary-view.js';
+import { runSummary } from '../../helpers/summaries.js';
+
+describe('a run summary for people', () => {
+  it('names each target by workgroup and workspace, keeping what its key adds (a backup id), so no two rows read alike', () => {
+    const summary = runSummary({ succeeded: 0 });
+    summary.targets = ['bk-1', 'bk-2'].map((backupId) => ({
+      key: `wg-1/ws-1/${backupId}`,
+      workgroupId: 'wg-1',
+      workgroupName: 'prod-core',
+      workspaceId: 'ws-1',
+      workspaceName: 'recs',
+      outcome: 'succeeded' as const,
+      attempts: 1,
+      requestIds: [],
+    }));
+    const text = formatSummary(summary);
+    expect(text).toMatch(/^prod-core\/recs\/bk-1 +succeeded/m);
+    expect(text).toMatch(/^prod-core\/recs\/bk-2 +succeeded/m);
+  });
+
+  it('names a plain workspace target and a workgroup target without their ids', () => {
+    const summary = runSummary({ succeeded: 1 });
+    summary.targets.push({
+      key: 'wg-9',
+      workgroupId: 'wg-9',
+      workgroupName: 'dev-edge',
+      outcome: 'skipped',
+      attempts: 1,
+      requestIds: [],
+    });
+    const text = formatSummary(summary);
+    expect(text).toMatch(/^dev-core\/ws0 +succeeded/m);
+    expect(text).toMatch(/^dev-edge +skipped/m);
+  });
+
+  it("shows the run's own error under its reason: a refused fleet listing says why", () => {
+    const message =
+      'listWorkgroups GET /controller/v4/v2/workgroups → 401 Unauthorized (RequestID req-9): invalid API key';
+    const summary = runSummary({ succeeded: 0, outcome: 'failed', reason: 'could not list the fleet' });
+    summary.error = { message, status: 401, type: 'Unauthorized', requestId: 'req-9' };
+    const lines = formatSummary(summary).split('\n');
+    expect(lines.slice(2, 4)).toEqual(['  could not list the fleet', `  ${message}`]);
+  });
+});
