@@ -82,6 +82,7 @@ interface DrillRecord {
   restoreFoundUnderWay: boolean;
   restoreStartedAt?: number;
   restoredAt?: number;
+  resumeRequestIds: string[];
   restoreRequestIds: string[];
   observed?: { vertices: number | null; edges: number | null };
   /** The message of a count check that failed. */
@@ -89,6 +90,20 @@ interface DrillRecord {
   /** Set once the drill itself is over (restored and checked, or failed for good). */
   verdict?: { passed: true } | { passed: false; error: unknown };
   afterwards?: Afterwards;
+}
+
+/** Makes an API call, adding the request ID of its answer, or of its refusal, to `ids`. */
+async function keepingRequestId(
+  ids: string[],
+  call: () => Promise<{ requestId: string | undefined }>,
+): Promise<void> {
+  try {
+    const { requestId } = await call();
+    if (requestId) ids.push(requestId);
+  } catch (error) {
+    if (error instanceof ApiError && error.requestId) ids.push(error.requestId);
+    throw error;
+  }
 }
 
 /** Where the names in `with:` point; a name that finds nothing (or two things) becomes the target's problem. */
@@ -190,7 +205,9 @@ async function drill(
   if (status === STATUS.stopped) {
     record.resumedFirst = true;
     await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.resuming, STATUS.active], () =>
-      ctx.api.resumeWorkspace(workgroupId, workspaceId, { signal: step.signal }),
+      keepingRequestId(record.resumeRequestIds, () =>
+        ctx.api.resumeWorkspace(workgroupId, workspaceId, { signal: step.signal }),
+      ),
     );
     status = STATUS.resuming;
   }
@@ -206,17 +223,11 @@ async function drill(
   } else if (status === STATUS.active) {
     const before = ctx.fleet.workspace(workgroupId, workspaceId);
     record.restoreStartedAt = Date.now();
-    const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], async () => {
-      try {
-        const { requestId } = await ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, {
-          signal: step.signal,
-        });
-        if (requestId) record.restoreRequestIds.push(requestId);
-      } catch (error) {
-        if (error instanceof ApiError && error.requestId) record.restoreRequestIds.push(error.requestId);
-        throw error;
-      }
-    });
+    const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], () =>
+      keepingRequestId(record.restoreRequestIds, () =>
+        ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, { signal: step.signal }),
+      ),
+    );
     if (already) record.restoreFoundUnderWay = true;
     // The listing may still show the workspace Active from before the restore: only an Active
     // seen after Restoring, or on a changed record, is the restored workspace.
@@ -297,6 +308,7 @@ function evidenceOf(target: DrillTarget, p: Params, record: DrillRecord): Record
     timeToRestoreMs:
       restoreStartedAt === undefined || restoredAt === undefined ? null : restoredAt - restoreStartedAt,
     counts: { observed: record.observed ?? null, expected: p.expect ?? null },
+    resumeRequestIds: record.resumeRequestIds,
     restoreRequestIds: record.restoreRequestIds,
     afterwards: record.afterwards ?? null,
   };
@@ -356,6 +368,7 @@ jobs:
       attempts: 0,
       resumedFirst: false,
       restoreFoundUnderWay: false,
+      resumeRequestIds: [],
       restoreRequestIds: [],
     };
     const settle = async (): Promise<unknown> => {

@@ -17,6 +17,18 @@ type Params = z.output<typeof params>;
 
 const DEFAULT_WAIT_MS = 15 * 60_000;
 
+/**
+ * Why a workspace in `status` is not resumed, in the same words for the plan and the run; none
+ * when it is Stopped. A Resuming one is skipped too, but the run still waits for it.
+ */
+function skipReason(status: string | undefined): string | undefined {
+  if (status === STATUS.stopped) return undefined;
+  return status === STATUS.active || status === STATUS.resuming
+    ? `already ${status}`
+    : `not Stopped: ${status ?? 'unknown'}`;
+}
+
+/** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
 async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
   await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status === STATUS.active, {
     timeoutMs,
@@ -48,28 +60,30 @@ jobs:
 `,
 
   async plan(ctx) {
-    await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) =>
-      ws.status === STATUS.stopped
-        ? { outcome: 'planned', reason: 'would resume (Stopped)' }
-        : {
-            outcome: 'skipped',
-            reason: ws.status === STATUS.active ? 'already Active' : `not Stopped: ${ws.status ?? 'unknown'}`,
-          },
-    );
+    await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
+      const skip = skipReason(ws.status);
+      return skip
+        ? { outcome: 'skipped', reason: skip }
+        : { outcome: 'planned', reason: 'would resume (Stopped)' };
+    });
   },
 
   async run(ctx, { waitReady }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
+    // When each target's first attempt started: time to ready includes failed attempts and backoff.
+    const firstTried = new Map<string, number>();
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
-      const since = Date.now();
+      const key = workspaceRef(ws).key;
+      const since = firstTried.get(key) ?? Date.now();
+      firstTried.set(key, since);
       const status = await currentStatus(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
-      if (status === STATUS.active) return { outcome: 'skipped', reason: 'already Active' };
       if (status === STATUS.resuming) {
+        // on its way already (someone else's resume, or ours whose answer was lost): waited for all the same
         const detail = waitMs === undefined ? undefined : await waitUntilActive(ctx, ws, waitMs, since);
         return { outcome: 'skipped', reason: 'already Resuming', detail };
       }
-      if (status !== STATUS.stopped)
-        return { outcome: 'skipped', reason: `not Stopped: ${status ?? 'unknown'}` };
+      const skip = skipReason(status);
+      if (skip) return { outcome: 'skipped', reason: skip };
       const already = await mutateUnlessAlready(
         ctx,
         ws.workgroupId,

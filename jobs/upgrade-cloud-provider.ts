@@ -98,6 +98,7 @@ type Params = z.output<typeof params>;
 const DEFAULT_WAIT_MS = 60 * 60_000;
 const DEFAULT_POLL_MS = 30_000;
 const ALREADY = 'already at the requested versions';
+const ALREADY_WHEN_REFUSED = `${ALREADY} (in place when the API refused the upgrade)`;
 
 /** What of the request a provider does not have yet: the body to send, and the changes in words. */
 interface Pending {
@@ -345,11 +346,28 @@ jobs:
         } catch (error) {
           if (!(error instanceof ApiError) || error.retryable) throw error;
           record.sentAt = sentBefore;
+          cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
           // Refused because an upgrade started between our read and our call: wait for it, then
           // look again (once: a second refusal is the API's answer).
-          cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
-          if (refused || cp.status !== PROVIDER_STATUS.upgrading) throw error;
-          continue;
+          if (!refused && cp.status === PROVIDER_STATUS.upgrading) continue;
+          // Refused because what we asked for is in place already (someone else's upgrade, or
+          // ours applied although the answer says otherwise): nothing is left to do.
+          if (
+            cp.status === PROVIDER_STATUS.active &&
+            !lastErrorOf(cp) &&
+            pendingUpgrade(cp, p).changes.length === 0
+          ) {
+            step.log.info(
+              { cloudProviderId: target.id, err: error.toJSON() },
+              'upgrade refused; already in place',
+            );
+            return {
+              outcome: 'skipped',
+              reason: ALREADY_WHEN_REFUSED,
+              detail: { before: record.before, after: providerFacts(cp) },
+            };
+          }
+          throw error;
         }
         step.log.info(
           { cloudProviderId: target.id, changes: pending.changes },

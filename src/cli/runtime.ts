@@ -31,6 +31,7 @@ export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unkn
   if (format !== 'json' && format !== 'pretty')
     throw new UsageError(`NIGHTSHIFT_LOG_FORMAT must be json or pretty, got "${format}"`);
   return createLogger({
+    level: logLevel(),
     base: { name: 'nightshift', ...base },
     destination:
       format === 'pretty'
@@ -45,6 +46,15 @@ export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unkn
           // CPU than its checkpoints; pino flushes what is left when the process exits
           pino.destination({ dest: out.fd, sync: false }),
   });
+}
+
+/** `NIGHTSHIFT_LOG_LEVEL` (default `info`), or a UsageError naming the levels there are. */
+export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
+  const level = env.NIGHTSHIFT_LOG_LEVEL?.trim() || 'info';
+  const known = [...Object.keys(pino.levels.values), 'silent'];
+  if (!known.includes(level))
+    throw new UsageError(`NIGHTSHIFT_LOG_LEVEL must be one of ${known.join(', ')}, got "${level}"`);
+  return level;
 }
 
 /** The API settings, or a UsageError naming every missing variable (exit 2, before anything starts). */

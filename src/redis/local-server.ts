@@ -97,7 +97,9 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
 
   let child: ChildProcess | undefined;
   const launch = async () => {
-    const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    // in a process group of its own: a Ctrl-C meant for its owner must not stop it under the
+    // owner's feet while the owner is still shutting down (the owner stops it last)
+    const proc = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     // once() rejects on 'error' as well, so the spawn outcome is read from that rejection
     await once(proc, 'spawn').catch((error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new RedisServerMissingError(binary) : error;

@@ -267,11 +267,18 @@ export function assertBuilt(...sources: string[]): void {
 /**
  * Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment.
  * Its ops server takes a free port unless `env` says otherwise, so CLI processes never clash.
+ * With `ownGroup`, it leads a process group of its own, as a command started from a shell does.
  */
-export function startCli(args: readonly string[], env: Record<string, string>): CliProcess {
+export function startCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  { ownGroup = false }: { ownGroup?: boolean } = {},
+): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, NIGHTSHIFT_API_RATE_LIMIT: '', NIGHTSHIFT_HTTP_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // a process group of its own, as a shell gives a command: `process.kill(-pid, 'SIGINT')` is Ctrl-C
+    detached: ownGroup,
   });
   let text = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
-import { createLogger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/logger.js';
 import { parseDuration } from '../../policy/index.js';
 import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../redis/local-server.js';
 import type { RunSummary } from '../../runs/index.js';
@@ -17,8 +17,8 @@ import {
   startSimulator,
 } from '../../sim/index.js';
 import { EXIT, UsageError } from '../exit.js';
-import { opsSettings, startOpsRole } from '../ops.js';
-import { exitOnceIdle, redisRuntime, untilSignal } from '../runtime.js';
+import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
+import { exitOnceIdle, logLevel, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
 import { alignColumns } from '../table.js';
 import { packageRoot } from '../version.js';
 import { startSchedulerRole } from './scheduler.js';
@@ -53,15 +53,15 @@ function clock(at: Date = new Date()): string {
 /** One line per finished run, as the demo shows them. */
 function describeRun(run: RunSummary): string {
   const { counts } = run;
-  const parts = [`${counts.total} targets`];
+  const parts = [`${counts.total} target${counts.total === 1 ? '' : 's'}`];
   if (counts.succeeded) parts.push(`${counts.succeeded} done`);
   if (counts.skipped) parts.push(`${counts.skipped} skipped`);
   if (counts.failed) parts.push(`${counts.failed} failed`);
   if (run.findings.length) parts.push(`${run.findings.length} findings`);
   const restore = run.evidence?.timeToRestoreMs;
   if (typeof restore === 'number') parts.push(`restored in ${(restore / 1000).toFixed(1)} s`);
-  const took = run.durationMs === undefined ? '' : ` in ${(run.durationMs / 1000).toFixed(1)} s`;
-  return `[${clock()}] ${run.job.padEnd(17)} ${run.outcome.padEnd(9)} ${parts.join(', ')}${took}${run.reason ? ` (${run.reason})` : ''}`;
+  if (run.durationMs !== undefined) parts.push(`took ${(run.durationMs / 1000).toFixed(1)} s`);
+  return `[${clock()}] ${run.job.padEnd(17)} ${run.outcome.padEnd(9)} ${parts.join(', ')}${run.reason ? ` (${run.reason})` : ''}`;
 }
 
 function fleetLine(sim: SimulatorHandle): string {
@@ -90,8 +90,45 @@ async function startRedis(): Promise<{ url: string; server?: LocalRedis }> {
  * terminal shows the story: one line per finished run and the fleet's statuses.
  */
 async function runDemo(flags: DemoFlags): Promise<void> {
+  // settings first: a bad one is reported before anything is started that would need stopping
+  const settings = opsSettings({
+    ...process.env,
+    NIGHTSHIFT_HTTP_PORT: process.env.NIGHTSHIFT_HTTP_PORT || '0',
+  });
+  const level = logLevel();
   const redis = await startRedis();
-  const sim = await startSimulator({ port: 0, seed: 1, fleet: flags.fleet, transitionMs: TRANSITION_MS });
+  let sim: SimulatorHandle | undefined;
+  try {
+    sim = await startSimulator({ port: 0, seed: 1, fleet: flags.fleet, transitionMs: TRANSITION_MS });
+    await showDemo(flags, { settings, level }, redis, sim);
+  } finally {
+    await sim?.close();
+    await redis.server?.stop();
+  }
+}
+
+/** The ops server, the worker and the scheduler, as `nightshift start` runs them; none left running if one fails. */
+async function startRoles(runtime: RedisRuntime, log: Logger, settings: OpsSettings | undefined) {
+  const ops = await startOpsRole(settings, runtime, log);
+  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: ops.metrics });
+  try {
+    const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }), {
+      metrics: ops.metrics,
+    });
+    return { ops, stopWorker, stopScheduler };
+  } catch (error) {
+    await stopWorker();
+    await ops.close();
+    throw error;
+  }
+}
+
+async function showDemo(
+  flags: DemoFlags,
+  { settings, level }: { settings: OpsSettings | undefined; level: string },
+  redis: { url: string; server?: LocalRedis },
+  sim: SimulatorHandle,
+): Promise<void> {
   const drill = sim.state.workspaces.find((ws) => ws.name === 'drill');
   const backup = sim.state.backups
     .filter((b) => b.workspace_id === drill?.workspace_id)
@@ -108,18 +145,13 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     NIGHTSHIFT_SHUTDOWN_GRACE_MS: '15000',
     DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
   });
-  const log = createLogger({ destination: pino.destination({ dest: logFile, sync: false }) });
+  const log = createLogger({ level, destination: pino.destination({ dest: logFile, sync: false }) });
   const runtime = redisRuntime(log, 'demo');
-  // a free port unless told otherwise, so a demo never clashes with a nightshift already running
-  const ops = await startOpsRole(
-    opsSettings({ ...process.env, NIGHTSHIFT_HTTP_PORT: process.env.NIGHTSHIFT_HTTP_PORT || '0' }),
-    runtime,
-    log,
-  );
-  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: ops.metrics });
-  const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }), {
-    metrics: ops.metrics,
+  const started = await startRoles(runtime, log, settings).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
   });
+  const { ops, stopWorker, stopScheduler } = started;
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out('nightshift demo: a whole day every minute on a simulated fleet; nothing to configure');
@@ -169,8 +201,6 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   await ops.close();
   await runtime.close();
   exitOnceIdle();
-  await sim.close();
-  await redis.server?.stop();
 
   const byJob = new Map<string, string[]>();
   for (const run of finished) byJob.set(run.job, [...(byJob.get(run.job) ?? []), run.outcome]);

@@ -1,5 +1,20 @@
+import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { assertBuilt, startCli } from '../../helpers/engine.js';
+import { assertBuilt, eventually, startCli } from '../../helpers/engine.js';
+
+/** Whether something listens on the port of a redis:// URL printed by the demo. */
+function listening(url: string): Promise<boolean> {
+  const port = Number(new URL(url).port);
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
 
 const JOBS = ['evening-pause', 'morning-resume', 'restore-drill', 'allow-list-audit'];
 
@@ -21,4 +36,35 @@ describe('npm run demo -- --duration 60s', () => {
     for (const job of JOBS) expect(summary, job).toMatch(new RegExp(`\\n  ${job} +1 +succeeded\\n`));
     expect(summary).toMatch(/4 runs, 0 failed or partial, \d+ findings/);
   }, 120_000);
+});
+
+describe('npm run demo, stopped or refused', () => {
+  it('stops on Ctrl-C (SIGINT to its whole process group, its redis-server too) with a summary, exit 0, and no redis-server left', async () => {
+    assertBuilt('src/cli/commands/demo.ts', 'src/redis/local-server.ts');
+    const demo = startCli(
+      ['demo'],
+      { REDIS_URL: '', NIGHTSHIFT_REDIS_PREFIX: '', NO_COLOR: '1' },
+      { ownGroup: true },
+    );
+    const url = await eventually(
+      'the demo listing its Redis',
+      () => /redis +(redis:\/\/\S+)/.exec(demo.output())?.[1],
+    );
+    await eventually('the first fleet line', () => /fleet: \d+ Active/.test(demo.output()));
+    process.kill(-(demo.child.pid as number), 'SIGINT');
+    const started = Date.now();
+    expect(await demo.exited, demo.output()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(demo.output()).toMatch(/\nsummary\n[\s\S]* runs, 0 failed or partial/);
+    expect(await listening(url)).toBe(false);
+  }, 60_000);
+
+  it('refuses a bad setting at once (exit 2, naming it) before starting Redis or the simulator', async () => {
+    assertBuilt('src/cli/commands/demo.ts');
+    const demo = startCli(['demo'], { REDIS_URL: '', NIGHTSHIFT_HTTP_PORT: 'abc' });
+    expect(await demo.exited).toBe(2);
+    expect(demo.output()).toBe(
+      'nightshift: NIGHTSHIFT_HTTP_PORT must be a port number (0 for any free port) or off, got "abc"\n',
+    );
+  });
 });
