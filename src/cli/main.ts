@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { safeRedisUrl } from '../queue/redis.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerHistoryCommand } from './commands/history.js';
 import { registerNextCommand } from './commands/next.js';
@@ -13,7 +14,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, RunFailedError, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
-import { redisSuspensions } from './runtime.js';
+import { redisSuspensions, redisUrl } from './runtime.js';
 import { version } from './version.js';
 
 const PROGRAM_HELP = [
@@ -74,6 +75,13 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof RunFailedError) {
       process.stderr.write(`nightshift: ${error.message}\n`);
+      return EXIT.failed;
+    }
+    // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
+    if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
+      process.stderr.write(
+        `nightshift: Redis at ${safeRedisUrl(redisUrl())} did not answer: is it running, and is REDIS_URL right?\n`,
+      );
       return EXIT.failed;
     }
     throw error;

@@ -133,8 +133,13 @@ export interface RedisRuntime {
  * `oneShot` commands (run, history, suspend) fail after a few reconnect attempts instead of
  * waiting out an outage in the offline queue; services wait, since Redis coming back is normal.
  */
+/** The Redis every role shares: `REDIS_URL`, else the default local one. */
+export function redisUrl(): string {
+  return process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+}
+
 export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}): RedisRuntime {
-  const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const url = redisUrl();
   let redis: Redis;
   try {
     redis = createRedis({
@@ -172,8 +177,12 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
   };
 }
 
-/** Resolves on the first SIGINT or SIGTERM. */
+/**
+ * Resolves on the first SIGINT or SIGTERM. From then on SIGHUP never ends the process either:
+ * the scheduler reloads its policy on it (`watchPolicy`), the other roles have nothing to reload.
+ */
 export function untilSignal(): Promise<NodeJS.Signals> {
+  process.on('SIGHUP', ignoreHangup);
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);
@@ -183,6 +192,23 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+function ignoreHangup(): void {}
+
+/**
+ * What `starting` resolves to, or undefined when a stop signal comes first: a role that waits
+ * for Redis to start (Redis down) must still stop when told to. An abandoned start's later
+ * failure (its Redis client closed) is expected and dropped.
+ */
+export async function unlessStopped<T>(
+  starting: Promise<T>,
+  signalled: Promise<NodeJS.Signals>,
+): Promise<T | undefined> {
+  const stopped = signalled.then(() => undefined);
+  const result = await Promise.race([starting, stopped]);
+  if (result === undefined) starting.catch(() => undefined);
+  return result;
 }
 
 /**

@@ -74,7 +74,8 @@ function errorCode(error: unknown): string {
  */
 export function createRedis({ url, log = silentLogger, role, ...extra }: CreateRedisOptions): Redis {
   checkUrl(url);
-  const context = { redis: safeRedisUrl(url), role };
+  // 'client', not 'role': a service's logger already carries its role
+  const context = { redis: safeRedisUrl(url), client: role };
   const redis = new Redis(url, {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,

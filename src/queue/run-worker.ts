@@ -73,6 +73,8 @@ export class RunWorker {
   readonly #shutdown = new AbortController();
   /** Aborted as soon as closing starts: runs still waiting for their tick go back to the queue at once. */
   readonly #closing = new AbortController();
+  /** Runs this worker is processing now. */
+  #inFlight = 0;
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
@@ -120,9 +122,11 @@ export class RunWorker {
     // BullMQ's close waits for Redis; with Redis down it would wait forever and the process
     // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
     // still held is recovered by another worker's stalled-job check, from its checkpoints.
+    // An idle worker has nothing to hand back: it need not wait out the grace period for Redis.
+    const patienceMs = this.#inFlight === 0 ? IDLE_CLOSE_MS : graceMs + CLOSE_MARGIN_MS;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<'gave up'>((resolve) => {
-      giveUp = setTimeout(() => resolve('gave up'), graceMs + CLOSE_MARGIN_MS);
+      giveUp = setTimeout(() => resolve('gave up'), patienceMs);
     });
     try {
       if ((await Promise.race([closing, gaveUp])) === 'gave up')
@@ -150,6 +154,15 @@ export class RunWorker {
   }
 
   async #process(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
+    this.#inFlight += 1;
+    try {
+      return await this.#processRun(job, token);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async #processRun(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
     const data = RunJobDataSchema.parse(job.data);
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
     let policy: Policy;
@@ -395,6 +408,8 @@ const PROGRESS_INTERVAL_MS = 250;
 
 /** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
 const CLOSE_MARGIN_MS = 5_000;
+/** How long a closing worker with no run in flight waits for BullMQ (Redis may be down). */
+const IDLE_CLOSE_MS = 2_000;
 
 const CONNECTION_ERRORS = new Set([
   'ECONNREFUSED',

@@ -14,6 +14,7 @@ import {
   exitOnceIdle,
   type RedisRuntime,
   redisRuntime,
+  unlessStopped,
   untilSignal,
 } from '../runtime.js';
 
@@ -98,11 +99,17 @@ export function registerSchedulerCommand(program: Command): void {
         await runtime.close();
         throw error;
       });
-      const stop = await startSchedulerRole(file, runtime, log, { metrics: server.metrics });
-      policyLoaded = true;
+      const stop = await unlessStopped(
+        startSchedulerRole(file, runtime, log, { metrics: server.metrics }),
+        signalled,
+      );
+      policyLoaded = stop !== undefined;
       const signal = await signalled;
-      log.info({ signal }, 'scheduler stopping');
-      await stop();
+      log.info(
+        { signal },
+        stop ? 'scheduler stopping' : 'scheduler stopping before it started (Redis unreachable?)',
+      );
+      await stop?.();
       await server.close();
       await runtime.close();
       exitOnceIdle();

@@ -1,7 +1,14 @@
 import type { Command } from 'commander';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { apiSettings, cliLogger, exitOnceIdle, redisRuntime, untilSignal } from '../runtime.js';
+import {
+  apiSettings,
+  cliLogger,
+  exitOnceIdle,
+  redisRuntime,
+  unlessStopped,
+  untilSignal,
+} from '../runtime.js';
 import { startSchedulerRole } from './scheduler.js';
 import { startWorkerRole } from './worker.js';
 
@@ -29,13 +36,14 @@ export function registerStartCommand(program: Command): void {
         throw error;
       });
       const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: server.metrics });
-      const stopScheduler = await startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), {
-        metrics: server.metrics,
-      });
-      policyLoaded = true;
+      const stopScheduler = await unlessStopped(
+        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), { metrics: server.metrics }),
+        signalled,
+      );
+      policyLoaded = stopScheduler !== undefined;
       const signal = await signalled;
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
-      await stopScheduler();
+      await stopScheduler?.();
       await stopWorker();
       await server.close();
       await runtime.close();

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { seedState } from '../../../src/sim/index.js';
-import { mutatingCalls, useActionSim, workspacesIn } from '../../helpers/actions.js';
+import type { RunSummary } from '../../../src/runs/index.js';
+import { type SimState, seedState } from '../../../src/sim/index.js';
+import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
+import {
+  type ActionRun,
+  mutatingCalls,
+  READ_ONLY_OPERATIONS,
+  useActionSim,
+  workspacesIn,
+} from '../../helpers/actions.js';
 import { eventually } from '../../helpers/engine.js';
 
 const policy = (action: string, extra = '') => `version: 1
@@ -9,7 +17,54 @@ jobs:
     schedule: "0 20 * * *"
     action: ${action}
     target: { workgroups: ["dev-alpha"] }
+    retry: { attempts: 3, backoff: 1s, strategy: fixed }
 ${extra}`;
+
+type Workspace = SimState['workspaces'][number];
+
+/**
+ * prod-core and dev-alpha, whose workspaces have `statuses` in order. A workspace given as
+ * `['Resuming', ms]` is Resuming with a resume that completes `ms` from now.
+ */
+function fleet(...statuses: (WorkspaceStatus | ['Resuming', number])[]): SimState {
+  const state = seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: statuses.length } });
+  const now = Date.now();
+  for (const [i, ws] of workspacesIn(state, 'dev-alpha').entries()) {
+    const wanted = statuses[i] ?? 'Active';
+    if (typeof wanted === 'string') {
+      Object.assign(ws, workspaceStatusFields(wanted));
+      continue;
+    }
+    Object.assign(ws, workspaceStatusFields('Resuming'));
+    state.transitions.push({
+      kind: 'resume',
+      workspace_id: ws.workspace_id,
+      id: `tr-resume-${i}`,
+      started_at: new Date(now).toISOString(),
+      completes_at: new Date(now + wanted[1]).toISOString(),
+    });
+  }
+  return state;
+}
+
+const workspacePath = (ws: Workspace, operation: 'pause' | 'resume') =>
+  `/controller/v4/v2/workgroups/${ws.workgroup_id}/workspaces/${ws.workspace_id}/${operation}`;
+
+/** Each target as `outcome` or `outcome: reason`, by workspace id. */
+const outcomes = (summary: RunSummary) =>
+  Object.fromEntries(
+    summary.targets.map((t) => [t.workspaceId, t.reason ? `${t.outcome}: ${t.reason}` : t.outcome]),
+  );
+
+const targetOf = (summary: RunSummary, ws: Workspace) => {
+  const target = summary.targets.find((t) => t.workspaceId === ws.workspace_id);
+  if (!target) throw new Error(`no target for ${ws.workspace_id}`);
+  return target;
+};
+
+/** The simulator's log entries of `operation` calls on one workspace. */
+const callsOn = (run: ActionRun, ws: Workspace, operation: string) =>
+  run.requests.filter((r) => r.operation === operation && r.path.includes(`/${ws.workspace_id}/`));
 
 describe('pause and resume against the simulator', () => {
   // one story: the pause, then a dry run of the resume, then the resume of what the pause stopped
@@ -45,5 +100,316 @@ describe('pause and resume against the simulator', () => {
     expect(summary.outcome).toBe('succeeded');
     for (const target of summary.targets) expect(target.detail?.timeToReadyMs ?? 0).toBeGreaterThanOrEqual(0);
     expect(new Set(devAlpha().map((w) => w.status))).toEqual(new Set(['Active']));
+  });
+});
+
+describe('pause', () => {
+  // transitions of a minute: a workspace the run paused stays Stopping until the test ends
+  const harness = useActionSim(() => fleet('Active', 'Active', 'Stopped', 'Stopping', 'Restoring'), {
+    proxy: true,
+    transitionMs: 60_000,
+  });
+  const devAlpha = () => workspacesIn(harness.sim.state, 'dev-alpha');
+  const ws = (i: number) => devAlpha()[i] as Workspace;
+
+  it('pauses every Active workspace and skips the others with their status as the reason', async () => {
+    const [a, b, stopped, stopping, restoring] = devAlpha() as [Workspace, ...Workspace[]];
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(outcomes(run.summary)).toEqual({
+      [a.workspace_id]: 'succeeded',
+      [b?.workspace_id ?? '']: 'succeeded',
+      [stopped?.workspace_id ?? '']: 'skipped: already Stopped',
+      [stopping?.workspace_id ?? '']: 'skipped: already Stopping',
+      [restoring?.workspace_id ?? '']: 'skipped: not Active: Restoring',
+    });
+    expect(mutatingCalls(run)).toEqual(['pauseWorkspace', 'pauseWorkspace']);
+    expect(devAlpha().map((w) => w.status)).toEqual([
+      'Stopping',
+      'Stopping',
+      'Stopped',
+      'Stopping',
+      'Restoring',
+    ]);
+    // each pause's request ID is in the record of the workspace it paused
+    for (const paused of [a, b] as Workspace[]) {
+      const [call] = callsOn(run, paused, 'pauseWorkspace');
+      expect(targetOf(run.summary, paused)).toMatchObject({ attempts: 1, requestIds: [call?.requestId] });
+    }
+  });
+
+  it('a second run finds the paused workspaces Stopping and changes nothing', async () => {
+    await harness.run(policy('pause'), 'act');
+    const again = await harness.run(policy('pause'), 'act');
+
+    expect(again.summary.outcome).toBe('succeeded');
+    expect(again.summary.counts).toMatchObject({ total: 5, skipped: 5 });
+    expect(targetOf(again.summary, ws(0)).reason).toBe('already Stopping');
+    expect(mutatingCalls(again)).toEqual([]);
+  });
+
+  it('a refused pause of a workspace that is in fact Stopping is skipped as already Stopping, after one re-read', async () => {
+    const path = workspacePath(ws(0), 'pause');
+    // the pause goes through, the answer says Bad-Request
+    harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request', forwardFirst: true });
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(targetOf(run.summary, ws(0))).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already Stopping',
+      attempts: 1,
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    // the run's own listing, then the re-read after the refusal
+    expect(run.requests.filter((r) => r.operation === 'listWorkgroups')).toHaveLength(2);
+    expect(ws(0).status).toBe('Stopping');
+  });
+
+  it('a refused pause of a workspace still Active fails that target with the API error, and pauses the others', async () => {
+    const path = workspacePath(ws(0), 'pause');
+    harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request' });
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('partial');
+    const target = targetOf(run.summary, ws(0));
+    expect(target).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { status: 400, type: 'Bad-Request', retryable: false },
+    });
+    const requestId = target.error?.requestId ?? '';
+    expect(requestId).toMatch(/^proxy-\d+$/);
+    expect(target.requestIds).toContain(requestId);
+    expect(target.error?.message).toContain(
+      `pauseWorkspace POST ${path} → 400 Bad-Request (RequestID ${requestId}): scripted Bad-Request`,
+    );
+    expect(run.requests.filter((r) => r.operation === 'listWorkgroups')).toHaveLength(2);
+    expect(ws(0).status).toBe('Active');
+    expect(targetOf(run.summary, ws(1)).outcome).toBe('succeeded');
+  });
+
+  it('a permanent error (Forbidden) fails that target after one attempt, without a retry', async () => {
+    const path = workspacePath(ws(1), 'pause');
+    harness.proxy.refuse({ method: 'POST', path, status: 403, type: 'Forbidden' });
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('partial');
+    expect(targetOf(run.summary, ws(1))).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { status: 403, type: 'Forbidden', retryable: false },
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    expect(ws(1).status).toBe('Active');
+    expect(ws(0).status).toBe('Stopping');
+  });
+
+  it('retries a transient server error (500) and then pauses the workspace, once', async () => {
+    harness.sim.reset({ state: fleet('Active', 'Stopped') });
+    // seed 4: the first pause draws an error, the second passes
+    harness.sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['pauseWorkspace'] });
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(targetOf(run.summary, ws(0))).toMatchObject({ outcome: 'succeeded', attempts: 2 });
+    expect(callsOn(run, ws(0), 'pauseWorkspace').map((r) => r.status)).toEqual([500, 200]);
+    expect(ws(0).status).toBe('Stopping');
+  });
+
+  it('after a lost answer (500, pause applied), the retry re-reads and skips the workspace as already Stopping', async () => {
+    const path = workspacePath(ws(0), 'pause');
+    harness.proxy.refuse({
+      method: 'POST',
+      path,
+      status: 500,
+      type: 'Internal-Error',
+      forwardFirst: true,
+      times: 1,
+    });
+    const run = await harness.run(policy('pause'), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(targetOf(run.summary, ws(0))).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already Stopping',
+      attempts: 2,
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+  });
+
+  it('a dry run makes read-only calls only, plans each Active workspace and gives the others the run’s reasons', async () => {
+    const [a, b, stopped, stopping, restoring] = devAlpha() as [Workspace, ...Workspace[]];
+    const run = await harness.run(policy('pause'), 'act', { dryRun: true });
+
+    expect(run.requests.length).toBeGreaterThan(0);
+    expect(run.requests.filter((r) => !READ_ONLY_OPERATIONS.has(r.operation ?? r.path))).toEqual([]);
+    expect(outcomes(run.summary)).toEqual({
+      [a.workspace_id]: 'planned: would pause (Active)',
+      [b?.workspace_id ?? '']: 'planned: would pause (Active)',
+      [stopped?.workspace_id ?? '']: 'skipped: already Stopped',
+      [stopping?.workspace_id ?? '']: 'skipped: already Stopping',
+      [restoring?.workspace_id ?? '']: 'skipped: not Active: Restoring',
+    });
+    expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Stopped', 'Stopping', 'Restoring']);
+  });
+});
+
+describe('resume', () => {
+  const TRANSITION_MS = 300;
+  const harness = useActionSim(() => fleet('Stopped', 'Stopped', 'Active', ['Resuming', 400], 'Stopping'), {
+    proxy: true,
+    transitionMs: TRANSITION_MS,
+  });
+  const devAlpha = () => workspacesIn(harness.sim.state, 'dev-alpha');
+  const ws = (i: number) => devAlpha()[i] as Workspace;
+  const waiting = '    with: { waitReady: 30s }';
+
+  it('resumes every Stopped workspace, waits until each is Active and reports its time to ready', async () => {
+    const [s1, s2, active, resuming, stopping] = devAlpha() as [Workspace, ...Workspace[]];
+    const run = await harness.run(policy('resume', waiting), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(outcomes(run.summary)).toEqual({
+      [s1.workspace_id]: 'succeeded',
+      [s2?.workspace_id ?? '']: 'succeeded',
+      [active?.workspace_id ?? '']: 'skipped: already Active',
+      [resuming?.workspace_id ?? '']: 'skipped: already Resuming',
+      [stopping?.workspace_id ?? '']: 'skipped: not Stopped: Stopping',
+    });
+    expect(mutatingCalls(run)).toEqual(['resumeWorkspace', 'resumeWorkspace']);
+    for (const resumed of [s1, s2] as Workspace[]) {
+      const target = targetOf(run.summary, resumed);
+      expect(target.attempts).toBe(1);
+      expect(target.detail?.timeToReadyMs).toBeGreaterThanOrEqual(TRANSITION_MS - 50);
+      expect(target.requestIds).toEqual(callsOn(run, resumed, 'resumeWorkspace').map((r) => r.requestId));
+    }
+    // the one already Resuming is waited for like the others
+    expect(targetOf(run.summary, resuming as Workspace).detail?.timeToReadyMs).toBeGreaterThan(0);
+    expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Active', 'Active', 'Stopping']);
+  });
+
+  it('with waitReady: none, returns once the resume is accepted, without a time to ready', async () => {
+    const run = await harness.run(policy('resume', '    with: { waitReady: none }'), 'act');
+
+    expect(targetOf(run.summary, ws(0))).toMatchObject({ outcome: 'succeeded', attempts: 1 });
+    expect(targetOf(run.summary, ws(0)).detail).toBeUndefined();
+    expect(ws(0).status).toBe('Resuming');
+  });
+
+  it('a refused resume of a workspace still Stopped fails that target with the API error, and resumes the others', async () => {
+    const path = workspacePath(ws(0), 'resume');
+    harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request' });
+    const run = await harness.run(policy('resume', waiting), 'act');
+
+    expect(run.summary.outcome).toBe('partial');
+    const target = targetOf(run.summary, ws(0));
+    expect(target).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { status: 400, type: 'Bad-Request', retryable: false },
+    });
+    const requestId = target.error?.requestId ?? '';
+    expect(requestId).toMatch(/^proxy-\d+$/);
+    expect(target.error?.message).toContain(
+      `resumeWorkspace POST ${path} → 400 Bad-Request (RequestID ${requestId}): scripted Bad-Request`,
+    );
+    expect(ws(0).status).toBe('Stopped');
+    expect(targetOf(run.summary, ws(1)).outcome).toBe('succeeded');
+  });
+
+  it('a permanent error (Not-Found) fails that target after one attempt, without a retry', async () => {
+    const path = workspacePath(ws(1), 'resume');
+    harness.proxy.refuse({ method: 'POST', path, status: 404, type: 'Not-Found' });
+    const run = await harness.run(policy('resume', waiting), 'act');
+
+    expect(run.summary.outcome).toBe('partial');
+    expect(targetOf(run.summary, ws(1))).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { status: 404, type: 'Not-Found', retryable: false },
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    expect(ws(1).status).toBe('Stopped');
+  });
+
+  it('a throttled resume (429) is retried after Retry-After, and its time to ready counts from the first attempt', async () => {
+    // one resume a second: of the two sent together, the second is throttled with Retry-After: 1
+    harness.sim.setFaults({ throttleRps: 1, operations: ['resumeWorkspace'] });
+    const run = await harness.run(policy('resume', waiting), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    const throttled = [ws(0), ws(1)].filter((w) => targetOf(run.summary, w).attempts === 2);
+    expect(throttled).toHaveLength(1);
+    const slow = throttled[0] as Workspace;
+    const calls = callsOn(run, slow, 'resumeWorkspace');
+    expect(calls.map((r) => r.status)).toEqual([429, 200]);
+    const retriedAfterMs = Date.parse(calls[1]?.time ?? '') - Date.parse(calls[0]?.time ?? '');
+    expect(retriedAfterMs).toBeGreaterThanOrEqual(1000);
+
+    const target = targetOf(run.summary, slow);
+    expect(target.outcome).toBe('succeeded');
+    const timeToReadyMs = Number(target.detail?.timeToReadyMs);
+    // from the first attempt: the throttled call and the wait before the retry count
+    expect(timeToReadyMs).toBeGreaterThanOrEqual(retriedAfterMs + TRANSITION_MS - 50);
+    expect(Math.abs((target.durationMs ?? 0) - timeToReadyMs)).toBeLessThan(100);
+  });
+
+  it('a dry run makes read-only calls only, plans each Stopped workspace and gives the others the run’s reasons', async () => {
+    const [s1, s2, active, resuming, stopping] = devAlpha() as [Workspace, ...Workspace[]];
+    const run = await harness.run(policy('resume', waiting), 'act', { dryRun: true });
+
+    expect(run.requests.length).toBeGreaterThan(0);
+    expect(run.requests.filter((r) => !READ_ONLY_OPERATIONS.has(r.operation ?? r.path))).toEqual([]);
+    expect(outcomes(run.summary)).toEqual({
+      [s1.workspace_id]: 'planned: would resume (Stopped)',
+      [s2?.workspace_id ?? '']: 'planned: would resume (Stopped)',
+      [active?.workspace_id ?? '']: 'skipped: already Active',
+      [resuming?.workspace_id ?? '']: 'skipped: already Resuming',
+      [stopping?.workspace_id ?? '']: 'skipped: not Stopped: Stopping',
+    });
+    expect(ws(0).status).toBe('Stopped');
+  });
+});
+
+describe('resume with transitions of a minute', () => {
+  const harness = useActionSim(() => fleet('Stopped', ['Resuming', 300], 'Active'), {
+    proxy: true,
+    transitionMs: 60_000,
+  });
+  const devAlpha = () => workspacesIn(harness.sim.state, 'dev-alpha');
+  const ws = (i: number) => devAlpha()[i] as Workspace;
+
+  it('a workspace not Active within waitReady fails after one attempt; the others are still waited for', async () => {
+    const [stopped, resuming, active] = devAlpha() as [Workspace, Workspace, Workspace];
+    const run = await harness.run(policy('resume', '    with: { waitReady: 1s }'), 'act');
+
+    expect(run.summary.outcome).toBe('partial');
+    const target = targetOf(run.summary, stopped);
+    expect(target).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(target.error?.message).toBe(
+      `dev-alpha/${stopped.name} not Active within 1s: still Resuming when the wait ran out`,
+    );
+    expect(targetOf(run.summary, resuming)).toMatchObject({ outcome: 'skipped', reason: 'already Resuming' });
+    expect(targetOf(run.summary, resuming).detail?.timeToReadyMs).toBeGreaterThan(0);
+    expect(targetOf(run.summary, active)).toMatchObject({ outcome: 'skipped', reason: 'already Active' });
+    expect(mutatingCalls(run)).toEqual(['resumeWorkspace']);
+  });
+
+  it('a refused resume of a workspace that is in fact Resuming is skipped as already Resuming, after one re-read', async () => {
+    const path = workspacePath(ws(0), 'resume');
+    harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request', forwardFirst: true });
+    const run = await harness.run(policy('resume', '    with: { waitReady: none }'), 'act');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(targetOf(run.summary, ws(0))).toMatchObject({
+      outcome: 'skipped',
+      reason: 'already Resuming',
+      attempts: 1,
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    expect(run.requests.filter((r) => r.operation === 'listWorkgroups')).toHaveLength(2);
+    expect(ws(0).status).toBe('Resuming');
   });
 });

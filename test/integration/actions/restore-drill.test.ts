@@ -83,6 +83,7 @@ describe('restore-drill against the simulator', () => {
         observed: { vertices: backup.vertex_count, edges: backup.edge_count },
         expected,
       },
+      resumeRequestIds: [],
       restoreRequestIds: restoreIds,
       afterwards: { requested: 'pause', outcome: 'paused' },
     });
@@ -113,6 +114,47 @@ describe('restore-drill against the simulator', () => {
     );
     expect(listsBetween.length).toBeGreaterThan(0);
     expect(run.summary.evidence).toMatchObject({ resumedFirst: true, passed: true });
+  });
+
+  it('records the request ID of the resume it made, beside those of the restore and the pause', async () => {
+    const { backup } = arrange(harness, 'Stopped');
+    const run = await harness.run(drillPolicy(backup.backup_id), 'drill');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    const [resumeId] = operations(run, 'resumeWorkspace').map((entry) => entry.requestId);
+    const [restoreId] = operations(run, 'restoreBackup').map((entry) => entry.requestId);
+    const [pauseId] = operations(run, 'pauseWorkspace').map((entry) => entry.requestId);
+    expect(resumeId).toMatch(/\S/);
+    expect(run.summary.evidence).toMatchObject({
+      resumedFirst: true,
+      resumeRequestIds: [resumeId],
+      restoreRequestIds: [restoreId],
+      afterwards: { outcome: 'paused', requestId: pauseId },
+    });
+    expect(run.summary.targets[0]?.requestIds).toContain(resumeId);
+  });
+
+  it('a transient resume error is retried, and the evidence keeps the request IDs of both resume calls', async () => {
+    const { sim, backup } = arrange(harness, 'Stopped');
+    // with this seed the first resume call draws an error and the second passes
+    sim.setFaults({ errorRate: 0.5, seed: 4, operations: ['resumeWorkspace'] });
+    const run = await harness.run(drillPolicy(backup.backup_id), 'drill');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(run.summary.targets[0]?.attempts).toBe(2);
+    const resumes = operations(run, 'resumeWorkspace');
+    expect(resumes.map((entry) => entry.status)).toEqual([500, 200]);
+    expect(run.summary.evidence).toMatchObject({
+      resumedFirst: true,
+      resumeRequestIds: resumes.map((entry) => entry.requestId),
+      passed: true,
+    });
+    expect(mutatingCalls(run)).toEqual([
+      'resumeWorkspace',
+      'resumeWorkspace',
+      'restoreBackup',
+      'pauseWorkspace',
+    ]);
   });
 
   it('a count mismatch fails the target with a clear message and a finding, and the workspace is still paused', async () => {
@@ -161,6 +203,7 @@ describe('restore-drill against the simulator', () => {
     const refusedId = operations(run, 'restoreBackup')[0]?.requestId;
     expect(run.summary.evidence).toMatchObject({
       passed: false,
+      resumeRequestIds: operations(run, 'resumeWorkspace').map((entry) => entry.requestId),
       restoreRequestIds: [refusedId],
       afterwards: { outcome: 'paused' },
     });

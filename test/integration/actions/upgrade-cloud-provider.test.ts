@@ -231,6 +231,56 @@ describe('upgrade-cloud-provider with a slow provider', () => {
   });
 });
 
+describe('upgrade-cloud-provider with a provider whose upgrades finish at once', () => {
+  const harness = useActionSim(() => providerState(3), { proxy: true, transitionMs: 0 });
+  const provider = () => providerOf(harness.sim.state, 'prod-core');
+
+  it('a refused upgrade whose request is in place when re-read is skipped as already there, not failed', async () => {
+    const path = providerPath(provider().id, '/upgrade');
+    // the upgrade goes through (and is over at once), the answer says Bad-Request
+    harness.proxy.refuse({ method: 'PUT', path, status: 400, type: 'Bad-Request', forwardFirst: true });
+    const run = await harness.run(policy(UPGRADE), 'upgrade');
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(run.summary.targets[0]).toMatchObject({
+      key: provider().id,
+      outcome: 'skipped',
+      attempts: 1,
+      reason: 'already at the requested versions (in place when the API refused the upgrade)',
+      detail: {
+        before: { logTypes: ['api'], components: COMPONENTS },
+        after: {
+          status: 'Active',
+          logTypes: ['api', 'audit'],
+          components: { ...COMPONENTS, engine: '4.2.0' },
+        },
+      },
+    });
+    expect(harness.proxy.calls.filter((c) => c.path === path)).toHaveLength(1);
+    // the read before the upgrade, then the re-read after the refusal
+    expect(run.requests.filter((r) => r.operation === 'getCloudProvider')).toHaveLength(2);
+  });
+
+  it('a refused upgrade that the re-read shows not in place fails after one attempt with the API error', async () => {
+    const path = providerPath(provider().id, '/upgrade');
+    harness.proxy.refuse({ method: 'PUT', path, status: 400, type: 'Bad-Request' });
+    const run = await harness.run(policy(UPGRADE), 'upgrade');
+
+    expect(run.summary.outcome).toBe('failed');
+    const target = run.summary.targets[0];
+    expect(target).toMatchObject({
+      outcome: 'failed',
+      attempts: 1,
+      error: { status: 400, type: 'Bad-Request', retryable: false },
+    });
+    expect(target?.error?.message).toContain(
+      `upgradeCloudProvider PUT ${path} → 400 Bad-Request (RequestID ${target?.error?.requestId})`,
+    );
+    expect(run.requests.filter((r) => r.operation === 'getCloudProvider')).toHaveLength(2);
+    expect(provider().cluster_enabled_log_types).toEqual(['api']);
+  });
+});
+
 describe('upgrade-cloud-provider in a policy', () => {
   const load = (text: string) => () => parsePolicy(text, 'up.yaml', { registry: actionRegistry, env: {} });
 

@@ -82,7 +82,7 @@ describe('createRedis through an outage', () => {
     expect(at(WARN)[0]).toMatchObject({
       msg: 'Redis unreachable; retrying',
       redis: server.url,
-      role: 'worker',
+      client: 'worker',
       code: expect.stringMatching(/^(ECONNREFUSED|ECONNRESET)$/),
     });
     expect(at(INFO)).toHaveLength(0);
@@ -92,7 +92,7 @@ describe('createRedis through an outage', () => {
     expect(at(INFO)[0]).toMatchObject({
       msg: 'Redis connection restored',
       redis: server.url,
-      role: 'worker',
+      client: 'worker',
     });
     await expect(queued).resolves.toBe(1);
     await expect(redis.get('before')).resolves.toBeTypeOf('string');
@@ -107,7 +107,7 @@ describe('createRedis through an outage', () => {
     await vi.waitFor(() => expect(at(WARN)).toHaveLength(1), { timeout: 5_000 });
     expect(at(WARN)[0]).toMatchObject({
       redis: `redis://nightshift:***@127.0.0.1:${port}/2`,
-      role: 'scheduler',
+      client: 'scheduler',
       code: 'ECONNREFUSED',
     });
     expect(JSON.stringify(lines)).not.toContain('s3cret');
