@@ -40,6 +40,13 @@ export interface SchedulerOptions {
    * thousands fire together) happen before the tick instead of delaying it. Default 2000 ms.
    */
   leadMs?: number;
+  /**
+   * How late past its instant a tick may still be handed over as scheduled. A tick held up
+   * longer (Redis unreachable when it came) is left to the catch-up rules instead, as if the
+   * scheduler had been down: with `catchUp: none` it is recorded as missed, with a window only the
+   * latest such tick runs, once, as a catch-up. Default 5000 ms.
+   */
+  lateAfterMs?: number;
   /** Hears of every tick the scheduler records itself (skipped or missed), e.g. for metrics. */
   onRecorded?: (summary: RunSummary) => void;
 }
@@ -263,9 +270,19 @@ export class Scheduler {
    * the previous run is still going is for the worker to tell when the tick comes: this may be
    * up to `leadMs` before it.
    */
-  async #handle(due: readonly Due[], now: Date): Promise<void> {
-    if (due.length === 0) return;
+  async #handle(all: readonly Due[], now: Date): Promise<void> {
+    if (all.length === 0) return;
     const suspended = await this.#options.suspensions.all();
+    // Redis answered; a tick now long past its instant waited for it through an outage
+    const lateBefore = this.#now() - (this.#options.lateAfterMs ?? 5000);
+    const due = all.filter((d) => d.trigger !== 'schedule' || d.firing.at.getTime() >= lateBefore);
+    if (due.length < all.length) {
+      const late = all.filter((d) => !due.includes(d));
+      this.#options.log.warn(
+        { ticks: late.length, jobs: [...new Set(late.map((d) => d.entry.job.name))] },
+        'ticks held up past their instant (Redis unreachable?): handled by the catch-up rules',
+      );
+    }
     const runs: RunJobData[] = [];
     const skipped: RunSummary[] = [];
     for (const { entry, firing, trigger } of due) {
@@ -302,15 +319,18 @@ export class Scheduler {
     if (runs.length > 0) await enqueueRuns(this.#options.queue, runs);
     for (const summary of skipped) await this.#recordSummary(summary);
     await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
-    this.#options.log.info(
-      {
-        enqueued: runs.length,
-        skipped: skipped.length,
-        // negative: handed over ahead of the tick, as intended; positive: late
-        lagMs: now.getTime() - Math.min(...due.map((d) => d.firing.at.getTime())),
-      },
-      'ticks handled',
-    );
+    if (due.length > 0)
+      this.#options.log.info(
+        {
+          enqueued: runs.length,
+          skipped: skipped.length,
+          // negative: handed over ahead of the tick, as intended; positive: late
+          lagMs: now.getTime() - Math.min(...due.map((d) => d.firing.at.getTime())),
+        },
+        'ticks handled',
+      );
+    // late ticks were not recorded as handled: the catch-up finds them (and hands over none late)
+    if (due.length < all.length) await this.#catchUp();
   }
 
   async #recordSummary(summary: RunSummary): Promise<void> {

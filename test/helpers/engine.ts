@@ -116,6 +116,12 @@ export function pauseRequests(sim: SimulatorHandle): Map<string, { status: numbe
   return byWorkspace;
 }
 
+/** A queue whose connection errors (a test's Redis outage) are expected: BullMQ prints them otherwise. */
+function quiet<Q extends ReturnType<typeof createRunQueue>>(queue: Q): Q {
+  queue.on('error', () => undefined);
+  return queue;
+}
+
 /**
  * Everything the engine keeps in Redis, under a key prefix of its own, plus the schedulers and
  * workers a test starts; `close()` stops and closes all of it.
@@ -144,7 +150,7 @@ export class Engine {
     this.suspensions = new Suspensions(this.redis, { prefix: this.prefix });
     this.policies = new PolicyStore(this.redis, { prefix: this.prefix });
     this.checkpoints = new RedisCheckpointStore(this.redis, { prefix: this.prefix });
-    this.queue = createRunQueue({ connection: this.redis, prefix: this.prefix });
+    this.queue = quiet(createRunQueue({ connection: this.redis, prefix: this.prefix }));
     ({ log: this.log, lines: this.logged } = captureLog());
   }
 
@@ -160,7 +166,7 @@ export class Engine {
    */
   scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {
     const redis = createRedis({ url: this.#url, role: 'scheduler' });
-    const queue = createRunQueue({ connection: redis, prefix: this.prefix });
+    const queue = quiet(createRunQueue({ connection: redis, prefix: this.prefix }));
     const scheduler = new Scheduler({
       redis,
       prefix: this.prefix,
