@@ -129,6 +129,7 @@ export const orgUserReview: Action<typeof params> = {
     'Review the organization users: flag accounts not signed in for a while, disabled ones and ones without roles.',
   destructive: false,
   scope: 'none',
+  needsBearerToken: true,
   params,
   example: `version: 1
 jobs:

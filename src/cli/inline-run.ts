@@ -19,9 +19,10 @@ export interface InlineRunner {
   close(): Promise<void>;
 }
 
-export function inlineRunner(): InlineRunner {
+/** `jobs`: what will run, so a credential one of them needs is asked for before anything starts. */
+export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
   const log = cliLogger('stderr');
-  const api = actionApiClient(apiSettings(), log);
+  const api = actionApiClient(apiSettings(jobs), log);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
   const abort = new AbortController();

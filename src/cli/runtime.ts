@@ -7,6 +7,7 @@ import { type ApiCallRecord, ApiClient } from '../api/index.js';
 import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/index.js';
+import type { PolicyJob } from '../policy/index.js';
 import { RedisCheckpointStore } from '../queue/checkpoint.js';
 import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
@@ -57,14 +58,24 @@ export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
   return level;
 }
 
-/** The API settings, or a UsageError naming every missing variable (exit 2, before anything starts). */
-export function apiSettings(): ApiSettings {
+/**
+ * The API settings, or a UsageError naming every missing variable (exit 2, before anything
+ * starts): the bearer token too when one of `jobs` runs an action that needs it.
+ */
+export function apiSettings(jobs: readonly PolicyJob[] = []): ApiSettings {
+  let settings: ApiSettings;
   try {
-    return apiSettingsFromEnv(process.env);
+    settings = apiSettingsFromEnv(process.env);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
+  const needing = jobs.filter((job) => actionRegistry.get(job.action)?.needsBearerToken);
+  if (!settings.bearerToken && needing.length > 0)
+    throw new UsageError(
+      `NIGHTSHIFT_BEARER_TOKEN is not set; ${needing.map((job) => `job "${job.name}" (${job.action})`).join(', ')} lists organization users, which takes the bearer token, not the API key`,
+    );
+  return settings;
 }
 
 export function envNumber(name: string, fallback: number): number {

@@ -27,6 +27,12 @@ export interface ActionSpec<Params extends z.ZodType = z.ZodType> {
    * provider ids) may leave `target` out; without this, a target is required.
    */
   readonly targetOptional?: boolean;
+  /**
+   * The action lists the organization's users: the one operation authenticated by the bearer
+   * token (`NIGHTSHIFT_BEARER_TOKEN`) rather than the API key, so a process that will run it
+   * must have the token.
+   */
+  readonly needsBearerToken?: boolean;
   /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
   readonly params: Params;
   /** A complete policy file using the action; a test checks that it validates. */

@@ -43,7 +43,7 @@ export function registerPlanCommand(program: Command): void {
       const policy = await loadOrReport(file, policyCommandDeps());
       if (!policy) return;
       const jobs = flags.job === undefined ? policy.jobs : [findJob(policy, flags.job)];
-      const runner = inlineRunner();
+      const runner = inlineRunner(jobs);
       const summaries: RunSummary[] = [];
       try {
         for (const job of jobs) summaries.push(await runner.run(policy, job, true));

@@ -35,7 +35,7 @@ async function runInline(
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
-  const runner = inlineRunner();
+  const runner = inlineRunner([job]);
   try {
     return await runner.run(policy, job, dryRun, (done, total) => progress.update(done, total));
   } finally {

@@ -23,9 +23,10 @@ export function registerStartCommand(program: Command): void {
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
-      apiSettings();
       const ops = opsSettings();
-      if (!(await loadOrReport(file, policyCommandDeps()))) return;
+      const policy = await loadOrReport(file, policyCommandDeps());
+      if (!policy) return;
+      apiSettings(policy.jobs);
       const log = cliLogger('stdout');
       const runtime = redisRuntime(log, 'start');
       let policyLoaded = false;

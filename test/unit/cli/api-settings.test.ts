@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../src/redis/local-server.js';
+import { assertBuilt, startCli } from '../../helpers/engine.js';
+
+const POLICY = `version: 1
+jobs:
+  nightly-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    retry: { attempts: 1 }
+  user-review:
+    schedule: "0 6 * * 1"
+    action: org-user-review
+`;
+
+function policyFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'nightshift-settings-')), 'policy.yaml');
+  writeFileSync(file, POLICY);
+  return file;
+}
+
+const UNSET = {
+  NIGHTSHIFT_API_URL: '',
+  NIGHTSHIFT_API_KEY: '',
+  NIGHTSHIFT_API_KEY_FILE: '',
+  NIGHTSHIFT_BEARER_TOKEN: '',
+};
+
+describe('missing API settings are reported at start, naming each variable, before anything is scheduled', () => {
+  it('start without URL and key: exit 2 naming both, and Redis is never contacted', async () => {
+    assertBuilt('src/cli/commands/start.ts', 'src/cli/runtime.ts');
+    const cli = startCli(['start', policyFile()], {
+      ...UNSET,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    });
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toBe(
+      'nightshift: NIGHTSHIFT_API_URL is not set (the base URL of the management API); NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE) is not set\n',
+    );
+  });
+
+  it('an unreadable NIGHTSHIFT_API_KEY_FILE is named with why', async () => {
+    const cli = startCli(['run', policyFile(), 'nightly-pause', '--inline'], {
+      ...UNSET,
+      NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+      NIGHTSHIFT_API_KEY_FILE: '/nonexistent/key',
+    });
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toBe('nightshift: NIGHTSHIFT_API_KEY_FILE cannot be read (ENOENT)\n');
+  });
+
+  it.each([
+    ['start', (file: string) => ['start', file]],
+    ['run --inline', (file: string) => ['run', file, 'user-review', '--inline']],
+    ['plan', (file: string) => ['plan', file]],
+  ])(
+    '%s of a policy with org-user-review and no NIGHTSHIFT_BEARER_TOKEN: exit 2 naming it and the job',
+    async (_, args) => {
+      assertBuilt('src/cli/inline-run.ts');
+      const cli = startCli(args(policyFile()), {
+        ...UNSET,
+        NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+        NIGHTSHIFT_API_KEY: 'k',
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      });
+      expect(await cli.exited).toBe(2);
+      expect(cli.output()).toBe(
+        'nightshift: NIGHTSHIFT_BEARER_TOKEN is not set; job "user-review" (org-user-review) lists organization users, which takes the bearer token, not the API key\n',
+      );
+    },
+  );
+
+  it('a run of a job that needs no bearer token does not ask for one', async () => {
+    const cli = startCli(['run', policyFile(), 'nightly-pause', '--inline', '--json'], {
+      ...UNSET,
+      NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+      NIGHTSHIFT_API_KEY: 'k',
+      NIGHTSHIFT_LOG_LEVEL: 'silent',
+      NIGHTSHIFT_API_TIMEOUT_MS: '500',
+    });
+    // it gets as far as the API (nothing listens there): the run fails, it is not refused
+    expect(await cli.exited).toBe(1);
+    expect(cli.output()).toContain('"reason": "could not list the fleet"');
+  });
+});
