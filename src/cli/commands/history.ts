@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import type { RunSummary } from '../../runs/index.js';
 import { outcomeStyle, painterFor } from '../color.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 import { alignColumns, type Cell, styled } from '../table.js';
@@ -9,6 +10,28 @@ function positiveInt(text: string): number {
   if (!Number.isInteger(value) || value < 1)
     throw new InvalidArgumentError('expected a whole number of at least 1');
   return value;
+}
+
+/** How many request IDs a row shows; `--json` has every one. */
+const SHOWN_REQUEST_IDS = 2;
+
+/**
+ * A run's request IDs, those of failed targets first (what support will ask for), then the
+ * run's own (the fleet listing), then the rest; the first few, and how many more there are.
+ */
+export function requestIdsCell(run: RunSummary): string {
+  const failed = run.targets.filter((target) => target.outcome === 'failed');
+  const others = run.targets.filter((target) => target.outcome !== 'failed');
+  const ids = [
+    ...new Set([
+      ...failed.flatMap((target) => target.requestIds),
+      ...run.requestIds,
+      ...others.flatMap((target) => target.requestIds),
+    ]),
+  ];
+  if (ids.length === 0) return '-';
+  const more = ids.length - SHOWN_REQUEST_IDS;
+  return `${ids.slice(0, SHOWN_REQUEST_IDS).join(',')}${more > 0 ? ` +${more}` : ''}`;
 }
 
 export function registerHistoryCommand(program: Command): void {
@@ -22,7 +45,8 @@ export function registerHistoryCommand(program: Command): void {
       'after',
       [
         '',
-        'TARGETS reads succeeded✓ skipped- failed✗ /total. Reads REDIS_URL (default redis://127.0.0.1:6379).',
+        'TARGETS reads succeeded✓ skipped- failed✗ /total. REQUEST IDS shows those of failed targets first,',
+        'then the first others, and how many more (--json has them all). Reads REDIS_URL (default redis://127.0.0.1:6379).',
         '',
         'Examples:',
         '  nightshift history',
@@ -39,7 +63,7 @@ export function registerHistoryCommand(program: Command): void {
           return;
         }
         const rows: Cell[][] = [
-          ['FINISHED', 'JOB', 'OUTCOME', 'TRIGGER', 'TARGETS', 'DURATION', 'RUN ID / REASON'],
+          ['FINISHED', 'JOB', 'OUTCOME', 'TRIGGER', 'TARGETS', 'DURATION', 'REQUEST IDS', 'RUN ID / REASON'],
         ];
         for (const run of runs) {
           const c = run.counts;
@@ -50,6 +74,7 @@ export function registerHistoryCommand(program: Command): void {
             run.trigger,
             c.total > 0 ? `${c.succeeded}✓ ${c.skipped}- ${c.failed}✗ /${c.total}` : '-',
             run.durationMs === undefined ? '-' : `${run.durationMs} ms`,
+            requestIdsCell(run),
             run.reason ? `${run.runId} ${run.reason}` : run.runId,
           ]);
         }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { requestIdsCell } from '../../../src/cli/commands/history.js';
 import { formatSummary } from '../../../src/cli/summary-view.js';
 import { runSummary } from '../../helpers/summaries.js';
 
@@ -42,5 +43,15 @@ describe('a run summary for people', () => {
     summary.error = { message, status: 401, type: 'Unauthorized', requestId: 'req-9' };
     const lines = formatSummary(summary).split('\n');
     expect(lines.slice(2, 4)).toEqual(['  could not list the fleet', `  ${message}`]);
+  });
+});
+
+describe('the history table', () => {
+  it("shows a run's request IDs, a failed target's first, then how many more there are", () => {
+    const summary = runSummary({ succeeded: 3, failed: 1 });
+    summary.requestIds = ['req-list'];
+    // runSummary gives succeeded target i the request ID req-i, failed target i req-(100 + i)
+    expect(requestIdsCell(summary)).toBe('req-100,req-list +3');
+    expect(requestIdsCell(runSummary({ succeeded: 0, failed: 0 }))).toBe('-');
   });
 });
