@@ -316,9 +316,34 @@ describe('docker-compose.yml', () => {
     expect(((base.secrets as Yaml)[secret as string] as Yaml).file).toEqual(expect.any(String));
     expect(environment).not.toHaveProperty('NIGHTSHIFT_API_KEY');
     for (const [name, definition] of nightshiftServices(base).filter(([name]) => name !== 'worker')) {
-      expect(definition.secrets, name).toBeUndefined();
+      expect((definition.secrets ?? []) as string[], name).not.toContain(secret);
       expect(Object.keys(environmentOf(definition)), name).not.toContain('NIGHTSHIFT_API_KEY');
     }
+  });
+
+  it('serves the ops server of the scheduler and the workers to the compose network, behind the UI token from a secret', () => {
+    for (const name of ['scheduler', 'worker']) {
+      const definition = service(base, name);
+      const environment = environmentOf(definition);
+      expect(environment.NIGHTSHIFT_HTTP_HOST, name).toBe('0.0.0.0');
+      const secret = /^\/run\/secrets\/(.+)$/.exec(environment.NIGHTSHIFT_UI_TOKEN_FILE ?? '')?.[1];
+      expect(definition.secrets, name).toContain(secret);
+      expect(((base.secrets as Yaml)[secret as string] as Yaml).file, name).toEqual(expect.any(String));
+      expect(environment, name).not.toHaveProperty('NIGHTSHIFT_UI_TOKEN');
+    }
+    // the dashboard on the host's loopback only, through the one scheduler
+    expect(service(base, 'scheduler').ports).toEqual(['127.0.0.1:9464:9464']);
+  });
+
+  it('refuses to start without the variables config/policy.yaml reads, instead of a scheduler that exits again and again', () => {
+    const text = readFileSync(join(root, 'config/policy.yaml'), 'utf8');
+    const variables = [...text.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)].map((match) => match[1] as string);
+    expect(variables.length).toBeGreaterThan(0);
+    for (const name of ['scheduler', 'worker'])
+      for (const variable of variables)
+        expect(environmentOf(service(base, name))[variable], `${name} ${variable}`).toMatch(
+          new RegExp(`^\\$\\{${variable}:\\?.+\\}$`),
+        );
   });
 
   it('refuses to start without NIGHTSHIFT_API_URL instead of starting a worker that cannot work', () => {
@@ -356,6 +381,17 @@ describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', ()
     expect(worker.secrets).toBeUndefined();
     expect((worker.depends_on as Yaml).sim).toEqual({ condition: 'service_healthy' });
     expect((worker.depends_on as Yaml).redis).toEqual({ condition: 'service_healthy' });
+  });
+
+  it('needs no secret file: the scheduler and the workers take the demo dashboard password instead', () => {
+    for (const name of ['scheduler', 'worker']) {
+      const definition = service(demo, name);
+      const environment = environmentOf(definition);
+      expect(definition.secrets, name).toBeUndefined();
+      expect(environment, name).not.toHaveProperty('NIGHTSHIFT_UI_TOKEN_FILE');
+      expect(environment.NIGHTSHIFT_UI_TOKEN, name).toBe('nightshift-demo');
+      expect(environment.NIGHTSHIFT_HTTP_HOST, name).toBe('0.0.0.0');
+    }
   });
 
   it('schedules the policy written for the simulator, from the read-only ./config mount', () => {

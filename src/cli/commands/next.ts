@@ -97,9 +97,9 @@ export function registerNextCommand(program: Command, overrides: Partial<PolicyC
         'Jobs suspended in the policy, or with "nightshift suspend" when REDIS_URL is set, are named, not listed.',
         '',
         'Examples:',
-        '  nightshift next config/policy.yaml',
-        '  nightshift next config/policy.yaml --job nightly-pause --count 10',
-        '  nightshift next config/policy.yaml --from 2026-03-29T00:00:00Z --count 3 --json',
+        '  nightshift next config/examples/cost-saving.yaml',
+        '  nightshift next config/examples/cost-saving.yaml --job berlin-evening-pause --count 10',
+        '  nightshift next config/examples/cost-saving.yaml --from 2026-03-29T00:00:00Z --count 3 --json',
       ].join('\n'),
     )
     .action(async (file: string, options: NextOptions, command: Command) => {

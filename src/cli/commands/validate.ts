@@ -49,9 +49,9 @@ export function registerValidateCommand(program: Command, overrides: Partial<Pol
         'Exit codes: 0 every file is valid, 2 a file has problems (all of them are reported, in every file).',
         '',
         'Examples:',
-        '  nightshift validate config/policy.yaml',
+        '  nightshift validate config/examples/cost-saving.yaml',
         '  nightshift validate config/examples/*.yaml',
-        '  nightshift validate config/policy.yaml --json | jq -r \'.[] | "\\(.file):\\(.line): \\(.message)"\'',
+        '  nightshift validate config/examples/cost-saving.yaml --json | jq -r \'.[] | "\\(.file):\\(.line): \\(.message)"\'',
       ].join('\n'),
     )
     .action(async (files: string[], flags: { json?: boolean }) => {
