@@ -61,6 +61,7 @@ const prefix = 'lag';
 const queue = createRunQueue({ connection: redis, prefix, keepFinished: 4 * jobs * ticks });
 const history = new RunHistory(redis, { prefix, retention: { maxRunsPerJob: 100, maxRunsTotal: 100_000 } });
 const policies = new PolicyStore(redis, { prefix });
+ApiClient.prepare(); // as the worker role does at start
 const api = new ApiClient({ baseUrl: sim.url, apiKey: 'sim-api-key' });
 const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),

@@ -81,8 +81,19 @@ const WorkgroupListSchema = WorkgroupSchema.array();
 const AllowListSchema = AllowListEntrySchema.array();
 const OrgUserListSchema = OrgUserSchema.array();
 
-/** One parser per result schema, built on first use. */
+/** One parser per result schema, built on first use, or all at once by `ApiClient.prepare()`. */
 const parsers = new Map<z.ZodType, (input: unknown) => ParseOutcome<unknown>>();
+
+/** Every operation's result schema. */
+const RESULT_SCHEMAS: readonly z.ZodType[] = [
+  AllowListSchema,
+  CloudProviderSchema,
+  CurrentIpSchema,
+  DbUserSchema,
+  DeclaredResultSchema,
+  OrgUserListSchema,
+  WorkgroupListSchema,
+];
 function parserFor<S extends z.ZodType>(schema: S): (input: unknown) => ParseOutcome<z.output<S>> {
   let parser = parsers.get(schema);
   if (!parser) {
@@ -131,6 +142,15 @@ export class ApiClient {
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
+  }
+
+  /**
+   * Builds every operation's result parser now. Each is otherwise compiled on its operation's
+   * first call, about 200 ms in all, which a worker would pay when a burst of runs starts
+   * together; a long-running process calls this once at start.
+   */
+  static prepare(): void {
+    for (const schema of RESULT_SCHEMAS) parserFor(schema);
   }
 
   /** Closes the connections the client opened. */

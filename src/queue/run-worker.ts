@@ -75,6 +75,8 @@ export class RunWorker {
   readonly #closing = new AbortController();
   /** Runs this worker is processing now. */
   #inFlight = 0;
+  /** Per instant, the wait of the runs held for it (`#untilTick`). */
+  readonly #gates = new Map<number, Promise<boolean>>();
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
@@ -366,17 +368,23 @@ export class RunWorker {
    * Waits until a scheduled run's tick (it was handed over ahead of it). False if the worker
    * started closing meanwhile: the run has not started and goes back to the queue.
    */
-  async #untilTick(data: RunJobData): Promise<boolean> {
-    const waitMs =
-      data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) - Date.now() : 0;
-    if (this.#closing.signal.aborted) return false;
-    if (waitMs <= 0) return true;
-    try {
-      await sleep(waitMs, undefined, { signal: this.#closing.signal });
-      return true;
-    } catch {
-      return false;
+  #untilTick(data: RunJobData): Promise<boolean> {
+    if (this.#closing.signal.aborted) return Promise.resolve(false);
+    const at = data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) : 0;
+    if (at <= Date.now()) return Promise.resolve(true);
+    // One timer per instant for every run held for it: when it fires, all of them go on in one
+    // pass of the event loop, before any of their I/O is handled; with a timer each, the runs
+    // first released would answer their Redis and API replies before the last were released.
+    let gate = this.#gates.get(at);
+    if (!gate) {
+      gate = sleep(at - Date.now(), undefined, { signal: this.#closing.signal }).then(
+        () => true,
+        () => false,
+      );
+      this.#gates.set(at, gate);
+      void gate.then(() => this.#gates.delete(at));
     }
+    return gate;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ApiClient } from '../../api/index.js';
 import type { Logger } from '../../log/logger.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
@@ -29,6 +30,7 @@ export function startWorkerRole(
   { metrics }: WorkerRoleOptions = {},
 ): () => Promise<void> {
   const settings = apiSettings();
+  ApiClient.prepare();
   const api = actionApiClient(settings, log, runtime.redis, metrics);
   const notifier = new Notifier({
     memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
