@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { SelectedWorkspace } from '../src/policy/index.js';
 import { DurationSchema } from '../src/policy/index.js';
-import { type Action, type ActionContext, type StepContext, workspaceRef } from '../src/runs/index.js';
+import {
+  type Action,
+  type ActionContext,
+  type RunSummary,
+  type StepContext,
+  workspaceRef,
+} from '../src/runs/index.js';
 import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
 
 const params = z.strictObject({
@@ -12,6 +18,10 @@ const params = z.strictObject({
       description: 'How long to wait for each workspace to be Active; none to not wait.',
       default: '15m',
     }),
+  onlyPausedBy: z.string().min(1).optional().meta({
+    description:
+      'Resume only the workspaces that the last run of this pause job (of the same policy) paused; the other workspaces of the target are skipped. Needs the run history in Redis.',
+  }),
 });
 type Params = z.output<typeof params>;
 
@@ -26,6 +36,40 @@ function skipReason(status: string | undefined): string | undefined {
   return status === STATUS.active || status === STATUS.resuming
     ? `already ${status}`
     : `not Stopped: ${status ?? 'unknown'}`;
+}
+
+/** Why a workspace is left alone by `onlyPausedBy`; none when the pause job's run paused it. */
+type PausedByFilter = (ws: SelectedWorkspace) => string | undefined;
+
+/**
+ * With `onlyPausedBy`, which workspaces the named pause job's last run paused (its targets that
+ * succeeded), read from the run history once, before any target is touched. Without the history
+ * (a run in a process without REDIS_URL) it throws: the run fails rather than resume too much.
+ */
+async function pausedByFilter(ctx: ActionContext, job: string | undefined): Promise<PausedByFilter> {
+  if (job === undefined) return () => undefined;
+  if (!ctx.history)
+    throw new Error('onlyPausedBy needs the run history in Redis: set REDIS_URL, or run it through a worker');
+  let last: RunSummary | undefined;
+  try {
+    last = await ctx.history.lastActingRun(job);
+  } catch (error) {
+    throw new Error(`onlyPausedBy could not read the run history: ${(error as Error).message}`);
+  }
+  if (!last) {
+    ctx.log.info({ onlyPausedBy: job }, 'no run of the pause job to go by: every target skipped');
+    const reason = `not paused by ${job} (the run history has no succeeded or partial run of it)`;
+    return () => reason;
+  }
+  const { runId, finishedAt } = last;
+  const paused = new Set(last.targets.filter((t) => t.outcome === 'succeeded').map((t) => t.key));
+  ctx.evidence({ onlyPausedBy: { job, runId, finishedAt, paused: paused.size } });
+  ctx.log.info(
+    { onlyPausedBy: job, pauseRunId: runId, paused: paused.size },
+    'resuming what the pause paused',
+  );
+  const reason = `not paused by ${job} (its last run, ${runId}, did not pause it)`;
+  return (ws) => (paused.has(workspaceRef(ws).key) ? undefined : reason);
 }
 
 /** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
@@ -56,23 +100,33 @@ jobs:
     timezone: Europe/Berlin
     action: resume
     target: dev
-    with: { waitReady: 20m }
+    with: { waitReady: 20m, onlyPausedBy: nightly-pause }
+  nightly-pause:
+    schedule: "0 20 * * 1-5"
+    timezone: Europe/Berlin
+    action: pause
+    target: dev
 `,
+  jobReferences: { onlyPausedBy: { action: 'pause' } },
 
-  async plan(ctx) {
+  async plan(ctx, { onlyPausedBy }: Params) {
+    const notPaused = await pausedByFilter(ctx, onlyPausedBy);
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
-      const skip = skipReason(ws.status);
+      const skip = notPaused(ws) ?? skipReason(ws.status);
       return skip
         ? { outcome: 'skipped', reason: skip }
         : { outcome: 'planned', reason: 'would resume (Stopped)' };
     });
   },
 
-  async run(ctx, { waitReady }: Params) {
+  async run(ctx, { waitReady, onlyPausedBy }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
+    const notPaused = await pausedByFilter(ctx, onlyPausedBy);
     // When each target's first attempt started: time to ready includes failed attempts and backoff.
     const firstTried = new Map<string, number>();
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
+      const notOurs = notPaused(ws);
+      if (notOurs) return { outcome: 'skipped', reason: notOurs };
       const key = workspaceRef(ws).key;
       const since = firstTried.get(key) ?? Date.now();
       firstTried.set(key, since);

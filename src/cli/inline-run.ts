@@ -2,9 +2,20 @@ import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
 import { manualRunId } from '../queue/run-queue.js';
 import { executeRun, MemoryCheckpointStore, type RunSummary } from '../runs/index.js';
-import { actionApiClient, actions, apiSettings, cliLogger, envNumber } from './runtime.js';
+import {
+  actionApiClient,
+  actions,
+  apiSettings,
+  cliLogger,
+  envNumber,
+  redisHistoryReader,
+} from './runtime.js';
 
-/** Runs jobs in this process, without Redis, through the same action code a worker uses. */
+/**
+ * Runs jobs in this process, without a queue, through the same action code a worker uses. With
+ * REDIS_URL set, actions that go by earlier runs (`resume` with `onlyPausedBy`) read the run
+ * history there; nothing is written to Redis.
+ */
 export interface InlineRunner {
   /**
    * Runs the job and sends its summary to the job's notification sinks (a dry run sends nothing);
@@ -25,6 +36,7 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
   const api = actionApiClient(apiSettings(jobs), log);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
+  const history = redisHistoryReader();
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -39,6 +51,7 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
           signal: abort.signal,
           pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
           onProgress,
+          history: history?.history,
         },
         { runId: manualRunId(job.name), job, trigger: 'manual', dryRun },
       );
@@ -47,6 +60,7 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
     },
     async close() {
       process.off('SIGINT', onSignal);
+      history?.close();
       await notifier.close();
       await api.close();
     },

@@ -16,7 +16,7 @@ import { RedisRateLimiter } from '../queue/rate-limiter.js';
 import { createRedis, reconnectDelay, safeRedisUrl } from '../queue/redis.js';
 import { createRunQueue } from '../queue/run-queue.js';
 import { type Suspension, Suspensions } from '../queue/suspensions.js';
-import { recordApiCall } from '../runs/index.js';
+import { type RunHistoryReader, recordApiCall } from '../runs/index.js';
 import { UsageError } from './exit.js';
 
 export { actionRegistry, actions };
@@ -243,6 +243,45 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
   } finally {
     redis.disconnect();
   }
+}
+
+/** The run history as a run in this process reads it; `close()` once the runs are done. */
+export interface HistoryReader {
+  history: RunHistoryReader;
+  close(): void;
+}
+
+/**
+ * The run history `nightshift worker` keeps in Redis, read-only, for runs in this process (`run
+ * --inline`, `plan`) whose action goes by earlier runs: undefined when REDIS_URL is not set, since
+ * those commands work without any Redis. It connects on the first read, so a run that reads
+ * nothing never touches Redis; a read that fails (Redis unreachable) fails the run that asked.
+ */
+export function redisHistoryReader(): HistoryReader | undefined {
+  const url = process.env.REDIS_URL;
+  if (!url) return undefined;
+  let history: RunHistory | undefined;
+  let redis: Redis | undefined;
+  return {
+    history: {
+      async lastActingRun(job) {
+        try {
+          redis ??= createRedis({
+            url,
+            role: 'history-reader',
+            maxRetriesPerRequest: 1,
+            connectTimeout: 3_000,
+            retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+          });
+          history ??= new RunHistory(redis, { prefix: prefix() });
+          return await history.lastActingRun(job);
+        } catch (error) {
+          throw new Error(`${safeRedisUrl(url)}: ${(error as Error).message}`);
+        }
+      },
+    },
+    close: () => redis?.disconnect(),
+  };
 }
 
 /**

@@ -33,6 +33,12 @@ export interface ActionSpec<Params extends z.ZodType = z.ZodType> {
    * must have the token.
    */
   readonly needsBearerToken?: boolean;
+  /**
+   * Parameters whose value names another job of the same policy, with the action that job must
+   * use: resume's `onlyPausedBy` names a `pause` job. Validation refuses a name that is no job of
+   * the policy, or a job using another action, at the parameter's value. Default: none.
+   */
+  readonly jobReferences?: Readonly<Record<string, { readonly action: string }>>;
   /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
   readonly params: Params;
   /** A complete policy file using the action; a test checks that it validates. */

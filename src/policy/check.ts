@@ -19,6 +19,8 @@ export interface CheckContext {
   readonly targets: ReadonlySet<string>;
   readonly calendars: ReadonlySet<string>;
   readonly notifications: ReadonlySet<string>;
+  /** Every job of the policy by name, with its `action:` as written (for references between jobs). */
+  readonly jobActions: ReadonlyMap<string, unknown>;
 }
 
 export type RawMap = Readonly<Record<string, unknown>>;
@@ -130,6 +132,7 @@ export function checkJob(context: CheckContext, name: string, job: unknown): Job
     return { problems, params: undefined };
   }
   problems.push(...checkActionRules(context, at, job, action));
+  problems.push(...checkJobReferences(context, at, job, action));
   if (job.with !== undefined && !isMap(job.with)) return { problems, params: undefined };
   if (job.with === undefined) {
     const required = requiredParams(action);
@@ -190,6 +193,40 @@ function checkActionRules(
   return problems;
 }
 
+/**
+ * Parameters that name another job of the policy (`jobReferences`): it must exist and use the
+ * action the parameter asks for. A did-you-mean and the list come from the jobs that would fit.
+ */
+function checkJobReferences(
+  context: CheckContext,
+  at: ValuePath,
+  job: RawMap,
+  action: ActionSpec,
+): PolicyProblem[] {
+  if (!action.jobReferences || !isMap(job.with)) return [];
+  const { source, jobActions } = context;
+  const problems: PolicyProblem[] = [];
+  for (const [param, { action: wanted }] of Object.entries(action.jobReferences)) {
+    const value = job.with[param];
+    if (typeof value !== 'string' || value === '') continue;
+    const referenced = jobActions.get(value);
+    const known = jobActions.has(value);
+    // a job whose action is missing or not a string has a problem of its own
+    if (known && (referenced === wanted || typeof referenced !== 'string')) continue;
+    const path = [...at, 'with', param];
+    const fitting = [...jobActions].filter(([, jobAction]) => jobAction === wanted).map(([name]) => name);
+    const tail =
+      fitting.length === 0
+        ? `; no job of this policy uses action "${wanted}"`
+        : `${suggestion(source, path, value, fitting)} (${wanted} jobs: ${listNames(fitting)})`;
+    const what = known
+      ? `job ${shown(source, path, value)} uses action "${String(referenced)}", not "${wanted}"`
+      : `unknown job ${shown(source, path, value)}`;
+    problems.push(problemAt(source, path, `${what}${tail}`));
+  }
+  return problems;
+}
+
 /** The parameters an action cannot do without, for the message when `with:` is left out. */
 function requiredParams(action: ActionSpec): string[] {
   if (!(action.params instanceof z.ZodObject))
@@ -197,6 +234,13 @@ function requiredParams(action: ActionSpec): string[] {
   return Object.entries(action.params.shape as Record<string, z.ZodType>)
     .filter(([, schema]) => !schema.safeParse(undefined).success)
     .map(([key]) => key);
+}
+
+/** Each job's name with its `action:` as written, whatever else is wrong with the job. */
+export function jobActions(jobs: unknown): ReadonlyMap<string, unknown> {
+  return new Map(
+    Object.entries(isMap(jobs) ? jobs : {}).map(([name, job]) => [name, isMap(job) ? job.action : undefined]),
+  );
 }
 
 /** Names under a top-level section, whatever their values: a broken definition still defines its name. */

@@ -8,6 +8,7 @@ import {
   checkTimeZone,
   definedNames,
   isMap,
+  jobActions,
   type RawMap,
 } from './check.js';
 import { PolicyError, type PolicyProblem, type SourceLocation } from './errors.js';
@@ -104,6 +105,7 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
     targets: definedNames(root.targets),
     calendars: definedNames(root.calendars),
     notifications: definedNames(root.notifications),
+    jobActions: jobActions(root.jobs),
   };
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
   problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
+import { actedOn, type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';
 
@@ -155,7 +155,25 @@ export class RunHistory {
   }
 
   /** Summaries newest first. Summaries that expired are skipped and removed from the index. */
-  async list({ job, limit = 50, outcome }: ListRunsOptions = {}): Promise<RunSummary[]> {
+  list({ job, limit = 50, outcome }: ListRunsOptions = {}): Promise<RunSummary[]> {
+    return this.#find(job, limit, (summary) => outcome === undefined || summary.outcome === outcome);
+  }
+
+  /**
+   * The newest run of `job` that acted (succeeded or partial, not a dry run; see `actedOn`), or
+   * undefined when none is kept: what `resume`'s `onlyPausedBy` goes by.
+   */
+  async lastActingRun(job: string): Promise<RunSummary | undefined> {
+    const [run] = await this.#find(job, 1, actedOn);
+    return run;
+  }
+
+  /** Up to `limit` summaries that `matches`, newest first, reading the index in batches. */
+  async #find(
+    job: string | undefined,
+    limit: number,
+    matches: (summary: RunSummary) => boolean,
+  ): Promise<RunSummary[]> {
     const index = job === undefined ? this.#keys.history : this.#keys.jobHistory(job);
     const found: RunSummary[] = [];
     const expired: string[] = [];
@@ -176,7 +194,7 @@ export class RunHistory {
           continue;
         }
         const summary = parseSummary(text);
-        if (summary && (outcome === undefined || summary.outcome === outcome) && found.length < limit) {
+        if (summary && matches(summary) && found.length < limit) {
           found.push(summary);
         }
       }

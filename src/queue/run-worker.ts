@@ -241,6 +241,7 @@ export class RunWorker {
           signal: this.#shutdown.signal,
           pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
           onProgress: reportProgress,
+          history: this.#options.history,
         },
         {
           runId: data.runId,

@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ActionSpec, SelectedWorkgroup, SelectedWorkspace } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
-import type { Finding } from './summary.js';
+import type { Finding, RunSummary } from './summary.js';
 
 /** How a target is named in a run's records. `key` is stable across deliveries of the run. */
 export interface TargetRef {
@@ -27,6 +27,15 @@ export interface StepContext {
   log: Logger;
 }
 
+/** Earlier runs, read-only: what the run history in Redis holds. */
+export interface RunHistoryReader {
+  /**
+   * The newest run of `job` that acted (`actedOn`: succeeded or partial, not a dry run), or
+   * undefined when the history holds none.
+   */
+  lastActingRun(job: string): Promise<RunSummary | undefined>;
+}
+
 /**
  * Everything an action touches the world through. The engine owns concurrency, per-target
  * retries, checkpoints and request-ID bookkeeping; the action owns what a step does.
@@ -45,6 +54,11 @@ export interface ActionContext {
   workspaces: readonly SelectedWorkspace[];
   /** The job's target, resolved when the run started (scope `workgroup`). */
   workgroups: readonly SelectedWorkgroup[];
+  /**
+   * The run history, read-only: given by workers, and by `run --inline` and `plan` when REDIS_URL
+   * is set; absent otherwise, so an action that needs it must say so and fail the run.
+   */
+  history?: RunHistoryReader;
   /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
   forEachTarget<T>(
     items: readonly T[],

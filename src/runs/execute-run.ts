@@ -13,7 +13,7 @@ import {
   selectTargets,
   selectWorkgroups,
 } from '../policy/index.js';
-import type { Action, ActionContext } from './action.js';
+import type { Action, ActionContext, RunHistoryReader } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
@@ -57,6 +57,8 @@ export interface RunDependencies {
   pollIntervalMs: number;
   /** Called as targets finish. */
   onProgress?: (done: number, total: number) => void;
+  /** Earlier runs, for actions that go by them (`ActionContext.history`). Default: none. */
+  history?: RunHistoryReader;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
@@ -156,6 +158,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       fleet,
       workspaces: selection.workspaces,
       workgroups: selection.workgroups,
+      history: deps.history,
       forEachTarget: (items, ref, step) =>
         runTargets(
           {

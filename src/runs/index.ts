@@ -1,6 +1,7 @@
 export {
   type Action,
   type ActionContext,
+  type RunHistoryReader,
   type StepContext,
   type StepResult,
   type TargetRef,

@@ -99,6 +99,15 @@ export function runOutcome(counts: RunCounts): RunOutcome {
   return counts.failed === counts.total ? 'failed' : 'partial';
 }
 
+/**
+ * Whether a run acted on its targets, so a later run may go by its records: it succeeded or partly
+ * succeeded and was no dry run. A skipped or missed run and a plan changed nothing; a failed one
+ * is no full account of what it did (an abandoned run lists only the targets it checkpointed).
+ */
+export function actedOn(summary: Pick<RunSummary, 'outcome' | 'dryRun'>): boolean {
+  return !summary.dryRun && (summary.outcome === 'succeeded' || summary.outcome === 'partial');
+}
+
 /** The part of an error a summary may keep. */
 export function errorRecord(error: unknown): ErrorRecord {
   if (error && typeof error === 'object' && 'message' in error) {

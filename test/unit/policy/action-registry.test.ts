@@ -91,6 +91,16 @@ describe('registered actions', () => {
     },
   );
 
+  it.each(specs.filter((spec) => spec.jobReferences))(
+    '$name names other jobs only through parameters of its own, each asking for a registered action',
+    (spec) => {
+      for (const [parameter, { action }] of Object.entries(spec.jobReferences ?? {})) {
+        expect(Object.keys((spec.params as z.ZodObject).shape)).toContain(parameter);
+        expect(actionRegistry.has(action), `${spec.name}.${parameter}: action ${action}`).toBe(true);
+      }
+    },
+  );
+
   it('refuses two actions with one name', () => {
     const [first] = specs;
     if (!first) throw new Error('no actions');
