@@ -13,11 +13,14 @@ export function watchPolicy(
 ): () => void {
   let timer: NodeJS.Timeout | undefined;
   let last: string | undefined;
+  // a SIGHUP reloads whatever the file holds, even the text last read
+  let forced = false;
   const reload = () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
       const text = await readFile(file, 'utf8').catch(() => undefined);
-      if (text === undefined || text === last) return;
+      if (text === undefined || (text === last && !forced)) return;
+      forced = false;
       last = text;
       await onChange(text);
     }, debounceMs);
@@ -28,7 +31,7 @@ export function watchPolicy(
     if (!changed || changed === name || changed.startsWith('..')) reload();
   });
   const onHup = () => {
-    last = undefined;
+    forced = true;
     reload();
   };
   process.on('SIGHUP', onHup);

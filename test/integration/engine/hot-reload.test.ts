@@ -106,4 +106,19 @@ describe('hot reload of the policy file', () => {
     const [run] = (await current.queue.getJobs(['waiting'])).filter((entry) => entry.data.job === 'beta');
     expect(await current.policies.get(run?.data.policySha ?? '')).toBe(policy('beta', 'gamma'));
   });
+
+  it('reloads on SIGHUP, even when the file reads as before (a config map swapped under a symlink)', async () => {
+    engine = new Engine(server.url, 'hot-reload-hup');
+    dir = await mkdtemp(join(tmpdir(), 'nightshift-reload-'));
+    const file = join(dir, 'policy.yaml');
+    await writeFile(file, policy('alpha'));
+    stopScheduler = await startSchedulerRole(file, runtime(engine), engine.log);
+    const current = engine;
+    expect(current.lines('policy loaded')).toHaveLength(1);
+
+    process.emit('SIGHUP', 'SIGHUP');
+    const reloaded = await eventually('the policy loaded again', () => current.lines('policy loaded').at(1));
+    expect(reloaded).toMatchObject({ jobs: 1, added: [], removed: [] });
+    expect(reloaded.policySha).toBe(current.lines('policy loaded')[0]?.policySha);
+  });
 });
