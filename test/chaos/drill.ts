@@ -50,6 +50,7 @@ import {
   startSimulator,
 } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
+import { eventually } from '../helpers/engine.js';
 
 export interface ChaosDrillOptions {
   /** Workgroups in the simulated fleet; every workspace starts Active. Default 20. */
@@ -341,22 +342,6 @@ interface Execution {
   end: 'finished' | 'killed' | 'stopped' | undefined;
 }
 
-/** Polls `check` until it returns something other than undefined or false. */
-async function waitUntil<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
-}
-
 /** Everything the drill learns from the processes' logs. */
 class Observed {
   readonly executions: Execution[] = [];
@@ -563,7 +548,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     const alive = (role: 'worker' | 'scheduler') =>
       procs.filter((p) => p.role === role && p.exitedAt === undefined && !p.stopping);
     const ready = (proc: Proc, what: string) =>
-      waitUntil(
+      eventually(
         `${proc.instance} ${what}`,
         () => proc.readyAt !== undefined || proc.exitedAt !== undefined,
         30_000,
@@ -715,7 +700,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     };
     let quietFrom = 0;
     let settledInTime = true;
-    await waitUntil(
+    await eventually(
       'runs of the ticks before the end settled',
       async () => {
         const now = Date.now();
@@ -745,7 +730,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       `${(rel(quietFrom) / 1000).toFixed(1)} s: all past ticks recorded; last tick ${last.job} at ${new Date(last.at).toISOString()}`,
     );
     // stop the schedulers once the last tick is handed over, before they hand over the next one
-    await waitUntil(
+    await eventually(
       'the last tick handed to the queue',
       async () => Number((await redis?.get(keys.lastTick(last.job))) ?? 0) >= last.at,
       Math.max(1_000, last.at - Date.now() + 30_000),
@@ -756,7 +741,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     if (Date.now() > lastTickAt + options.tickSeconds * 1000 - lead)
       progress('!! the schedulers stopped late: a tick after the last may have been handed over');
     const lastJob = last.job;
-    const lastSummary = await waitUntil(
+    const lastSummary = await eventually(
       `the last run (${lastJob} at ${new Date(lastTickAt).toISOString()}) recorded`,
       async () => history.get(scheduledRunId(lastJob, new Date(lastTickAt))),
       Math.max(1_000, settleDeadline - Date.now() + 30_000),
@@ -765,7 +750,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     const lastAction = jobs.get(lastJob)?.action ?? '?';
     const desired = lastAction === 'pause' ? 'Stopped' : 'Active';
     // a pause leaves workspaces Stopping for the transition
-    await waitUntil(
+    await eventually(
       'transitions over',
       () => sim?.state.workspaces.every((ws) => ws.status === desired) || undefined,
       options.transitionMs + 5_000,
