@@ -8,10 +8,16 @@ export class WaitTimeoutError extends Error {
   override name = 'WaitTimeoutError';
 }
 
+/** A wait given up before its deadline: the workspace went where the state will not come from. */
+export class WaitAbandonedError extends Error {
+  override name = 'WaitAbandonedError';
+}
+
 interface Waiter {
   workgroupId: string;
   workspaceId: string;
   ready: (workspace: Workspace) => boolean;
+  hopeless?: ((workspace: Workspace) => string | undefined) | undefined;
   deadline: number;
   resolve: (workspace: Workspace) => void;
   reject: (error: unknown) => void;
@@ -73,12 +79,16 @@ export class FleetView {
     return this.#refreshing;
   }
 
-  /** Resolves with the workspace once `ready` holds for it, polling with the run's shared poll. */
+  /**
+   * Resolves with the workspace once `ready` holds for it, polling with the run's shared poll.
+   * `hopeless`, looked at on every poll, gives up the wait at once with the message it returns
+   * (a WaitAbandonedError) instead of waiting out the deadline.
+   */
   waitFor(
     workgroupId: string,
     workspaceId: string,
     ready: (workspace: Workspace) => boolean,
-    options: { timeoutMs: number; describe: string },
+    options: { timeoutMs: number; describe: string; hopeless?: (workspace: Workspace) => string | undefined },
   ): Promise<Workspace> {
     const current = this.workspace(workgroupId, workspaceId);
     if (current && ready(current)) return Promise.resolve(current);
@@ -87,6 +97,7 @@ export class FleetView {
         workgroupId,
         workspaceId,
         ready,
+        hopeless: options.hopeless,
         deadline: Date.now() + options.timeoutMs,
         resolve,
         reject,
@@ -129,9 +140,13 @@ export class FleetView {
       const now = Date.now();
       for (const waiter of this.#waiters) {
         const workspace = this.workspace(waiter.workgroupId, waiter.workspaceId);
+        const hopeless = workspace && waiter.hopeless?.(workspace);
         if (workspace && waiter.ready(workspace)) {
           this.#waiters.delete(waiter);
           waiter.resolve(workspace);
+        } else if (hopeless) {
+          this.#waiters.delete(waiter);
+          waiter.reject(new WaitAbandonedError(hopeless));
         } else if (now >= waiter.deadline) {
           this.#waiters.delete(waiter);
           const status = workspace?.status ?? 'missing';

@@ -34,6 +34,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
+import { PAUSED_AGAIN } from '../../jobs/resume.js';
 import { nextFiring, type PolicyJob, parsePolicy } from '../../src/policy/index.js';
 import { RunHistory } from '../../src/queue/history.js';
 import { redisKeys } from '../../src/queue/keys.js';
@@ -192,6 +193,12 @@ export interface ChaosDrillReport {
     succeeded: number;
     skipped: number;
     failed: number;
+    /**
+     * Of the failed, resume targets the other job's run paused again while the resume waited for
+     * them (a pause and a resume run at once, see `overlappingRuns`): the drill's own schedule
+     * did that, not a fault of the engine; the end state is judged after a quiet tick.
+     */
+    reversed: number;
     /** Why targets were skipped, with counts (e.g. `already Active`, `not Active: Resuming`). */
     skipReasons: Record<string, number>;
     /**
@@ -864,6 +871,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       succeeded: 0,
       skipped: 0,
       failed: 0,
+      reversed: 0,
       skipReasons: {} as Record<string, number>,
       overlappingRuns: 0,
       outOfTickOrder,
@@ -884,7 +892,10 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
           targets.skipped++;
           const reason = target.reason ?? '(none)';
           targets.skipReasons[reason] = (targets.skipReasons[reason] ?? 0) + 1;
-        } else if (target.outcome === 'failed') targets.failed++;
+        } else if (target.outcome === 'failed') {
+          targets.failed++;
+          if (target.error?.message.includes(PAUSED_AGAIN)) targets.reversed++;
+        }
         targetRetries += Math.max(0, target.attempts - 1);
       }
     }
@@ -947,7 +958,11 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         ok: notInState.length === 0,
         detail: `${percent} % (${total - notInState.length} / ${total} ${desired} after the last ${lastAction})`,
       },
-      { name: 'no target failed', ok: targets.failed === 0, detail: String(targets.failed) },
+      {
+        name: 'no target failed (but those the other job reversed meanwhile)',
+        ok: targets.failed === targets.reversed,
+        detail: `${targets.failed - targets.reversed} (${targets.reversed} reversed)`,
+      },
       {
         name: 'past ticks settled after the chaos',
         ok: settledInTime,
@@ -1080,7 +1095,9 @@ export function formatReport(report: ChaosDrillReport): string {
     )
       .sort((x, y) => y[1] - x[1])
       .map(([reason, n]) => `${reason} ${n}`)
-      .join(', ')}), ${report.targets.failed} failed |`,
+      .join(
+        ', ',
+      )}), ${report.targets.failed} failed (${report.targets.reversed} paused again by the other job while the resume waited) |`,
     `| pause and resume runs executing at once | ${report.targets.overlappingRuns} |`,
     `| run pairs of one job started out of tick order | ${report.targets.outOfTickOrder} |`,
     `| desired state at the end | ${report.desiredState.percent} % ${report.desiredState.expected} (${report.desiredState.inState} / ${report.desiredState.total}) after the last ${t.lastAction} |`,

@@ -397,6 +397,37 @@ describe('resume with transitions of a minute', () => {
     expect(mutatingCalls(run)).toEqual(['resumeWorkspace']);
   });
 
+  it('a workspace paused again while the resume waits for it fails at once, not after waitReady, and is not resumed twice', async () => {
+    const target = ws(0);
+    const started = Date.now();
+    const running = harness.run(policy('resume', '    with: { waitReady: 45s }'), 'act');
+    await eventually('the resume under way', () => ws(0).status === 'Resuming', 10_000);
+    // someone pauses it meanwhile (the simulator refuses to pause a Resuming workspace, so its
+    // state is set as a pause would leave it: Stopping, on its way to Stopped)
+    const state = structuredClone(harness.sim.state);
+    const paused = state.workspaces.find((w) => w.workspace_id === target.workspace_id) as Workspace;
+    Object.assign(paused, workspaceStatusFields('Stopping'));
+    state.transitions = state.transitions.filter(
+      (t) => !('workspace_id' in t) || t.workspace_id !== target.workspace_id,
+    );
+    state.transitions.push({
+      kind: 'pause',
+      workspace_id: target.workspace_id,
+      id: 'tr-pause-by-hand',
+      started_at: new Date().toISOString(),
+      completes_at: new Date(Date.now() + 60_000).toISOString(),
+    });
+    harness.sim.reset({ state });
+    const run = await running;
+
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(targetOf(run.summary, target)).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(targetOf(run.summary, target).error?.message).toBe(
+      `dev-alpha/${target.name} paused again while the resume waited for it, by another run or by hand (now Stopping); not resumed a second time`,
+    );
+    expect(ws(0).status).toBe('Stopping');
+  });
+
   it('a refused resume of a workspace that is in fact Resuming is skipped as already Resuming, after one re-read', async () => {
     const path = workspacePath(ws(0), 'resume');
     harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request', forwardFirst: true });
