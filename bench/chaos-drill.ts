@@ -9,11 +9,12 @@
  *
  *   npm run build && npm run chaos [-- --workgroups 200] [--per-workgroup 10] [--chaos-s 180]
  *     [--tick-s 30] [--kill-every-s 8] [--victims any|busy] [--throttle 400] [--concurrency 200]
- *     [--lock-ms 5000] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input] [--json]
+ *     [--lock-ms 5000] [--max-stalls 10] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input] [--json]
  *
  * A kill hits a worker executing a run whenever one is (`--victims any`: any of the three, most
- * often an idle one). A run killed more than 5 times is failed as abandoned and the drill reports
- * it. Run one at a time: it needs most of a 2-core machine for about six minutes.
+ * often an idle one). A resume run of the whole fleet lasts about 45 s under these kills, so it
+ * can lose its worker six times or more: the drill lets a run survive 10 (NIGHTSHIFT_MAX_STALLS;
+ * the workers' default is 5, past which a run is recorded as failed, `abandoned`). Run one at a time: it needs most of a 2-core machine for about six minutes.
  */
 import { parseArgs } from 'node:util';
 import { runBadInputRound } from '../test/chaos/bad-input.js';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     victims: { type: 'string', default: 'busy' },
     concurrency: { type: 'string', default: '200' },
     'lock-ms': { type: 'string', default: '5000' },
+    'max-stalls': { type: 'string', default: '10' },
     seed: { type: 'string', default: '1' },
     policies: { type: 'string', default: '1000' },
     responses: { type: 'string', default: '10000' },
@@ -52,6 +54,7 @@ const report = await runChaosDrill({
   concurrency: Number(values.concurrency),
   transitionMs: 500,
   lockMs: Number(values['lock-ms']),
+  maxStalls: Number(values['max-stalls']),
   pollIntervalMs: 500,
   apiTimeoutMs: 3_000,
   seed: Number(values.seed),

@@ -89,6 +89,11 @@ export interface ChaosDrillOptions {
   concurrency?: number;
   /** NIGHTSHIFT_LOCK_MS of the workers: how soon a killed worker's run moves on. Default 4000 ms. */
   lockMs?: number;
+  /**
+   * NIGHTSHIFT_MAX_STALLS of the workers: how many times a run may lose its worker before it is
+   * failed as abandoned. Default 5, the workers' own default.
+   */
+  maxStalls?: number;
   /** NIGHTSHIFT_POLL_INTERVAL_MS of the workers (resume's wait for Active). Default 500 ms. */
   pollIntervalMs?: number;
   /** NIGHTSHIFT_API_TIMEOUT_MS of the workers: what a hanging request costs. Default 2000 ms. */
@@ -128,6 +133,7 @@ const DEFAULTS: Resolved = {
   transitionMs: 300,
   concurrency: 20,
   lockMs: 4_000,
+  maxStalls: 5,
   pollIntervalMs: 500,
   apiTimeoutMs: 2_000,
   retryAttempts: 30,
@@ -485,6 +491,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       NIGHTSHIFT_API_RATE_LIMIT: '',
       NIGHTSHIFT_API_TIMEOUT_MS: String(options.apiTimeoutMs),
       NIGHTSHIFT_LOCK_MS: String(options.lockMs),
+      NIGHTSHIFT_MAX_STALLS: String(options.maxStalls),
       NIGHTSHIFT_POLL_INTERVAL_MS: String(options.pollIntervalMs),
       NIGHTSHIFT_SHUTDOWN_GRACE_MS: '3000',
       NIGHTSHIFT_HISTORY_PER_JOB: '10000',
@@ -1073,7 +1080,7 @@ export function formatReport(report: ChaosDrillReport): string {
     `Chaos drill, ${report.startedAt}: fleet ${o.fleet} (${report.desiredState.total} workspaces), ${o.workers} workers, ${o.schedulers} schedulers, ` +
       `ticks every ${o.tickSeconds} s, chaos ${o.chaosMs / 1000} s, seed ${o.seed}; ` +
       `faults: ${((f.errorRate ?? 0) * 100).toFixed(0)} % 500s, ${((f.hangRate ?? 0) * 100).toFixed(0)} % hangs, throttle ${f.throttleRps ?? 'off'} req/s; ` +
-      `lock ${o.lockMs} ms, API timeout ${o.apiTimeoutMs} ms, overlap ${o.overlap}. ` +
+      `lock ${o.lockMs} ms, up to ${o.maxStalls} stalls a run, API timeout ${o.apiTimeoutMs} ms, overlap ${o.overlap}. ` +
       `Took ${seconds(report.durationMs)}; load average ${load(report.loadAverage.start)} at the start, ${load(report.loadAverage.end)} at the end.`,
   );
   lines.push('', '| goal | result | figure |', '|---|---|---|');

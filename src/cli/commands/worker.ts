@@ -53,6 +53,7 @@ export function startWorkerRole(
     concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
     pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
     lockDurationMs: envNumber('NIGHTSHIFT_LOCK_MS', 30_000),
+    maxStalledCount: envNumber('NIGHTSHIFT_MAX_STALLS', 5),
   });
   worker.start();
   log.info({ concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50) }, 'worker started');
