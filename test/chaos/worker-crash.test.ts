@@ -137,3 +137,52 @@ describe('a run whose workers die under it more often than allowed', () => {
     expect(engine.lines('run abandoned')).toHaveLength(1);
   });
 });
+
+/**
+ * Found by the drill: a killed worker's run lost its job's run lock when the lock expired
+ * together with BullMQ's claim, so the next tick's run, waiting its turn (`overlap: queue`),
+ * took the lock before the stalled-job check had handed the killed run to another worker; the
+ * two runs of the job then ran out of order, the older one last.
+ */
+describe("a killed worker's run and the job's next run (overlap: queue)", () => {
+  const QUEUED_POLICY = POLICY.replace('concurrency: 2', 'concurrency: 1\n    overlap: queue');
+
+  it('are executed one at a time and in order: the resumed run keeps the lock, the next one waits for it', async () => {
+    sim.reset(); // every workspace Active again: the first run has a pause to make on each
+    engine = new Engine(server.url, 'lock-handover');
+    const current = engine;
+    const first = await engine.enqueue(QUEUED_POLICY, 'fleet-pause');
+    const doomed = startWorker(current);
+    await eventually(
+      'the first run under way',
+      async () => (await current.redis.hlen(current.keys.runTargets(first))) >= 3,
+      15_000,
+    );
+    const second = await engine.enqueue(QUEUED_POLICY, 'fleet-pause');
+    startWorker(current);
+    await eventually(
+      'the second run waiting for the job lock',
+      async () => (await (await current.queue.getJob(second))?.getState()) === 'delayed',
+      15_000,
+    );
+    expect(await doomed.stop('SIGKILL')).toBe('SIGKILL');
+    startWorker(current);
+
+    const [firstRun, secondRun] = await Promise.all([
+      engine.waitForRun(first, 30_000),
+      engine.waitForRun(second, 30_000),
+    ]);
+    expect(firstRun).toMatchObject({ outcome: 'succeeded', deliveries: 2 });
+    expect(secondRun.outcome).toBe('succeeded');
+    expect(Date.parse(secondRun.startedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(firstRun.finishedAt as string),
+    );
+    // the first run paused every workspace (one in flight at the kill may be found already paused), the second none
+    const total = TARGETS;
+    expect(firstRun.counts).toMatchObject({ total, failed: 0 });
+    expect(firstRun.counts.succeeded).toBeGreaterThanOrEqual(total - 1);
+    expect(secondRun.counts).toMatchObject({ total, skipped: total });
+    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
+    for (const made of pauseRequests(sim).values()) expect(made.map((call) => call.status)).toEqual([200]);
+  }, 60_000);
+});
