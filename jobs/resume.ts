@@ -74,24 +74,31 @@ async function pausedByFilter(ctx: ActionContext, job: string | undefined): Prom
 
 /** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
 async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
-  // Stopping, or Stopped after it was seen on its way up: someone paused it meanwhile. Waiting out
-  // waitReady would hold the run (and a queued next run of the job) for nothing, and resuming it
-  // again would fight whoever paused it.
+  // Stopping, or Stopped once it was seen on its way up or well after the resume: someone paused
+  // it meanwhile. Waiting out waitReady would hold the run (and a queued next run of the job) for
+  // nothing, and resuming it again would fight whoever paused it.
+  const waitFrom = Date.now();
   let onItsWay = false;
   await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status === STATUS.active, {
     timeoutMs,
     describe: `${ws.workgroupName}/${ws.workspaceName} not Active within ${Math.round(timeoutMs / 1000)}s`,
     hopeless: (w) => {
-      // Stopping only comes from a pause; Stopped may be a listing older than the resume, unless
-      // the workspace was seen coming up first
+      // Stopping only comes from a pause. Stopped may be a listing older than the resume, but not
+      // once the workspace was seen coming up, nor STALE_LISTING_MS after the resume (its polls
+      // may all have failed while it came up and went down again).
       if (w.status === STATUS.resuming) onItsWay = true;
-      else if (w.status === STATUS.stopping || (onItsWay && w.status === STATUS.stopped))
+      const stoppedAgain =
+        w.status === STATUS.stopped && (onItsWay || Date.now() - waitFrom >= STALE_LISTING_MS);
+      if (w.status === STATUS.stopping || stoppedAgain)
         return `${ws.workgroupName}/${ws.workspaceName} ${PAUSED_AGAIN} (now ${w.status}); not resumed a second time`;
       return undefined;
     },
   });
   return { timeToReadyMs: Date.now() - since };
 }
+
+/** How long a listing may still show a workspace Stopped after its resume was accepted. */
+const STALE_LISTING_MS = 10_000;
 
 /** Why a resume's wait ended early: the workspace was paused again while it came up. */
 export const PAUSED_AGAIN = 'paused again while the resume waited for it, by another run or by hand';

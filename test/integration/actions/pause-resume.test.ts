@@ -428,6 +428,29 @@ describe('resume with transitions of a minute', () => {
     expect(ws(0).status).toBe('Stopping');
   });
 
+  it('a workspace found Stopped again after its resume fails well before waitReady, even if no poll saw it come up', async () => {
+    const target = ws(0);
+    const started = Date.now();
+    const running = harness.run(policy('resume', '    with: { waitReady: 45s }'), 'act');
+    await eventually('the resume under way', () => ws(0).status === 'Resuming', 10_000);
+    // paused and stopped again at once, as seen by a resume whose polls failed meanwhile
+    const state = structuredClone(harness.sim.state);
+    const stopped = state.workspaces.find((w) => w.workspace_id === target.workspace_id) as Workspace;
+    Object.assign(stopped, workspaceStatusFields('Stopped'));
+    state.transitions = state.transitions.filter(
+      (t) => !('workspace_id' in t) || t.workspace_id !== target.workspace_id,
+    );
+    harness.sim.reset({ state });
+    const run = await running;
+
+    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(targetOf(run.summary, target)).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(targetOf(run.summary, target).error?.message).toBe(
+      `dev-alpha/${target.name} paused again while the resume waited for it, by another run or by hand (now Stopped); not resumed a second time`,
+    );
+    expect(ws(0).status).toBe('Stopped');
+  });
+
   it('a refused resume of a workspace that is in fact Resuming is skipped as already Resuming, after one re-read', async () => {
     const path = workspacePath(ws(0), 'resume');
     harness.proxy.refuse({ method: 'POST', path, status: 400, type: 'Bad-Request', forwardFirst: true });
