@@ -67,7 +67,16 @@ export interface ActionContext {
   ): Promise<void>;
   finding(finding: Finding): void;
   evidence(record: Record<string, unknown>): void;
+  /**
+   * Makes the run end at least `outcome` (partial, or failed) with `reason`, whatever its targets
+   * came to: e.g. a resume that leaves workspaces it owns stopped, or an audit whose findings
+   * reach its `failOn` severity. The worst outcome wins; every reason is kept.
+   */
+  markRun(outcome: RunVerdict, reason: string): void;
 }
+
+/** What an action may make of a whole run beyond its targets' outcomes. */
+export type RunVerdict = 'partial' | 'failed';
 
 /** An action as the engine runs it: its policy-facing spec plus `plan` (read-only) and `run`. */
 export interface Action<Params extends z.ZodType = z.ZodType> extends ActionSpec<Params> {

@@ -13,7 +13,7 @@ import {
   selectTargets,
   selectWorkgroups,
 } from '../policy/index.js';
-import type { Action, ActionContext, RunHistoryReader } from './action.js';
+import type { Action, ActionContext, RunHistoryReader, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
@@ -140,6 +140,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     const records = new Map<string, TargetRecord>();
     const findings: Finding[] = [];
     let evidence: Record<string, unknown> | undefined;
+    const verdicts: { outcome: RunVerdict; reason: string }[] = [];
     const total = selection.workspaces.length + selection.workgroups.length;
     const fleet = new FleetView({
       api: deps.api,
@@ -182,6 +183,9 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       evidence: (record) => {
         evidence = { ...evidence, ...record };
       },
+      markRun: (outcome, reason) => {
+        verdicts.push({ outcome, reason });
+      },
     };
 
     let runError: ErrorRecord | undefined;
@@ -203,13 +207,21 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       });
     const counts = countTargets(targets);
     const finishedAt = new Date();
+    const fromTargets = runError
+      ? counts.succeeded + counts.skipped > 0
+        ? 'partial'
+        : 'failed'
+      : runOutcome(counts);
+    const reasons = [runError?.message, ...verdicts.map((verdict) => verdict.reason)].filter(
+      (reason): reason is string => reason !== undefined,
+    );
     const summary: RunSummary = {
       ...identity(request),
       startedAt: startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - startedAt.getTime(),
-      outcome: runError ? (counts.succeeded + counts.skipped > 0 ? 'partial' : 'failed') : runOutcome(counts),
-      reason: runError?.message,
+      outcome: worstOutcome(fromTargets, verdicts),
+      reason: reasons.length > 0 ? reasons.join('; ') : undefined,
       error: runError,
       counts,
       targets,
@@ -220,6 +232,15 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     log.info({ outcome: summary.outcome, counts, durationMs: summary.durationMs }, 'run finished');
     return summary;
   });
+}
+
+/** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */
+function worstOutcome(
+  fromTargets: RunSummary['outcome'],
+  verdicts: readonly { outcome: RunVerdict }[],
+): RunSummary['outcome'] {
+  if (fromTargets === 'failed' || verdicts.some((verdict) => verdict.outcome === 'failed')) return 'failed';
+  return verdicts.length > 0 ? 'partial' : fromTargets;
 }
 
 interface Selection {

@@ -2,6 +2,7 @@ export {
   type Action,
   type ActionContext,
   type RunHistoryReader,
+  type RunVerdict,
   type StepContext,
   type StepResult,
   type TargetRef,
