@@ -54,7 +54,7 @@ const severityShape = Object.fromEntries(
 const params = z.strictObject({
   forbid: z.array(CidrSchema).optional().meta({
     description:
-      'Ranges no entry may admit whole: an entry holding every address of one (0.0.0.0/0 holds 0.0.0.0/0) is a finding. ["0.0.0.0/0", "::/0"] flags entries open to the whole internet.',
+      'Ranges no entry may admit whole: an entry holding every address of one (the range itself or any wider one) is a finding. ["0.0.0.0/0", "::/0"] flags the entries open to the whole internet.',
   }),
   forbidOverlap: z.array(CidrSchema).optional().meta({
     description:
