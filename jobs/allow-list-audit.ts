@@ -5,12 +5,14 @@ import {
   type Action,
   type ActionContext,
   type Finding,
+  FindingSchema,
   type StepResult,
   workgroupRef,
 } from '../src/runs/index.js';
 import {
   type Cidr,
   CidrSchema,
+  contains,
   type IpFamily,
   isEnforced,
   overlaps,
@@ -22,10 +24,41 @@ import {
 const ipv4Prefix = z.number().int().min(0).max(32);
 const ipv6Prefix = z.number().int().min(0).max(128);
 
+/** The product's one severity vocabulary: audits, metrics labels and notifications all use it. */
+const Severity = FindingSchema.shape.severity;
+type Severity = z.output<typeof Severity>;
+const RANK: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
+
+/** Each rule of the audit (its findings' rule is `allow-list/<name>`) and its default severity. */
+const DEFAULT_SEVERITY = {
+  'forbidden-cidr': 'critical',
+  'forbidden-overlap': 'critical',
+  'too-wide': 'warning',
+  'no-note': 'info',
+  unexpected: 'warning',
+  'missing-baseline': 'warning',
+  disabled: 'critical',
+  'runner-blocked': 'warning',
+  'invalid-cidr': 'warning',
+} as const satisfies Record<string, Severity>;
+type AuditRule = keyof typeof DEFAULT_SEVERITY;
+
+// one key per rule, so a misspelt rule is refused at its line with a did-you-mean
+const severityShape = Object.fromEntries(
+  Object.entries(DEFAULT_SEVERITY).map(([rule, severity]) => [
+    rule,
+    Severity.optional().meta({ description: `Severity of allow-list/${rule} findings.`, default: severity }),
+  ]),
+) as Record<AuditRule, z.ZodOptional<typeof Severity>>;
+
 const params = z.strictObject({
   forbid: z.array(CidrSchema).optional().meta({
     description:
-      'Ranges no entry may reach: an entry sharing any address with one (inside it or wider than it) is a finding.',
+      'Ranges no entry may admit whole: an entry holding every address of one (the range itself or any wider one) is a finding. ["0.0.0.0/0", "::/0"] flags the entries open to the whole internet.',
+  }),
+  forbidOverlap: z.array(CidrSchema).optional().meta({
+    description:
+      'Ranges no entry may reach at all: an entry sharing any address with one (inside it or wider than it) is a finding. For private or internal ranges.',
   }),
   maxPrefix: z
     .union([
@@ -56,6 +89,14 @@ const params = z.strictObject({
     description: "Ask the API whether an enforced allow list admits this runner's own address.",
     default: true,
   }),
+  severity: z.strictObject(severityShape).optional().meta({
+    description:
+      'The severity of each rule\'s findings (info, warning or critical), keyed by rule name without "allow-list/". A rule left out keeps its default.',
+  }),
+  failOn: Severity.optional().meta({
+    description:
+      'Fail the run (failure notification, exit 1) when a finding has this severity or a higher one. Unset: findings never fail the run.',
+  }),
 });
 type Params = z.output<typeof params>;
 
@@ -63,6 +104,10 @@ function widestAllowed(maxPrefix: Params['maxPrefix'], family: IpFamily): number
   if (maxPrefix === undefined) return undefined;
   if (typeof maxPrefix === 'number') return family === 'ipv4' ? maxPrefix : undefined;
   return maxPrefix[family];
+}
+
+function severityOf(rules: Params, rule: AuditRule): Severity {
+  return rules.severity?.[rule] ?? DEFAULT_SEVERITY[rule];
 }
 
 /**
@@ -76,14 +121,13 @@ export function auditAllowList(
   rules: Params,
 ): Finding[] {
   const findings: Finding[] = [];
+  const report = (rule: AuditRule, subject: string, message: string) =>
+    findings.push({ rule: `allow-list/${rule}`, severity: severityOf(rules, rule), subject, message });
   const subject = (cidr: string) => `${workgroupName} ${cidr}`;
+  const names = (ranges: readonly Cidr[]) =>
+    `forbidden range${ranges.length === 1 ? '' : 's'} ${ranges.map((range) => range.text).join(', ')}`;
   if (rules.requireEnabled && !enforced) {
-    findings.push({
-      rule: 'allow-list/disabled',
-      severity: 'critical',
-      subject: workgroupName,
-      message: 'allow-list enforcement is disabled: every address may connect',
-    });
+    report('disabled', workgroupName, 'allow-list enforcement is disabled: every address may connect');
   }
   const ranges: Cidr[] = [];
   for (const entry of entries) {
@@ -91,91 +135,111 @@ export function auditAllowList(
     try {
       cidr = parseCidr(entry.cidr);
     } catch (error) {
-      findings.push({
-        rule: 'allow-list/invalid-cidr',
-        severity: 'warning',
-        subject: subject(entry.cidr),
-        message: `${(error as RangeError).message}: the entry cannot be audited`,
-      });
+      report(
+        'invalid-cidr',
+        subject(entry.cidr),
+        `${(error as RangeError).message}: the entry cannot be audited`,
+      );
       continue;
     }
     ranges.push(cidr);
-    const forbidden = (rules.forbid ?? []).filter((range) => overlaps(cidr, range));
-    if (forbidden.length > 0) {
-      findings.push({
-        rule: 'allow-list/forbidden-cidr',
-        severity: 'critical',
-        subject: subject(entry.cidr),
-        message: `admits addresses of forbidden range ${forbidden.map((range) => range.text).join(', ')}`,
-      });
+    const whole = (rules.forbid ?? []).filter((range) => contains(cidr, range));
+    if (whole.length > 0) {
+      report('forbidden-cidr', subject(entry.cidr), `admits every address of ${names(whole)}`);
+    }
+    const reached = (rules.forbidOverlap ?? []).filter((range) => overlaps(cidr, range));
+    if (reached.length > 0) {
+      report('forbidden-overlap', subject(entry.cidr), `admits addresses of ${names(reached)}`);
     }
     const widest = widestAllowed(rules.maxPrefix, cidr.family);
     if (widest !== undefined && cidr.prefix < widest) {
-      findings.push({
-        rule: 'allow-list/too-wide',
-        severity: 'warning',
-        subject: subject(entry.cidr),
-        message: `a /${cidr.prefix} range; the widest ${cidr.family === 'ipv4' ? 'IPv4' : 'IPv6'} range allowed is a /${widest}`,
-      });
+      report(
+        'too-wide',
+        subject(entry.cidr),
+        `a /${cidr.prefix} range; the widest ${cidr.family === 'ipv4' ? 'IPv4' : 'IPv6'} range allowed is a /${widest}`,
+      );
     }
     if (rules.requireNote && !entry.note?.trim()) {
-      findings.push({
-        rule: 'allow-list/no-note',
-        severity: 'info',
-        subject: subject(entry.cidr),
-        message: 'the entry has no note saying why it is allowed',
-      });
+      report('no-note', subject(entry.cidr), 'the entry has no note saying why it is allowed');
     }
     if (rules.baseline && !rules.baseline.some((expected) => sameRange(expected, cidr))) {
-      findings.push({
-        rule: 'allow-list/unexpected',
-        severity: 'warning',
-        subject: subject(entry.cidr),
-        message: 'the entry is not in the baseline',
-      });
+      report('unexpected', subject(entry.cidr), 'the entry is not in the baseline');
     }
   }
   for (const expected of rules.baseline ?? []) {
     if (!ranges.some((cidr) => sameRange(cidr, expected))) {
-      findings.push({
-        rule: 'allow-list/missing-baseline',
-        severity: 'warning',
-        subject: subject(expected.text),
-        message: 'a baseline range is missing from the allow list',
-      });
+      report('missing-baseline', subject(expected.text), 'a baseline range is missing from the allow list');
     }
   }
   return findings;
 }
 
 /**
- * Audits every target workgroup. Findings are reported only once a workgroup's audit is
- * complete, so a retried attempt never reports them twice.
+ * Why findings fail the run under `failOn`: how many have that severity or a higher one, by
+ * severity. Undefined when none does, or without `failOn`.
  */
-function auditWorkgroups(
+export function failOnReason(findings: readonly Finding[], failOn: Severity | undefined): string | undefined {
+  if (failOn === undefined) return undefined;
+  const reaching = findings.filter((finding) => RANK[finding.severity] >= RANK[failOn]);
+  if (reaching.length === 0) return undefined;
+  const bySeverity = (['critical', 'warning', 'info'] as const).flatMap((severity) => {
+    const count = reaching.filter((finding) => finding.severity === severity).length;
+    return count > 0 ? [`${count} ${severity}`] : [];
+  });
+  const one = reaching.length === 1;
+  return `${reaching.length} finding${one ? '' : 's'} ${one ? 'reaches' : 'reach'} failOn: ${failOn} (${bySeverity.join(', ')})`;
+}
+
+/**
+ * Audits every target workgroup and returns the findings reported. Findings are reported only
+ * once a workgroup's audit is complete, so a retried attempt never reports them twice.
+ */
+async function auditWorkgroups(
   ctx: ActionContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
-) {
-  return ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
+): Promise<Finding[]> {
+  const reported: Finding[] = [];
+  await ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
     const { result: entries } = await ctx.api.listAllowedIps(wg.workgroupId, { signal: step.signal });
     const enforced = isEnforced(wg.workgroup);
     const findings = auditAllowList(wg.workgroupName, enforced, entries, rules);
     // a disabled allow list blocks nobody: asking would only spend a call
     if (rules.checkRunnerIp && enforced) {
       const { result } = await ctx.api.checkCurrentIp(wg.workgroupId, { signal: step.signal });
-      if (!result.isAllowed) findings.push(runnerBlocked(wg.workgroupName, result.currentIp));
+      if (!result.isAllowed) {
+        const blocked = runnerBlocked(wg.workgroupName, result.currentIp);
+        findings.push({ ...blocked, severity: severityOf(rules, 'runner-blocked') });
+      }
     }
     for (const finding of findings) ctx.finding(finding);
+    reported.push(...findings);
     return done({ entries: entries.length, findings: findings.length, enforced });
   });
+  return reported;
+}
+
+/**
+ * Audits, then fails the run when its findings reach `failOn`: failed rather than partial, since
+ * partial means some targets were not done, and a violation must page whoever gets failures.
+ * A dry run judges the same way, so a plan shows the run would fail. Workgroups audited by an
+ * earlier delivery of the run (before a worker died) are not stepped again, so their findings,
+ * kept with their checkpoints, are not seen here.
+ */
+async function audit(
+  ctx: ActionContext,
+  rules: Params,
+  done: (detail: Record<string, unknown>) => StepResult,
+) {
+  const reason = failOnReason(await auditWorkgroups(ctx, rules, done), rules.failOn);
+  if (reason !== undefined) ctx.markRun('failed', reason);
 }
 
 /** Reports what is wrong with workgroups' IP allow lists; reads only, never changes one. */
 export const allowListAudit: Action<typeof params> = {
   name: 'allow-list-audit',
   description:
-    'Audit workgroup IP allow lists: forbidden or too-wide ranges, missing notes, baseline drift, enforcement.',
+    'Audit workgroup IP allow lists: forbidden or too-wide ranges, missing notes, baseline drift, enforcement; optionally fail the run on findings.',
   destructive: false,
   scope: 'workgroup',
   params,
@@ -188,15 +252,18 @@ jobs:
     action: allow-list-audit
     target: { workgroups: ["*"] }
     with:
-      forbid: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]
+      forbid: ["0.0.0.0/0", "::/0"]
+      forbidOverlap: ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]
       maxPrefix: { ipv4: 24, ipv6: 48 }
       baseline: ["198.51.100.0/24", "203.0.113.10/32"]
+      severity: { too-wide: critical }
+      failOn: critical
 `,
 
   // The audit only reads, so a dry run does the same work: same calls, same findings; only the
   // targets' outcome (`planned`) says it was a dry run.
   async plan(ctx, rules) {
-    await auditWorkgroups(ctx, rules, (detail) => ({
+    await audit(ctx, rules, (detail) => ({
       outcome: 'planned',
       reason: 'audited (read-only): findings as a run reports them',
       detail,
@@ -204,6 +271,6 @@ jobs:
   },
 
   async run(ctx, rules) {
-    await auditWorkgroups(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
+    await audit(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
   },
 };

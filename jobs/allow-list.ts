@@ -52,6 +52,14 @@ export function overlaps(a: Cidr, b: Cidr): boolean {
   return ranges.check(narrower.network, narrower.family);
 }
 
+/**
+ * Whether `outer` admits every address of `inner`: as wide or wider, and sharing an address
+ * (blocks are nested or disjoint). Never across families, as for {@link overlaps}.
+ */
+export function contains(outer: Cidr, inner: Cidr): boolean {
+  return outer.prefix <= inner.prefix && overlaps(outer, inner);
+}
+
 /** Whether two ranges are the same block however written (`10.0.0.1` and `10.0.0.1/32`, `::1` and `0::1/128`). */
 export function sameRange(a: Cidr, b: Cidr): boolean {
   return a.prefix === b.prefix && overlaps(a, b);

@@ -1,8 +1,15 @@
-import { describe, expect, it } from 'vitest';
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
+import { Notifier, RedisNotificationMemory, type RunPayload } from '../../../src/notify/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 import type { RunSummary } from '../../../src/runs/index.js';
 import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
+import { assertBuilt, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
+import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 import { allowListPath, allowListState, type GroupSpec } from './allow-list-fixtures.js';
 
 const policy = (params = '') => `version: 1
@@ -16,7 +23,8 @@ jobs:
 ${params}`;
 
 const RULES = `    with:
-      forbid: ["10.0.0.0/8"]
+      forbid: ["0.0.0.0/0", "::/0"]
+      forbidOverlap: ["10.0.0.0/8"]
       maxPrefix: { ipv4: 16, ipv6: 48 }
       baseline: ["127.0.0.1", "198.51.100.7/32"]
 `;
@@ -50,10 +58,11 @@ describe('allow-list-audit against the simulator', () => {
     expect(found(run.summary)).toEqual(
       [
         'allow-list/forbidden-cidr prod-core 0.0.0.0/0',
+        'allow-list/forbidden-overlap prod-core 0.0.0.0/0',
         'allow-list/too-wide prod-core 0.0.0.0/0',
         'allow-list/no-note prod-core 0.0.0.0/0',
         'allow-list/unexpected prod-core 0.0.0.0/0',
-        'allow-list/forbidden-cidr prod-core 10.1.2.0/24',
+        'allow-list/forbidden-overlap prod-core 10.1.2.0/24',
         'allow-list/unexpected prod-core 10.1.2.0/24',
         'allow-list/too-wide prod-core 2001:db8::/32',
         'allow-list/unexpected prod-core 2001:db8::/32',
@@ -72,7 +81,7 @@ describe('allow-list-audit against the simulator', () => {
     );
     const detail = Object.fromEntries(run.summary.targets.map((t) => [t.workgroupName, t.detail]));
     expect(detail).toEqual({
-      'prod-core': { entries: 5, findings: 9, enforced: true },
+      'prod-core': { entries: 5, findings: 10, enforced: true },
       'dev-alpha': { entries: 1, findings: 2, enforced: false },
       'staging-eu': { entries: 1, findings: 4, enforced: true },
     });
@@ -119,6 +128,78 @@ describe('allow-list-audit against the simulator', () => {
     expect(off.summary.findings).toEqual([]);
     expect(off.summary.counts).toMatchObject({ total: 2, succeeded: 2 });
     expect(off.requests.some((r) => r.operation === 'checkCurrentIp')).toBe(false);
+  });
+
+  it('forbid ["0.0.0.0/0", "::/0"] flags only the entries open to the whole internet, not every entry of a family', async () => {
+    const run = await harness.run(
+      policy(`    with:
+      forbid: ["0.0.0.0/0", "::/0"]
+      requireNote: false
+      requireEnabled: false
+      checkRunnerIp: false
+`),
+      'audit',
+    );
+    expect(found(run.summary)).toEqual(['allow-list/forbidden-cidr prod-core 0.0.0.0/0']);
+    expect(run.summary.findings[0]).toMatchObject({
+      severity: 'critical',
+      message: 'admits every address of forbidden range 0.0.0.0/0',
+    });
+  });
+
+  it('failOn: critical fails a run whose findings reach it, once every workgroup is audited, and says why', async () => {
+    const run = await harness.run(policy(`${RULES}      failOn: critical\n`), 'audit');
+    expect(run.summary).toMatchObject({
+      outcome: 'failed',
+      reason: '4 findings reach failOn: critical (4 critical)',
+      counts: { total: 3, succeeded: 3, failed: 0 },
+    });
+    expect(run.summary.findings).toHaveLength(16);
+    expect(mutatingCalls(run)).toEqual([]);
+  });
+
+  it('judges failOn by the severities the policy sets, and a run below failOn succeeds as before', async () => {
+    const lowered = await harness.run(
+      policy(`${RULES}      severity: { forbidden-overlap: warning, disabled: warning, no-note: critical }
+      failOn: critical
+`),
+      'audit',
+    );
+    expect(lowered.summary.outcome).toBe('failed');
+    expect(lowered.summary.reason).toBe('3 findings reach failOn: critical (3 critical)');
+    expect(
+      lowered.summary.findings.filter((f) => f.severity === 'critical').map((f) => `${f.rule} ${f.subject}`),
+    ).toEqual(
+      expect.arrayContaining([
+        'allow-list/forbidden-cidr prod-core 0.0.0.0/0',
+        'allow-list/no-note prod-core 0.0.0.0/0',
+        'allow-list/no-note prod-core 198.51.100.7',
+      ]),
+    );
+    // no-note is info and runner-blocked a warning by default: below failOn critical
+    const below = await harness.run(
+      policy('    with: { requireEnabled: false, failOn: critical }\n'),
+      'audit',
+    );
+    expect(found(below.summary)).toEqual(
+      [
+        'allow-list/no-note prod-core 0.0.0.0/0',
+        'allow-list/no-note prod-core 198.51.100.7',
+        'allow-list/runner-blocked staging-eu',
+      ].sort(),
+    );
+    expect(below.summary.outcome).toBe('succeeded');
+    expect(below.summary.reason).toBeUndefined();
+  });
+
+  it('a dry run judges failOn as the run would, so a plan shows the run would fail', async () => {
+    const dry = await harness.run(policy(`${RULES}      failOn: warning\n`), 'audit', { dryRun: true });
+    expect(dry.summary).toMatchObject({
+      outcome: 'failed',
+      reason: '14 findings reach failOn: warning (4 critical, 10 warning)',
+      counts: { total: 3, planned: 3 },
+    });
+    expect(mutatingCalls(dry)).toEqual([]);
   });
 
   it('a dry run makes only read-only calls, reports the same findings and marks each workgroup planned', async () => {
@@ -175,6 +256,102 @@ describe('allow-list-audit against the simulator', () => {
   });
 });
 
+/** The same audit twice: `gate` fails its run on a critical finding, `report` only reports. */
+const QUEUED = `version: 1
+notifications:
+  security: { url: "\${SECURITY_WEBHOOK}", on: [failure, findings] }
+jobs:
+  gate:
+    schedule: "0 6 * * *"
+    action: allow-list-audit
+    target: { workgroups: ["*"] }
+    notify: [security]
+${RULES}      failOn: critical
+  report:
+    schedule: "0 6 * * *"
+    action: allow-list-audit
+    target: { workgroups: ["*"] }
+    notify: [security]
+${RULES}`;
+
+describe('allow-list-audit queued through a worker that notifies', () => {
+  const harness = useEngineHarness(
+    { workgroups: MIXED.length, workspacesPerWorkgroup: 1 },
+    { state: allowListState(MIXED) },
+  );
+  let receiver: ScriptedServer;
+  beforeAll(async () => {
+    receiver = await startScriptedServer();
+    receiver.replyJson(200, { ok: true });
+  });
+  afterAll(() => receiver.close());
+
+  /** Starts a notifying worker, runs `job` with `nightshift run` and returns its exit code, summary and notification. */
+  async function runQueued(job: string) {
+    assertBuilt('jobs/allow-list-audit.ts', 'src/cli/commands/run.ts', 'src/queue/run-worker.ts');
+    const engine = harness.engine(`audit-${job}`);
+    const webhook = `${receiver.url}/hooks/${job}`;
+    const notifier = new Notifier({
+      memory: new RedisNotificationMemory(engine.redis, { prefix: engine.prefix }),
+      log: engine.log,
+    });
+    try {
+      engine.worker(harness.sim.url, { notifier, env: { SECURITY_WEBHOOK: webhook } });
+      const file = join(mkdtempSync(join(tmpdir(), 'nightshift-audit-')), 'policy.yaml');
+      writeFileSync(file, QUEUED);
+      const cli = startCli(['run', file, job, '--json', '--quiet'], {
+        REDIS_URL: harness.server.url,
+        NIGHTSHIFT_REDIS_PREFIX: engine.prefix,
+        NIGHTSHIFT_LOG_LEVEL: 'warn',
+        SECURITY_WEBHOOK: webhook,
+      });
+      let stdout = '';
+      cli.child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      const code = await cli.exited;
+      const sent = await eventually(`the ${job} notification`, () =>
+        receiver.requests.find((request) => request.url === `/hooks/${job}`),
+      );
+      return {
+        code,
+        output: cli.output(),
+        summary: JSON.parse(stdout) as RunSummary,
+        payload: JSON.parse(sent.body) as RunPayload,
+      };
+    } finally {
+      await notifier.close();
+    }
+  }
+
+  it('failOn: critical fails the run, the failure notification says why, and `nightshift run` exits 1', async () => {
+    const { code, output, summary, payload } = await runQueued('gate');
+    expect(code, output).toBe(1);
+    const reason = '4 findings reach failOn: critical (4 critical)';
+    expect(summary).toMatchObject({ outcome: 'failed', reason, counts: { total: 3, succeeded: 3 } });
+    expect(payload).toMatchObject({
+      events: ['failure', 'findings'],
+      job: 'gate',
+      outcome: 'failed',
+      reason,
+      findings: { open: 16, new: 16 },
+    });
+  });
+
+  it('without failOn the same findings leave the run succeeded: exit 3 and a findings notification only', async () => {
+    const { code, output, summary, payload } = await runQueued('report');
+    expect(code, output).toBe(3);
+    expect(summary).toMatchObject({ outcome: 'succeeded', counts: { total: 3, succeeded: 3 } });
+    expect(summary.findings).toHaveLength(16);
+    expect(payload).toMatchObject({
+      events: ['findings'],
+      job: 'report',
+      outcome: 'succeeded',
+      reason: null,
+    });
+  });
+});
+
 describe('allow-list-audit parameters in a policy', () => {
   const problems = (params: string) => {
     try {
@@ -192,6 +369,26 @@ describe('allow-list-audit parameters in a policy', () => {
     expect(problems('    with: { baseline: ["office"] }\n')[0]).toContain(
       '"office" is not an IPv4 or IPv6 address',
     );
+  });
+
+  it('refuses a forbidOverlap range that is not a CIDR, at its line', () => {
+    expect(problems('    with:\n      forbidOverlap: ["10.0.0.0/8", "10.0.0.0/40"]\n')).toEqual([
+      '10: jobs.audit.with.forbidOverlap[1]: "10.0.0.0/40" has prefix length "40"; expected 0-32',
+    ]);
+  });
+
+  it('refuses a severity for a rule the audit does not have, or a severity the product does not have', () => {
+    expect(problems('    with:\n      severity:\n        too_wide: critical\n')).toEqual([
+      '11: jobs.audit.with.severity: unknown key "too_wide"; did you mean "too-wide"?',
+    ]);
+    expect(problems('    with:\n      severity: { no-note: high }\n')).toEqual([
+      '10: jobs.audit.with.severity.no-note: expected one of: info, warning, critical',
+    ]);
+    // the issue asked for `failOn: error`: the product's severities say `critical`
+    expect(problems('    with: { failOn: error }\n')).toEqual([
+      '9: jobs.audit.with.failOn: expected one of: info, warning, critical',
+    ]);
+    expect(problems('    with: { failOn: warning, severity: { runner-blocked: critical } }\n')).toEqual([]);
   });
 
   it('refuses a prefix length the family cannot have', () => {
