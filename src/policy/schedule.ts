@@ -109,6 +109,22 @@ function resolveWallTime(wallMs: number, timeZone: string): { time: WallTime; ma
   return { time: { kind: 'gap', gapEnd: gapEnd(wallMs, timeZone, offsets) }, maxOffset };
 }
 
+/** Where a fixed-time job fires for a wall time: when the gap ends, or at the first occurrence. */
+function fixedInstant(time: WallTime): number {
+  if (time.kind === 'once') return time.at;
+  return time.kind === 'twice' ? time.first : time.gapEnd;
+}
+
+/**
+ * The instant a fixed wall-clock time (encoded as UTC, see wallClockMs) stands for in a zone, by the
+ * rule of fixed-time jobs: a time inside a spring-forward gap is the instant the gap ends; a time
+ * that occurs twice (fall back) is its first occurrence. Uptime windows share this rule, so a
+ * window and a cron job written for the same wall time act at the same instant.
+ */
+export function wallTimeInstant(wallMs: number, timeZone: string): number {
+  return fixedInstant(resolveWallTime(wallMs, timeZone).time);
+}
+
 /** The instant a spring-forward gap containing `wallMs` ends: the first instant whose wall time is after it. */
 function gapEnd(wallMs: number, timeZone: string, offsets: ReadonlySet<number>): number {
   let low = wallMs - Math.max(...offsets);
@@ -187,11 +203,12 @@ export function nextFirings(schedule: Schedule, options: NextFiringsOptions): Fi
       continue;
     }
     const { time, maxOffset } = resolveWallTime(wall, zone);
-    if (time.kind === 'once') add(time.at, localDate);
+    if (fixed) add(fixedInstant(time), localDate);
+    else if (time.kind === 'once') add(time.at, localDate);
     else if (time.kind === 'twice') {
       add(time.first, localDate);
-      if (!fixed) add(time.second, localDate);
-    } else if (fixed) add(time.gapEnd, localDate);
+      add(time.second, localDate);
+    }
     flush(wall - maxOffset);
     cursor = match;
   }
