@@ -10,6 +10,7 @@ import { disableAllowList } from './disable-allow-list.js';
 import { inventory } from './inventory.js';
 import { orgUserReview } from './org-user-review.js';
 import { pause } from './pause.js';
+import { reconcileWindow } from './reconcile-window.js';
 import { restoreDrill } from './restore-drill.js';
 import { resume } from './resume.js';
 import { rotateDbPassword } from './rotate-db-password.js';
@@ -37,5 +38,10 @@ const all: readonly Action[] = [
 /** The actions as the policy layer sees them (name, schema, scope, example); a name given twice throws. */
 export const actionRegistry: ActionRegistry = createActionRegistry(all);
 
-/** Every action, by name, as the engine runs them. Add an action by adding its module to `all`. */
-export const actions: ReadonlyMap<string, Action> = new Map(all.map((action) => [action.name, action]));
+/**
+ * Every action, by name, as the engine runs them: the policy's, plus the reconciliation of windows,
+ * which no job names (windows are their own section). Add an action by adding its module to `all`.
+ */
+export const actions: ReadonlyMap<string, Action> = new Map(
+  [...all, reconcileWindow as Action].map((action) => [action.name, action]),
+);

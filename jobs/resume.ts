@@ -4,11 +4,13 @@ import { DurationSchema } from '../src/policy/index.js';
 import {
   type Action,
   type ActionContext,
-  type RunSummary,
+  describeHold,
+  LISTING_LAG_MS,
   type StepContext,
   workspaceRef,
 } from '../src/runs/index.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
+import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
+import { STATUS } from './workspace-state.js';
 
 const params = z.strictObject({
   waitReady: z
@@ -20,7 +22,7 @@ const params = z.strictObject({
     }),
   onlyPausedBy: z.string().min(1).optional().meta({
     description:
-      'Resume only the workspaces that the last run of this pause job (of the same policy) paused; the other workspaces of the target are skipped. Needs the run history in Redis.',
+      'Resume only the workspaces this pause job (of the same policy) paused and still owns, over any number of its runs; the other workspaces of the target are skipped. Needs the ownership ledger in Redis.',
   }),
 });
 type Params = z.output<typeof params>;
@@ -28,48 +30,38 @@ type Params = z.output<typeof params>;
 const DEFAULT_WAIT_MS = 15 * 60_000;
 
 /**
- * Why a workspace in `status` is not resumed, in the same words for the plan and the run; none
- * when it is Stopped. A Resuming one is skipped too, but the run still waits for it.
+ * With `onlyPausedBy`, why a workspace is left alone (undefined: the pause job owns its pause),
+ * from the ownership ledger read once. Without the ledger (no REDIS_URL) a run throws rather
+ * than resume too much, and a plan says for each stopped workspace what it cannot know.
  */
-function skipReason(status: string | undefined): string | undefined {
-  if (status === STATUS.stopped) return undefined;
-  return status === STATUS.active || status === STATUS.resuming
-    ? `already ${status}`
-    : `not Stopped: ${status ?? 'unknown'}`;
-}
+type PausedByFilter = (ws: SelectedWorkspace) => { skip: string } | { unknown: string } | undefined;
 
-/** Why a workspace is left alone by `onlyPausedBy`; none when the pause job's run paused it. */
-type PausedByFilter = (ws: SelectedWorkspace) => string | undefined;
-
-/**
- * With `onlyPausedBy`, which workspaces the named pause job's last run paused (its targets that
- * succeeded), read from the run history once, before any target is touched. Without the history
- * (a run in a process without REDIS_URL) it throws: the run fails rather than resume too much.
- */
-async function pausedByFilter(ctx: ActionContext, job: string | undefined): Promise<PausedByFilter> {
+async function pausedByFilter(
+  ctx: ActionContext,
+  job: string | undefined,
+  planning: boolean,
+): Promise<PausedByFilter> {
   if (job === undefined) return () => undefined;
-  if (!ctx.history)
-    throw new Error('onlyPausedBy needs the run history in Redis: set REDIS_URL, or run it through a worker');
-  let last: RunSummary | undefined;
-  try {
-    last = await ctx.history.lastActingRun(job);
-  } catch (error) {
-    throw new Error(`onlyPausedBy could not read the run history: ${(error as Error).message}`);
+  if (!ctx.ownership) {
+    const why = `who paused it is unknown without Redis (set REDIS_URL: the ownership ledger is there)`;
+    if (planning) return () => ({ unknown: `would resume it if ${job} paused it; ${why}` });
+    throw new Error(
+      `onlyPausedBy needs the ownership ledger in Redis: set REDIS_URL, or run the job through a worker`,
+    );
   }
-  if (!last) {
-    ctx.log.info({ onlyPausedBy: job }, 'no run of the pause job to go by: every target skipped');
-    const reason = `not paused by ${job} (the run history has no succeeded or partial run of it)`;
-    return () => reason;
-  }
-  const { runId, finishedAt } = last;
-  const paused = new Set(last.targets.filter((t) => t.outcome === 'succeeded').map((t) => t.key));
-  ctx.evidence({ onlyPausedBy: { job, runId, finishedAt, paused: paused.size } });
-  ctx.log.info(
-    { onlyPausedBy: job, pauseRunId: runId, paused: paused.size },
-    'resuming what the pause paused',
-  );
-  const reason = `not paused by ${job} (its last run, ${runId}, did not pause it)`;
-  return (ws) => (paused.has(workspaceRef(ws).key) ? undefined : reason);
+  const records = await ctx.ownership.records();
+  const owned = [...records.values()].filter((record) => record.owner === job).length;
+  ctx.evidence({ onlyPausedBy: { job, owned } });
+  ctx.log.info({ onlyPausedBy: job, owned }, 'resuming what the pause job owns');
+  return (ws) => {
+    const record = records.get(workspaceRef(ws).key);
+    if (record?.owner === job) return undefined;
+    return {
+      skip: record
+        ? `not paused by ${job} (${describeOwnership(record)})`
+        : `not paused by ${job} (nightshift does not own its pause)`,
+    };
+  };
 }
 
 /** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
@@ -84,11 +76,11 @@ async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeou
     describe: `${ws.workgroupName}/${ws.workspaceName} not Active within ${Math.round(timeoutMs / 1000)}s`,
     hopeless: (w) => {
       // Stopping only comes from a pause. Stopped may be a listing older than the resume, but not
-      // once the workspace was seen coming up, nor STALE_LISTING_MS after the resume (its polls
+      // once the workspace was seen coming up, nor LISTING_LAG_MS after the resume (its polls
       // may all have failed while it came up and went down again).
       if (w.status === STATUS.resuming) onItsWay = true;
       const stoppedAgain =
-        w.status === STATUS.stopped && (onItsWay || Date.now() - waitFrom >= STALE_LISTING_MS);
+        w.status === STATUS.stopped && (onItsWay || Date.now() - waitFrom >= LISTING_LAG_MS);
       if (w.status === STATUS.stopping || stoppedAgain)
         return `${ws.workgroupName}/${ws.workspaceName} ${PAUSED_AGAIN} (now ${w.status}); not resumed a second time`;
       return undefined;
@@ -96,9 +88,6 @@ async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeou
   });
   return { timeToReadyMs: Date.now() - since };
 }
-
-/** How long a listing may still show a workspace Stopped after its resume was accepted. */
-const STALE_LISTING_MS = 10_000;
 
 /** Why a resume's wait ended early: the workspace was paused again while it came up. */
 export const PAUSED_AGAIN = 'paused again while the resume waited for it, by another run or by hand';
@@ -132,45 +121,52 @@ jobs:
   jobReferences: { onlyPausedBy: { action: 'pause' } },
 
   async plan(ctx, { onlyPausedBy }: Params) {
-    const notPaused = await pausedByFilter(ctx, onlyPausedBy);
+    const pausedBy = await pausedByFilter(ctx, onlyPausedBy, true);
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
-      const skip = notPaused(ws) ?? skipReason(ws.status);
-      return skip
-        ? { outcome: 'skipped', reason: skip }
-        : { outcome: 'planned', reason: 'would resume (Stopped)' };
+      const hold = holdOn(ctx, ws);
+      if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
+      const filter = pausedBy(ws);
+      if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
+      const skip = resumeSkipReason(ws.status);
+      if (skip) return { outcome: 'skipped', reason: skip };
+      return { outcome: 'planned', reason: filter?.unknown ?? 'would resume (Stopped)' };
     });
   },
 
   async run(ctx, { waitReady, onlyPausedBy }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
-    const notPaused = await pausedByFilter(ctx, onlyPausedBy);
+    const pausedBy = await pausedByFilter(ctx, onlyPausedBy, false);
     // When each target's first attempt started: time to ready includes failed attempts and backoff.
     const firstTried = new Map<string, number>();
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
-      const notOurs = notPaused(ws);
-      if (notOurs) return { outcome: 'skipped', reason: notOurs };
+      const hold = holdOn(ctx, ws);
+      if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
+      const filter = pausedBy(ws);
+      if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
       const key = workspaceRef(ws).key;
       const since = firstTried.get(key) ?? Date.now();
       firstTried.set(key, since);
-      const status = await currentStatus(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
-      if (status === STATUS.resuming) {
-        // on its way already (someone else's resume, or ours whose answer was lost): waited for all the same
-        const detail = waitMs === undefined ? undefined : await waitUntilActive(ctx, ws, waitMs, since);
-        return { outcome: 'skipped', reason: 'already Resuming', detail };
-      }
-      const skip = skipReason(status);
-      if (skip) return { outcome: 'skipped', reason: skip };
-      const already = await mutateUnlessAlready(
-        ctx,
-        ws.workgroupId,
-        ws.workspaceId,
-        [STATUS.resuming, STATUS.active],
-        () => ctx.api.resumeWorkspace(ws.workgroupId, ws.workspaceId, { signal: step.signal }),
-      );
-      const detail = waitMs === undefined ? undefined : await waitUntilActive(ctx, ws, waitMs, since);
-      return already
-        ? { outcome: 'skipped', reason: `already ${already}`, detail }
-        : { outcome: 'succeeded', detail };
+      const { result, coming } = await resumeStep(ctx, ws, step);
+      if (!coming || waitMs === undefined) return result;
+      return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
     });
+    if (onlyPausedBy && ctx.ownership) await markStillOwned(ctx, onlyPausedBy);
   },
 };
+
+/**
+ * A resume that leaves stopped what its pause job still owns did not finish its work, whether it
+ * failed or found those workspaces not yet resumable (still Stopping): the run is partial, and
+ * the ownership kept makes the next run try again.
+ */
+async function markStillOwned(ctx: ActionContext, job: string): Promise<void> {
+  const records = (await ctx.ownership?.records()) ?? new Map();
+  const left = ctx.workspaces.filter((ws) => records.get(workspaceRef(ws).key)?.owner === job);
+  if (left.length === 0) return;
+  const names = left.slice(0, 5).map((ws) => `${ws.workgroupName}/${ws.workspaceName}`);
+  const more = left.length > names.length ? ` and ${left.length - names.length} more` : '';
+  ctx.markRun(
+    'partial',
+    `${left.length} workspace(s) ${job} paused are still not resumed (${names.join(', ')}${more}); the next run tries again`,
+  );
+}

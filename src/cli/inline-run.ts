@@ -2,19 +2,12 @@ import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
 import { manualRunId } from '../queue/run-queue.js';
 import { executeRun, MemoryCheckpointStore, type RunSummary } from '../runs/index.js';
-import {
-  actionApiClient,
-  actions,
-  apiSettings,
-  cliLogger,
-  envNumber,
-  redisHistoryReader,
-} from './runtime.js';
+import { actionApiClient, actions, apiSettings, cliLogger, envNumber, redisFleetState } from './runtime.js';
 
 /**
  * Runs jobs in this process, without a queue, through the same action code a worker uses. With
- * REDIS_URL set, actions that go by earlier runs (`resume` with `onlyPausedBy`) read the run
- * history there; nothing is written to Redis.
+ * REDIS_URL set, runs read holds and record ownership in Redis as a worker's runs do (a plan only
+ * reads); nothing else is written there.
  */
 export interface InlineRunner {
   /**
@@ -36,7 +29,7 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
   const api = actionApiClient(apiSettings(jobs), log);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
-  const history = redisHistoryReader();
+  const fleetState = redisFleetState();
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -51,16 +44,16 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
           signal: abort.signal,
           pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
           onProgress,
-          history: history?.history,
+          state: fleetState?.state,
         },
-        { runId: manualRunId(job.name), job, trigger: 'manual', dryRun },
+        { runId: manualRunId(job.name), job, trigger: 'manual', dryRun, pricing: policy.pricing },
       );
       await notifier.notify(policy.notifications, job, summary);
       return summary;
     },
     async close() {
       process.off('SIGINT', onSignal);
-      history?.close();
+      fleetState?.close();
       await notifier.close();
       await api.close();
     },

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { safeRedisUrl } from '../queue/redis.js';
 import { registerDemoCommand } from './commands/demo.js';
+import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
+import { registerHoldCommands } from './commands/hold.js';
 import { registerNextCommand } from './commands/next.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerRunCommand } from './commands/run.js';
@@ -52,6 +54,8 @@ export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
   registerPlanCommand(program);
   registerHistoryCommand(program);
   registerSuspendCommands(program);
+  registerHoldCommands(program);
+  registerDriftCommands(program);
   registerSimCommand(program);
   registerDemoCommand(program);
   return program;

@@ -9,14 +9,16 @@ import { createLogger, type Logger } from '../log/logger.js';
 import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import { RedisCheckpointStore } from '../queue/checkpoint.js';
+import { fleetStateStores, type RedisFleetState } from '../queue/fleet-state.js';
 import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
 import { PolicyStore } from '../queue/policy-store.js';
 import { RedisRateLimiter } from '../queue/rate-limiter.js';
 import { createRedis, reconnectDelay, safeRedisUrl } from '../queue/redis.js';
 import { createRunQueue } from '../queue/run-queue.js';
+import { RunStarts } from '../queue/run-starts.js';
 import { type Suspension, Suspensions } from '../queue/suspensions.js';
-import { type RunHistoryReader, recordApiCall } from '../runs/index.js';
+import { type FleetStateStores, recordApiCall } from '../runs/index.js';
 import { UsageError } from './exit.js';
 
 export { actionRegistry, actions };
@@ -137,6 +139,9 @@ export interface RedisRuntime {
   policies: PolicyStore;
   checkpoints: RedisCheckpointStore;
   queue: ReturnType<typeof createRunQueue>;
+  /** The ownership ledger, holds and windows' state. */
+  state: RedisFleetState;
+  runStarts: RunStarts;
   close(): Promise<void>;
 }
 
@@ -180,6 +185,8 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
     policies: new PolicyStore(redis, { prefix: keyPrefix }),
     checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
     queue,
+    state: fleetStateStores(redis, keyPrefix),
+    runStarts: new RunStarts(redis, { prefix: keyPrefix }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
       await Promise.race([queue.close(), sleep(2_000, undefined, { ref: false })]);
@@ -245,43 +252,35 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
   }
 }
 
-/** The run history as a run in this process reads it; `close()` once the runs are done. */
-export interface HistoryReader {
-  history: RunHistoryReader;
+/** The ownership ledger, holds and windows' state for runs in this process; `close()` once they are done. */
+export interface InlineFleetState {
+  state: FleetStateStores;
   close(): void;
 }
 
 /**
- * The run history `nightshift worker` keeps in Redis, read-only, for runs in this process (`run
- * --inline`, `plan`) whose action goes by earlier runs: undefined when REDIS_URL is not set, since
- * those commands work without any Redis. It connects on the first read, so a run that reads
- * nothing never touches Redis; a read that fails (Redis unreachable) fails the run that asked.
+ * What workers keep in Redis about workspaces (the ownership ledger, holds, windows' state), for
+ * runs in this process (`run --inline`, `plan`): undefined when REDIS_URL is not set, since those
+ * commands work without any Redis. A run then records its pauses like a worker's; when Redis does
+ * not answer, the run fails rather than act without its records.
  */
-export function redisHistoryReader(): HistoryReader | undefined {
+export function redisFleetState(): InlineFleetState | undefined {
   const url = process.env.REDIS_URL;
   if (!url) return undefined;
-  let history: RunHistory | undefined;
-  let redis: Redis | undefined;
-  return {
-    history: {
-      async lastActingRun(job) {
-        try {
-          redis ??= createRedis({
-            url,
-            role: 'history-reader',
-            maxRetriesPerRequest: 1,
-            connectTimeout: 3_000,
-            retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
-          });
-          history ??= new RunHistory(redis, { prefix: prefix() });
-          return await history.lastActingRun(job);
-        } catch (error) {
-          throw new Error(`${safeRedisUrl(url)}: ${(error as Error).message}`);
-        }
-      },
-    },
-    close: () => redis?.disconnect(),
-  };
+  let redis: Redis;
+  try {
+    redis = createRedis({
+      url,
+      role: 'inline',
+      maxRetriesPerRequest: 1,
+      connectTimeout: 3_000,
+      lazyConnect: true,
+      retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+    });
+  } catch (error) {
+    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
+  }
+  return { state: fleetStateStores(redis, prefix()), close: () => redis.disconnect() };
 }
 
 /**

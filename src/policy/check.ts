@@ -81,6 +81,19 @@ export function checkNotify(context: CheckContext, path: ValuePath, value: unkno
   );
 }
 
+/** A `target:` naming a selector under `targets:` must name one that exists. */
+export function checkTarget(context: CheckContext, path: ValuePath, value: unknown): PolicyProblem[] {
+  return typeof value === 'string' ? checkReference(context, path, value, TARGET, context.targets) : [];
+}
+
+/** Every calendar a `skip:` names must exist. */
+export function checkCalendars(context: CheckContext, path: ValuePath, value: unknown): PolicyProblem[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((calendar, index) =>
+    checkReference(context, [...path, index], calendar, CALENDAR, context.calendars),
+  );
+}
+
 export interface JobCheck {
   readonly problems: PolicyProblem[];
   /** The `with:` parameters as the action's schema parsed them. */
@@ -107,15 +120,8 @@ export function checkJob(context: CheckContext, name: string, job: unknown): Job
   }
   problems.push(...checkTimeZone(source, [...at, 'timezone'], job.timezone));
   problems.push(...checkNotify(context, [...at, 'notify'], job.notify));
-  if (typeof job.target === 'string')
-    problems.push(...checkReference(context, [...at, 'target'], job.target, TARGET, context.targets));
-  if (Array.isArray(job.skip)) {
-    job.skip.forEach((calendar, index) => {
-      problems.push(
-        ...checkReference(context, [...at, 'skip', index], calendar, CALENDAR, context.calendars),
-      );
-    });
-  }
+  problems.push(...checkTarget(context, [...at, 'target'], job.target));
+  problems.push(...checkCalendars(context, [...at, 'skip'], job.skip));
 
   if (typeof job.action !== 'string' || job.action === '') return { problems, params: undefined };
   const action = registry.get(job.action);

@@ -25,6 +25,7 @@ export {
   redactParams,
 } from './load.js';
 export type { ValuePath } from './paths.js';
+export { type Pricing, PricingSchema } from './pricing.js';
 export {
   type CronCheck,
   checkCron,
@@ -53,6 +54,8 @@ export {
   SUPPORTED_VERSION,
   type TargetSelector,
   TargetSelectorSchema,
+  WINDOW_RESUME_MODES,
+  type WindowResumeMode,
 } from './schema.js';
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
@@ -67,3 +70,11 @@ export {
   type TargetLimitCheck,
 } from './targets.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
+export {
+  checkWindowOverlaps,
+  nextRunOf,
+  nextWindowEdges,
+  nextWindowFiring,
+  type PolicyWindow,
+  WINDOW_ACTION,
+} from './windows.js';

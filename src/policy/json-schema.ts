@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ActionRegistry } from './action-registry.js';
-import { JobSchema, policySchema } from './schema.js';
+import { JobSchema, policySchema, WindowSchema } from './schema.js';
 
 /** Where the committed schema lives, relative to the repository root; the config examples point at it. */
 export const POLICY_SCHEMA_PATH = 'config/schema/policy.schema.json';
@@ -29,7 +29,7 @@ export function policyJsonSchema(registry: ActionRegistry): Record<string, unkno
       : rest.length === 0
         ? first
         : z.discriminatedUnion('action', [first, ...rest]);
-  const schema = z.toJSONSchema(policySchema(job), {
+  const schema = z.toJSONSchema(policySchema(job, WindowSchema), {
     target: 'draft-07',
     io: 'input',
     unrepresentable: 'any',
@@ -41,7 +41,10 @@ export function policyJsonSchema(registry: ActionRegistry): Record<string, unkno
   });
   return {
     ...schema,
+    // a policy schedules jobs, windows or both
+    anyOf: [{ required: ['jobs'] }, { required: ['windows'] }],
     title: 'nightshift policy',
-    description: 'Scheduled jobs for the Workspace Management API. Reference: docs/policy.md.',
+    description:
+      'Scheduled jobs and windows for the Workspace Management API. Reference: docs/policy.md, docs/windows.md.',
   };
 }

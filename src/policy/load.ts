@@ -14,6 +14,7 @@ import {
 import { PolicyError, type PolicyProblem, type SourceLocation } from './errors.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
+import type { Pricing } from './pricing.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
   type JobDocument,
@@ -23,8 +24,12 @@ import {
   type PolicyDocument,
   policySchema,
   type TargetSelector,
+  type WindowDocument,
+  WindowSchema,
 } from './schema.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
+import { parseUptime } from './uptime.js';
+import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
 import { readYaml, type ValuePath } from './yaml-source.js';
 
 export interface LoadPolicyOptions {
@@ -45,8 +50,11 @@ type JobFlags = { readonly [Key in 'dryRun' | 'confirm' | 'suspend']-?: NonNulla
 /** One job with everything it inherits resolved. Durations are milliseconds. */
 export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly name: string;
+  /** `job` for an entry under `jobs:`; `window` for a window's reconciliation (see docs/windows.md). */
+  readonly kind: 'job' | 'window';
   readonly description: JobDocument['description'];
-  readonly schedule: Schedule & { readonly kind: ScheduleKind };
+  /** Cron jobs fire on `cron`; a window (`kind: 'window'`, no cron) fires as `window` says. */
+  readonly schedule: Schedule & { readonly kind: ScheduleKind | 'window' };
   readonly action: JobDocument['action'];
   /** The `with:` parameters, as the action's schema parsed them. */
   readonly params: Readonly<Record<string, unknown>>;
@@ -62,6 +70,8 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly maxTargets: MaxTargets | undefined;
   /** The job's name in the file, for messages about it (e.g. a run refused by maxTargets). */
   readonly location: SourceLocation;
+  /** A window's uptime and rules; undefined for a job. */
+  readonly window?: PolicyWindow;
 }
 
 /** A loaded, valid policy. */
@@ -73,14 +83,16 @@ export interface Policy {
   readonly calendars: Readonly<Record<string, readonly string[]>>;
   readonly targets: Readonly<Record<string, TargetSelector>>;
   readonly notifications: Readonly<Record<string, NotificationSink>>;
-  /** In file order. */
+  /** What an hour of each workspace type costs, for savings; undefined without `pricing:`. */
+  readonly pricing: Pricing | undefined;
+  /** Jobs in file order, then windows in file order (`kind` tells them apart). */
   readonly jobs: readonly PolicyJob[];
   /** The location of any node, by path (`['jobs', 'nightly', 'maxTargets']`). */
   locate(path: ValuePath): SourceLocation;
 }
 
 /** The top level, with each job left for its own parse so one bad job cannot hide the others' problems. */
-const OutlineSchema = policySchema(z.unknown());
+const OutlineSchema = policySchema(z.unknown(), z.unknown());
 
 /**
  * Parses and validates a policy. Throws a PolicyError listing every problem found, each at its
@@ -122,9 +134,38 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
     problems.push(...parsed.problems, ...checked.problems);
     jobs.push({ name, document: parsed.data, params: checked.params });
   }
+  // a misspelt `jobs:` is already reported as an unknown key, with a did-you-mean
+  const unknownKeys = Object.keys(root).some((key) => !(key in OutlineSchema.shape));
+  if (root.jobs === undefined && root.windows === undefined && !unknownKeys)
+    problems.push(
+      problemAt(
+        source,
+        ['version'],
+        'missing required key "jobs" (or "windows"): a policy schedules at least one job or window',
+        'key',
+        [],
+      ),
+    );
+
+  const windows: { name: string; document: WindowDocument | undefined }[] = [];
+  for (const [name, window] of Object.entries(isMap(root.windows) ? root.windows : {})) {
+    const parsed = parseWithProblems(WindowSchema, window, source, { at: ['windows', name] });
+    problems.push(...parsed.problems, ...checkWindow(context, name, window));
+    windows.push({ name, document: parsed.data });
+  }
+  const targets = outline.data?.targets ?? {};
+  problems.push(
+    ...checkWindowOverlaps(
+      context,
+      windows.map(({ name, document }) => ({
+        name,
+        selector: document && resolveTarget(document.target, targets)?.selector,
+      })),
+    ),
+  );
 
   if (problems.length > 0 || !outline.data) throw new PolicyError(withoutEchoes(source.problems, problems));
-  return resolve(outline.data, jobs, source, file);
+  return resolve(outline.data, jobs, windows, source, file);
 }
 
 /** Reads and parses a policy file; an unreadable file is a PolicyError too, so callers handle one error type. */
@@ -170,6 +211,7 @@ function resolve(
     document: JobDocument | undefined;
     params: Readonly<Record<string, unknown>> | undefined;
   }[],
+  windows: readonly { name: string; document: WindowDocument | undefined }[],
   source: ReturnType<typeof readYaml>,
   file: string,
 ): Policy {
@@ -187,6 +229,7 @@ function resolve(
     // off V8's fast path and cost 25 µs per job, a third of validating 10,000 jobs.
     const job: Omit<PolicyJob, 'location'> = {
       name,
+      kind: 'job',
       description: document.description,
       schedule: { cron: document.schedule, timezone, kind: checkCron(document.schedule).kind ?? 'fixed' },
       action: document.action,
@@ -209,6 +252,15 @@ function resolve(
     };
     resolved.push(withLazyLocation(job, () => source.locate(['jobs', name], 'key')));
   }
+  const selectors = windows.flatMap(({ name, document }) => {
+    const selector = document && resolveTarget(document.target, targets)?.selector;
+    return selector ? [{ name, selector }] : [];
+  });
+  for (const { name, document } of windows) {
+    if (!document) continue;
+    const job = resolveWindow(name, document, defaults, calendars, targets, selectors);
+    resolved.push(withLazyLocation(job, () => source.locate(['windows', name], 'key')));
+  }
   return {
     file,
     version: outline.version,
@@ -216,10 +268,62 @@ function resolve(
     calendars,
     targets,
     notifications: outline.notifications ?? {},
+    pricing: outline.pricing,
     jobs: resolved,
     locate: (path) => source.locate(path),
   };
 }
+
+/**
+ * A window as the engine runs it: a job of kind `window` whose reconciliations the scheduler
+ * fires every `every` and at each uptime edge. Its calendars shape the uptime, so they skip no
+ * reconciliation; it never overlaps itself.
+ */
+function resolveWindow(
+  name: string,
+  document: WindowDocument,
+  defaults: EffectiveSettings,
+  calendars: Readonly<Record<string, readonly string[]>>,
+  targets: Readonly<Record<string, TargetSelector>>,
+  selectors: readonly { name: string; selector: TargetSelector }[],
+): Omit<PolicyJob, 'location'> {
+  const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
+  const uptime = parseUptime(document.uptime);
+  if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
+  const skip = document.skip ?? [];
+  const window: PolicyWindow = {
+    uptime: uptime.uptime,
+    uptimeText: document.uptime,
+    timezone: settings.timezone,
+    skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
+    every: document.every ?? DEFAULT_EVERY_MS,
+    enforce: document.enforce ?? false,
+    resume: document.resume ?? 'owned',
+    grace: document.grace ?? 0,
+    others: selectors.filter((other) => other.name !== name),
+  };
+  return {
+    name,
+    kind: 'window',
+    description: document.description,
+    schedule: { cron: '', timezone: settings.timezone, kind: 'window' },
+    action: WINDOW_ACTION,
+    params: {},
+    secretParams: [],
+    target: resolveTarget(document.target, targets),
+    skip,
+    skipDates: new Set(),
+    maxTargets: document.maxTargets,
+    dryRun: document.dryRun ?? false,
+    confirm: false,
+    suspend: document.suspend ?? false,
+    window,
+    ...settings,
+  };
+}
+
+/** How often a window is reconciled when it does not say. */
+export const DEFAULT_EVERY_MS = 5 * 60_000;
 
 /** How each job finds its `location`; see withLazyLocation. */
 const locators = new WeakMap<object, () => SourceLocation>();

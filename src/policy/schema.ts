@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { PricingSchema } from './pricing.js';
 
 /**
  * The policy file format as zod schemas: the single source of the policy's types (`z.output`),
@@ -233,6 +234,91 @@ export const JobSchema = SettingsSchema.extend({
     .meta({ description: 'Keep the job defined but never fire it.', default: false }),
 });
 
+export const WINDOW_RESUME_MODES = ['owned', 'all', 'none'] as const;
+export type WindowResumeMode = (typeof WINDOW_RESUME_MODES)[number];
+
+/** The shortest reconciliation interval: anything tighter is a poll loop, not a schedule. */
+export const MIN_EVERY_MS = 1000;
+
+const EverySchema = DurationSchema.refine(
+  (ms) => ms >= MIN_EVERY_MS,
+  'a window is reconciled at most every 1s',
+);
+
+/** `0s` is a valid grace period (the default): unlike other durations, it may be zero. */
+const GraceSchema = z.union([z.literal('0s').transform(() => 0), DurationSchema], {
+  error: 'expected a duration like "0s", "30m" or "2h"',
+});
+
+export const WindowSchema = z
+  .strictObject({
+    description: z.string().optional().meta({ description: 'What the window is for; shown in listings.' }),
+    target: z
+      .union([z.string().min(1), TargetSelectorSchema], {
+        error: 'expected the name of a target, or a selector with workgroups',
+      })
+      .meta({ description: 'A name from targets, or an inline selector: the workspaces the window keeps.' }),
+    uptime: z
+      .string()
+      .min(1)
+      .meta({
+        description:
+          'When the workspaces should run: days (Mon..Sun, ranges and commas) and HH:MM-HH:MM, several joined by ", "; 24:00 ends a day; a range may cross midnight. Outside it they are paused.',
+        examples: ['Mon-Fri 07:30-19:30', 'Mon-Fri 08:00-18:00, Sat 09:00-13:00'],
+      }),
+    timezone: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'IANA time zone uptime is read in.', default: 'defaults.timezone, else UTC' }),
+    skip: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({ description: 'Calendars whose days are entirely outside uptime (holidays).' }),
+    enforce: z.boolean().optional().meta({
+      description:
+        'true: a workspace found Active outside uptime is paused again (and with resume: all, one found Stopped in uptime is resumed); false: it is left and reported as drift.',
+      default: false,
+    }),
+    resume: z.enum(WINDOW_RESUME_MODES).optional().meta({
+      description:
+        'What uptime brings back: owned (what the window paused), all (every Stopped workspace of the target), none.',
+      default: 'owned',
+    }),
+    every: EverySchema.optional().meta({
+      description: 'How often the window is reconciled besides its edges (at least 1s).',
+      default: '5m',
+    }),
+    grace: GraceSchema.optional().meta({
+      description: 'A workspace created less than this ago is left alone.',
+      default: '0s',
+    }),
+    retry: RetrySchema.optional(),
+    timeout: TimeoutSchema.optional().meta({
+      description: 'A reconciliation still going after this is cancelled.',
+      default: '30m',
+    }),
+    concurrency: z
+      .int()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({ description: 'API calls a reconciliation makes in parallel.', default: 16 }),
+    notify: z
+      .array(z.string().min(1))
+      .optional()
+      .meta({ description: 'Names from notifications that hear about reconciliations.', default: [] }),
+    maxTargets: MaxTargetsSchema.optional(),
+    dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
+    suspend: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Keep the window defined but never reconcile it.', default: false }),
+  })
+  .meta({ description: 'A desired state over time for a target: paused outside uptime, reconciled.' });
+
+export type WindowDocument = z.output<typeof WindowSchema>;
+
 export const VersionSchema = z.literal(SUPPORTED_VERSION, {
   error: (issue) =>
     issue.input === undefined
@@ -242,8 +328,8 @@ export const VersionSchema = z.literal(SUPPORTED_VERSION, {
         : `expected the number ${SUPPORTED_VERSION}, the supported version`,
 });
 
-/** The whole file, with `job` as the schema of each entry under `jobs`. */
-export function policySchema<Job extends z.ZodType>(job: Job) {
+/** The whole file, with `job` and `window` as the schemas of each entry under `jobs` and `windows`. */
+export function policySchema<Job extends z.ZodType, Window extends z.ZodType>(job: Job, window: Window) {
   return z.strictObject({
     version: VersionSchema.meta({ description: 'Format version of this file.' }),
     defaults: SettingsSchema.optional().meta({
@@ -258,11 +344,16 @@ export function policySchema<Job extends z.ZodType>(job: Job) {
       .record(NameSchema, NotificationSchema)
       .optional()
       .meta({ description: 'Named webhooks for run outcomes.' }),
-    jobs: z.record(NameSchema, job).meta({ description: 'The scheduled jobs, by name.' }),
+    jobs: z.record(NameSchema, job).optional().meta({ description: 'The scheduled jobs, by name.' }),
+    windows: z
+      .record(NameSchema, window)
+      .optional()
+      .meta({ description: 'Desired states over time (uptime), reconciled; see docs/windows.md.' }),
+    pricing: PricingSchema.optional(),
   });
 }
 
-export const PolicySchema = policySchema(JobSchema);
+export const PolicySchema = policySchema(JobSchema, WindowSchema);
 
 /** The file as written, parsed: durations in ms, defaults of selectors and sinks filled in. */
 export type PolicyDocument = z.output<typeof PolicySchema>;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { actedOn, type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
+import { type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';
 
@@ -157,15 +157,6 @@ export class RunHistory {
   /** Summaries newest first. Summaries that expired are skipped and removed from the index. */
   list({ job, limit = 50, outcome }: ListRunsOptions = {}): Promise<RunSummary[]> {
     return this.#find(job, limit, (summary) => outcome === undefined || summary.outcome === outcome);
-  }
-
-  /**
-   * The newest run of `job` that acted (succeeded or partial, not a dry run; see `actedOn`), or
-   * undefined when none is kept: what `resume`'s `onlyPausedBy` goes by.
-   */
-  async lastActingRun(job: string): Promise<RunSummary | undefined> {
-    const [run] = await this.#find(job, 1, actedOn);
-    return run;
   }
 
   /** Up to `limit` summaries that `matches`, newest first, reading the index in batches. */

@@ -39,6 +39,20 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     rateLimit: (name: string) => `${base}:rate:${name}`,
     /** What one notification sink was last told about one job (JSON string). */
     notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
+    /** Hash of the ownership ledger: workspace key → the pause nightshift owns (JSON). */
+    owned: `${base}:owned`,
+    /** Sorted set of closed paused intervals (JSON), scored by when they ended: what savings count. */
+    pausedIntervals: `${base}:paused`,
+    /** Hash of running totals of closed paused intervals: hours, and cost per currency. */
+    savingsTotals: `${base}:savings`,
+    /** Hash of holds: pattern → hold (JSON). */
+    holds: `${base}:holds`,
+    /** List of hold events (JSON), newest first: who held or released what, when and why. */
+    holdLog: `${base}:holds:log`,
+    /** Hash of windows' reconciliation state: window → state (JSON). */
+    windowState: `${base}:windows`,
+    /** Hash of a run's first start and the worker running it now, to tell a takeover. */
+    runStart: (runId: string) => `${base}:start:${runId}`,
   };
 }
 

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -13,12 +14,14 @@ import {
   countTargets,
   executeRun,
   type Finding,
+  type FleetStateStores,
   type RunSummary,
 } from '../runs/index.js';
 import type { RunHistory } from './history.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import type { PolicyStore } from './policy-store.js';
 import { RUN_QUEUE, type RunJobData, RunJobDataSchema, type RunJobResult } from './run-queue.js';
+import type { RunStarts } from './run-starts.js';
 import type { Suspensions } from './suspensions.js';
 
 export interface RunWorkerOptions {
@@ -57,6 +60,14 @@ export interface RunWorkerOptions {
   notifier?: Notifier;
   /** Counts every summary this worker records (skipped runs included). Default: none. */
   metrics?: Metrics;
+  /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
+  state?: FleetStateStores;
+  /** Records each run's first start and worker, so a takeover keeps the one and names the other. */
+  runStarts?: RunStarts;
+  /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
+  id?: string;
+  /** The clock ticks are waited for by, and runs decide by; tests pass a shifted one. Default: the system's. */
+  now?: () => number;
 }
 
 /**
@@ -77,9 +88,13 @@ export class RunWorker {
   #inFlight = 0;
   /** Per instant, the wait of the runs held for it (`#untilTick`). */
   readonly #gates = new Map<number, Promise<boolean>>();
+  readonly id: string;
+  readonly #now: () => number;
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.id = options.id ?? `${hostname()}:${process.pid}`;
     this.#keys = redisKeys(options.prefix);
     // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
     setMaxListeners(0, this.#closing.signal, this.#shutdown.signal);
@@ -232,6 +247,8 @@ export class RunWorker {
         )
       : undefined;
     try {
+      const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
+      const takenOverFrom = start?.previousWorker === this.id ? undefined : start?.previousWorker;
       summary = await executeRun(
         {
           api: this.#options.api,
@@ -241,7 +258,8 @@ export class RunWorker {
           signal: this.#shutdown.signal,
           pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
           onProgress: reportProgress,
-          history: this.#options.history,
+          state: this.#options.state,
+          now: () => new Date(this.#now()),
         },
         {
           runId: data.runId,
@@ -250,11 +268,14 @@ export class RunWorker {
           scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
           dryRun: data.dryRun,
           deliveries: Math.max(1, job.attemptsStarted - (data.overlapWaits ?? 0)),
-          startedAt,
+          startedAt: start?.startedAt ?? startedAt,
+          takenOverFrom,
+          pricing: policy.pricing,
         },
       );
       await this.#record(summary);
       await this.#options.checkpoints.clear(data.runId);
+      await this.#options.runStarts?.clear(data.runId);
     } catch (error) {
       if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
       // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
@@ -320,6 +341,7 @@ export class RunWorker {
     await this.#record(summary);
     await this.#releaseLock(this.#keys.runLock(data.job), data.runId);
     await this.#options.checkpoints.clear(data.runId);
+    await this.#options.runStarts?.clear(data.runId);
     this.#options.log.error(
       { runId: data.runId, job: data.job, deliveries, reason: summary.reason },
       abandoned ? 'run abandoned' : 'run failed before it could start',
@@ -372,13 +394,14 @@ export class RunWorker {
   #untilTick(data: RunJobData): Promise<boolean> {
     if (this.#closing.signal.aborted) return Promise.resolve(false);
     const at = data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) : 0;
-    if (at <= Date.now()) return Promise.resolve(true);
+    const now = this.#now();
+    if (at <= now) return Promise.resolve(true);
     // One timer per instant for every run held for it: when it fires, all of them go on in one
     // pass of the event loop, before any of their I/O is handled; with a timer each, the runs
     // first released would answer their Redis and API replies before the last were released.
     let gate = this.#gates.get(at);
     if (!gate) {
-      gate = sleep(at - Date.now(), undefined, { signal: this.#closing.signal }).then(
+      gate = sleep(at - now, undefined, { signal: this.#closing.signal }).then(
         () => true,
         () => false,
       );

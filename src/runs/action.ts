@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
-import type { ActionSpec, SelectedWorkgroup, SelectedWorkspace } from '../policy/index.js';
+import type { ActionSpec, PolicyWindow, SelectedWorkgroup, SelectedWorkspace } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
-import type { Finding, RunSummary } from './summary.js';
+import type { Hold, RunOwnership } from './ownership.js';
+import type { Finding } from './summary.js';
+import type { WindowStateStore } from './window-state.js';
 
 /** How a target is named in a run's records. `key` is stable across deliveries of the run. */
 export interface TargetRef {
@@ -27,15 +29,6 @@ export interface StepContext {
   log: Logger;
 }
 
-/** Earlier runs, read-only: what the run history in Redis holds. */
-export interface RunHistoryReader {
-  /**
-   * The newest run of `job` that acted (`actedOn`: succeeded or partial, not a dry run), or
-   * undefined when the history holds none.
-   */
-  lastActingRun(job: string): Promise<RunSummary | undefined>;
-}
-
 /**
  * Everything an action touches the world through. The engine owns concurrency, per-target
  * retries, checkpoints and request-ID bookkeeping; the action owns what a step does.
@@ -47,7 +40,8 @@ export interface ActionContext {
   dryRun: boolean;
   /** The run's id, as in its summary and log lines (e.g. to label a secret delivered to a sink). */
   runId: string;
-  job: { name: string; concurrency: number };
+  /** The job's name and concurrency; for a window's reconciliation, the window too. */
+  job: { name: string; concurrency: number; window?: PolicyWindow | undefined };
   /** The fleet, listed when the run started; shared polls keep it fresh while steps wait. */
   fleet: FleetView;
   /** The job's target, resolved when the run started (scope `workspace`). */
@@ -55,10 +49,16 @@ export interface ActionContext {
   /** The job's target, resolved when the run started (scope `workgroup`). */
   workgroups: readonly SelectedWorkgroup[];
   /**
-   * The run history, read-only: given by workers, and by `run --inline` and `plan` when REDIS_URL
-   * is set; absent otherwise, so an action that needs it must say so and fail the run.
+   * The ownership ledger, bound to this run (its job or window is the owner): given by workers, and
+   * by `run --inline` and `plan` when REDIS_URL is set; absent otherwise. Read-only in a dry run.
    */
-  history?: RunHistoryReader;
+  ownership?: RunOwnership;
+  /** The holds in force when the run started; absent when unknown (no Redis). */
+  holds?: readonly Hold[];
+  /** Windows' reconciliation state; absent without Redis. */
+  windowStates?: WindowStateStore;
+  /** The run's clock: what "now" is for decisions that depend on the time of day (windows, holds). */
+  now(): Date;
   /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
   forEachTarget<T>(
     items: readonly T[],

@@ -7,16 +7,18 @@ import {
   formatProblem,
   jobProblem,
   type PolicyJob,
+  type Pricing,
   redactParams,
   type SelectedWorkgroup,
   type SelectedWorkspace,
   selectTargets,
   selectWorkgroups,
 } from '../policy/index.js';
-import type { Action, ActionContext, RunHistoryReader, RunVerdict } from './action.js';
+import type { Action, ActionContext, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
+import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { AttemptsFailedError, withRetries } from './retry.js';
 import {
   countTargets,
@@ -29,6 +31,7 @@ import {
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
+import type { WindowStateStore } from './window-state.js';
 
 export interface RunRequest {
   runId: string;
@@ -44,6 +47,17 @@ export interface RunRequest {
    * was released, its suspension and overlap checks included. Default: now.
    */
   startedAt?: Date;
+  /** The worker that ran this run before it died or stopped mid-run: this run takes it over. */
+  takenOverFrom?: string;
+  /** The price table of the run's policy: the ledger records what a pause saves per hour. */
+  pricing?: Pricing;
+}
+
+/** What nightshift keeps in Redis about workspaces across runs. */
+export interface FleetStateStores {
+  ledger: OwnershipLedger;
+  holds: HoldReader;
+  windows: WindowStateStore;
 }
 
 export interface RunDependencies {
@@ -57,8 +71,10 @@ export interface RunDependencies {
   pollIntervalMs: number;
   /** Called as targets finish. */
   onProgress?: (done: number, total: number) => void;
-  /** Earlier runs, for actions that go by them (`ActionContext.history`). Default: none. */
-  history?: RunHistoryReader;
+  /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
+  state?: FleetStateStores;
+  /** The clock time-of-day decisions read (`ActionContext.now`); tests pass a shifted one. Default: the system's. */
+  now?: () => Date;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
@@ -94,6 +110,7 @@ function identity(request: RunRequest) {
     dryRun: request.dryRun,
     scheduledAt: request.scheduledAt?.toISOString(),
     deliveries: request.deliveries,
+    ...(request.takenOverFrom ? { takenOverFrom: request.takenOverFrom } : {}),
   };
 }
 
@@ -116,8 +133,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
     log.info({ trigger: request.trigger, dryRun: request.dryRun, params: redactParams(job) }, 'run started');
+    if (request.takenOverFrom)
+      log.warn(
+        { takenOverFrom: request.takenOverFrom, deliveries: request.deliveries, startedAt },
+        'run taken over from a worker that stopped mid-run: finished targets are kept, the rest resume',
+      );
 
     let workgroups: readonly Workgroup[];
+    const listedAt = new Date();
     try {
       ({ value: workgroups } = await withRetries(job.retry, signal, () =>
         deps.api.listWorkgroups({ signal }).then(({ result }) => result),
@@ -146,20 +169,51 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       api: deps.api,
       log,
       workgroups,
+      listedAt,
       pollIntervalMs: deps.pollIntervalMs,
       signal,
     });
+    const now = deps.now ?? (() => new Date());
+    let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
+    if (deps.state) {
+      try {
+        holds = await deps.state.holds.active(now());
+      } catch (error) {
+        if (deps.signal.aborted) throw deps.signal.reason;
+        log.error({ err: errorRecord(error) }, 'run could not read the holds');
+        return refused(
+          request,
+          startedAt,
+          'could not read the holds in Redis',
+          runRequestIds,
+          errorRecord(error),
+        );
+      }
+    }
+    const ownership = deps.state
+      ? new RunOwnership({
+          ledger: request.dryRun ? readOnlyLedger(deps.state.ledger) : deps.state.ledger,
+          owner: job.name,
+          ownerKind: job.kind,
+          runId: request.runId,
+          pricing: request.pricing,
+          log,
+        })
+      : undefined;
     const ctx: ActionContext = {
       api: deps.api,
       log,
       signal,
       dryRun: request.dryRun,
       runId: request.runId,
-      job: { name: job.name, concurrency: job.concurrency },
+      job: { name: job.name, concurrency: job.concurrency, window: job.window },
       fleet,
       workspaces: selection.workspaces,
       workgroups: selection.workgroups,
-      history: deps.history,
+      ownership,
+      holds,
+      windowStates: deps.state?.windows,
+      now,
       forEachTarget: (items, ref, step) =>
         runTargets(
           {

@@ -35,6 +35,7 @@ export class FleetView {
   readonly #intervalMs: number;
   readonly #signal: AbortSignal;
   #workgroups: readonly Workgroup[];
+  #listedAt: Date;
   #index = new Map<string, Workspace>();
   #refreshing: Promise<void> | undefined;
   readonly #waiters = new Set<Waiter>();
@@ -46,6 +47,8 @@ export class FleetView {
     api: ApiClient;
     log: Logger;
     workgroups: readonly Workgroup[];
+    /** When `workgroups` was listed. Default: now. */
+    listedAt?: Date;
     pollIntervalMs: number;
     signal: AbortSignal;
   }) {
@@ -54,11 +57,17 @@ export class FleetView {
     this.#intervalMs = options.pollIntervalMs;
     this.#signal = options.signal;
     this.#workgroups = options.workgroups;
+    this.#listedAt = options.listedAt ?? new Date();
     this.#reindex();
   }
 
   get workgroups(): readonly Workgroup[] {
     return this.#workgroups;
+  }
+
+  /** When the listing every read is served from was asked for. */
+  get listedAt(): Date {
+    return this.#listedAt;
   }
 
   workspace(workgroupId: string, workspaceId: string): Workspace | undefined {
@@ -67,10 +76,12 @@ export class FleetView {
 
   /** Lists the fleet again; callers that overlap share one call. */
   refresh(): Promise<void> {
+    const asked = new Date();
     this.#refreshing ??= this.#api
       .listWorkgroups({ signal: this.#signal })
       .then(({ result }) => {
         this.#workgroups = result;
+        this.#listedAt = asked;
         this.#reindex();
       })
       .finally(() => {

@@ -1,7 +1,6 @@
 export {
   type Action,
   type ActionContext,
-  type RunHistoryReader,
   type RunVerdict,
   type StepContext,
   type StepResult,
@@ -11,7 +10,9 @@ export {
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
-export { executeRun, type RunDependencies, type RunRequest } from './execute-run.js';
+export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
+export * from './ownership.js';
 export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
 export * from './summary.js';
+export * from './window-state.js';

@@ -81,6 +81,8 @@ export const RunSummarySchema = z.object({
   requestIds: z.array(z.string()),
   /** How many times a worker started this run (more than 1 after a crash or a retry). */
   deliveries: z.number().int().positive().optional(),
+  /** The worker this run was taken over from, when its worker died (or stopped) mid-run. */
+  takenOverFrom: z.string().optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -97,15 +99,6 @@ export function countTargets(targets: readonly TargetRecord[]): RunCounts {
 export function runOutcome(counts: RunCounts): RunOutcome {
   if (counts.failed === 0) return 'succeeded';
   return counts.failed === counts.total ? 'failed' : 'partial';
-}
-
-/**
- * Whether a run acted on its targets, so a later run may go by its records: it succeeded or partly
- * succeeded and was no dry run. A skipped or missed run and a plan changed nothing; a failed one
- * is no full account of what it did (an abandoned run lists only the targets it checkpointed).
- */
-export function actedOn(summary: Pick<RunSummary, 'outcome' | 'dryRun'>): boolean {
-  return !summary.dryRun && (summary.outcome === 'succeeded' || summary.outcome === 'partial');
 }
 
 /** The part of an error a summary may keep. */

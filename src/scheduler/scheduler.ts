@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
-import { type Firing, nextFiring, type Policy, type PolicyJob } from '../policy/index.js';
+import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
 import type { RunHistory } from '../queue/history.js';
 import { type RedisKeys, redisKeys } from '../queue/keys.js';
 import type { PolicyStore } from '../queue/policy-store.js';
@@ -123,10 +123,10 @@ export class Scheduler {
         job.action,
         job.params,
         job.target,
+        job.window && { ...job.window, skipDates: [...job.window.skipDates] },
       ]);
       const previous = this.#entries.get(job.name);
-      const next =
-        previous && previous.fingerprint === fingerprint ? previous.next : nextFiring(job.schedule, now);
+      const next = previous && previous.fingerprint === fingerprint ? previous.next : nextRunOf(job, now);
       entries.set(job.name, { job, fingerprint, next });
     }
     const added = [...entries.keys()].filter((name) => !this.#entries.has(name));
@@ -143,8 +143,7 @@ export class Scheduler {
     // ticks passed while stopped belong to the catch-up, not to the timer firing them one by one
     const now = new Date(this.#now());
     for (const entry of this.#entries.values()) {
-      if (entry.next && entry.next.at.getTime() < now.getTime())
-        entry.next = nextFiring(entry.job.schedule, now);
+      if (entry.next && entry.next.at.getTime() < now.getTime()) entry.next = nextRunOf(entry.job, now);
     }
     await this.catchUp();
     this.#arm();
@@ -190,7 +189,7 @@ export class Scheduler {
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
       const horizon = horizons[index] as Date;
-      const recent = last ? nextFiring(entry.job.schedule, new Date(now.getTime() - handoffMs)) : undefined;
+      const recent = last ? nextRunOf(entry.job, new Date(now.getTime() - handoffMs)) : undefined;
       if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > Number(last)) {
         waitMs = Math.max(waitMs, recent.at.getTime() + handoffMs - now.getTime());
       }
@@ -250,7 +249,7 @@ export class Scheduler {
     for (const entry of this.#entries.values()) {
       while (entry.next && entry.next.at.getTime() <= handOffUntil) {
         due.push({ entry, firing: entry.next, trigger: 'schedule' });
-        entry.next = nextFiring(entry.job.schedule, entry.next.at);
+        entry.next = nextRunOf(entry.job, entry.next.at);
       }
     }
     if (due.length === 0) return;

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_API_KEY, type SimulatorHandle } from '../../src/sim/index.js';
 import {
@@ -65,13 +66,14 @@ function startWorker(engine: Engine): CliProcess {
 }
 
 describe('a worker killed mid-run', () => {
-  it('leaves its run to another worker, which finishes it from the checkpoints: every target paused once, one summary', async () => {
+  it('leaves its run to another worker, which finishes it from the checkpoints: every target paused once and owned, one summary saying from whom it was taken over', async () => {
     engine = new Engine(server.url, 'worker-crash');
     const current = engine;
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
     const first = startWorker(engine);
     const checkpointed = () => current.redis.hlen(current.keys.runTargets(runId));
     await eventually('the first worker well into the run', async () => (await checkpointed()) >= 6, 15_000);
+    const killedAt = Date.now();
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
     const doneByFirst = await checkpointed();
     expect(doneByFirst).toBeLessThan(TARGETS);
@@ -82,7 +84,20 @@ describe('a worker killed mid-run', () => {
       throw new Error(`${(error as Error).message}\n--- second worker:\n${second.output()}`);
     });
 
-    expect(run).toMatchObject({ outcome: 'succeeded', deliveries: 2, counts: { total: TARGETS, failed: 0 } });
+    expect(run).toMatchObject({
+      outcome: 'succeeded',
+      deliveries: 2,
+      counts: { total: TARGETS, failed: 0, skipped: 0 },
+      takenOverFrom: `${hostname()}:${first.child.pid}`,
+    });
+    // the run's first start is kept: it began on the worker that was killed
+    expect(Date.parse(run.startedAt as string)).toBeLessThan(killedAt);
+    expect(second.output()).toContain('run taken over from a worker that stopped mid-run');
+    // what the killed worker paused (checkpointed or not) is owned: its intents were written first
+    const owned = await engine.state.ledger.all();
+    expect(owned.size).toBe(TARGETS);
+    for (const record of owned.values())
+      expect(record).toMatchObject({ owner: 'fleet-pause', runId, state: 'confirmed' });
     // what the first worker finished was not done again: those records came from its checkpoints
     expect(run.counts.succeeded).toBeGreaterThanOrEqual(doneByFirst);
     await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);

@@ -9,11 +9,13 @@ import { ApiClient } from '../../src/api/index.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { type Policy, parsePolicy } from '../../src/policy/index.js';
 import { RedisCheckpointStore } from '../../src/queue/checkpoint.js';
+import { fleetStateStores } from '../../src/queue/fleet-state.js';
 import { RunHistory } from '../../src/queue/history.js';
 import { redisKeys } from '../../src/queue/keys.js';
 import { PolicyStore } from '../../src/queue/policy-store.js';
 import { createRedis } from '../../src/queue/redis.js';
 import { createRunQueue, enqueueRuns, manualRunId } from '../../src/queue/run-queue.js';
+import { RunStarts } from '../../src/queue/run-starts.js';
 import { RunWorker, type RunWorkerOptions } from '../../src/queue/run-worker.js';
 import { Suspensions } from '../../src/queue/suspensions.js';
 import type { RunSummary } from '../../src/runs/index.js';
@@ -136,6 +138,9 @@ export class Engine {
   readonly policies: PolicyStore;
   readonly checkpoints: RedisCheckpointStore;
   readonly queue: ReturnType<typeof createRunQueue>;
+  /** The ownership ledger, holds and windows' state, as the test's own client sees them. */
+  readonly state: ReturnType<typeof fleetStateStores>;
+  readonly runStarts: RunStarts;
   readonly logged: LogLine[];
   readonly log: Logger;
   readonly #url: string;
@@ -151,6 +156,8 @@ export class Engine {
     this.policies = new PolicyStore(this.redis, { prefix: this.prefix });
     this.checkpoints = new RedisCheckpointStore(this.redis, { prefix: this.prefix });
     this.queue = quiet(createRunQueue({ connection: this.redis, prefix: this.prefix }));
+    this.state = fleetStateStores(this.redis, this.prefix);
+    this.runStarts = new RunStarts(this.redis, { prefix: this.prefix });
     ({ log: this.log, lines: this.logged } = captureLog());
   }
 
@@ -201,6 +208,8 @@ export class Engine {
       history: new RunHistory(redis, { prefix: this.prefix }),
       checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
       suspensions: new Suspensions(redis, { prefix: this.prefix }),
+      state: fleetStateStores(redis, this.prefix),
+      runStarts: new RunStarts(redis, { prefix: this.prefix }),
       log: this.log.child({ role: 'worker' }),
       pollIntervalMs: 100,
       lockDurationMs: 5_000,

@@ -1,5 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { describeInstant, didYouMean, nextFirings, type PolicyJob } from '../../policy/index.js';
+import {
+  describeInstant,
+  didYouMean,
+  type Firing,
+  nextFirings,
+  nextWindowEdges,
+  type PolicyJob,
+} from '../../policy/index.js';
 import type { Suspension } from '../../queue/suspensions.js';
 import { loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
@@ -33,19 +40,34 @@ interface NextOptions {
   readonly json?: boolean;
 }
 
-/** One upcoming firing, as `--json` prints it. */
+/** One upcoming firing, as `--json` prints it; a window's are its uptime edges. */
 export interface UpcomingFiring {
   readonly job: string;
   readonly at: string;
   readonly local: string;
+  /** For a window: whether its uptime starts (workspaces resumed) or ends (paused) then. */
+  readonly edge?: 'uptime starts' | 'uptime ends';
+}
+
+/**
+ * A job's next firings; a window's next uptime edges (it is also reconciled every `every`, which
+ * would drown the list).
+ */
+function firingsOf(job: PolicyJob, from: Date, count: number): (Firing & { up?: boolean })[] {
+  if (job.window) return nextWindowEdges(job.window, from, count);
+  return nextFirings(job.schedule, { from, count, skipDates: job.skipDates });
 }
 
 export function upcomingFirings(jobs: readonly PolicyJob[], from: Date, count: number): UpcomingFiring[] {
   const rows = jobs.flatMap((job, order) =>
-    nextFirings(job.schedule, { from, count, skipDates: job.skipDates }).map((firing) => ({
+    firingsOf(job, from, count).map((firing) => ({
       order,
       instant: firing.at.getTime(),
-      row: { job: job.name, ...describeInstant(firing.at, job.timezone) },
+      row: {
+        job: job.name,
+        ...describeInstant(firing.at, job.timezone),
+        ...(firing.up === undefined ? {} : { edge: firing.up ? 'uptime starts' : 'uptime ends' }),
+      } as UpcomingFiring,
     })),
   );
   rows.sort((a, b) => a.instant - b.instant || a.order - b.order);
@@ -80,7 +102,9 @@ function describeSuspension(record: Suspension): string {
 export function registerNextCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
   program
     .command('next')
-    .description('list upcoming firings of the jobs in a policy, in time order (calendar skips left out)')
+    .description(
+      'list upcoming firings of the jobs in a policy, and the uptime edges of its windows, in time order (calendar skips left out)',
+    )
     .argument('<file>', 'policy file (YAML)')
     .option('--job <name>', 'only this job')
     .option('--count <n>', `firings per job (1-${MAX_COUNT})`, parseCount, 5)
@@ -89,12 +113,14 @@ export function registerNextCommand(program: Command, overrides: Partial<PolicyC
       'list firings after this instant instead of now, e.g. 2026-03-29T00:00:00Z',
       parseFrom,
     )
-    .option('--json', 'print [{ "job", "at", "local" }] instead of a table')
+    .option('--json', 'print [{ "job", "at", "local", "edge"? }] instead of a table')
     .addHelpText(
       'after',
       [
         '',
         'Jobs suspended in the policy, or with "nightshift suspend" when REDIS_URL is set, are named, not listed.',
+        'A window is listed by its uptime edges (uptime starts: what it paused is resumed; ends: its workspaces are',
+        'paused); it is also reconciled every `every` in between.',
         '',
         'Examples:',
         '  nightshift next config/examples/cost-saving.yaml',
@@ -136,9 +162,11 @@ export function registerNextCommand(program: Command, overrides: Partial<PolicyC
         deps.stdout(`${JSON.stringify(upcoming, null, 2)}\n`);
         return;
       }
+      // the WHAT column only when a window's edges are listed
+      const edges = upcoming.some((row) => row.edge);
       const table = alignColumns([
-        ['AT (UTC)', 'LOCAL', 'JOB'],
-        ...upcoming.map((row) => [row.at, row.local, row.job]),
+        ['AT (UTC)', 'LOCAL', 'JOB', ...(edges ? ['WHAT'] : [])],
+        ...upcoming.map((row) => [row.at, row.local, row.job, ...(edges ? [row.edge ?? 'fires'] : [])]),
       ]);
       const note = suspended.length > 0 ? `\nsuspended, not listed: ${suspended.join(', ')}` : '';
       deps.stdout(`${table}${note}\n`);

@@ -3,6 +3,7 @@ import {
   formatLocal,
   loadPolicyFile,
   nextFiring,
+  nextWindowEdges,
   type Policy,
   PolicyError,
   type PolicyProblem,
@@ -14,7 +15,12 @@ import { alignColumns } from '../table.js';
 function summaryRows(policy: Policy, now: Date): string[][] {
   const rows = [['JOB', 'ACTION', 'TARGET', 'NEXT FIRING', 'TIME ZONE', 'NOTES']];
   for (const job of policy.jobs) {
-    const next = job.suspend ? undefined : nextFiring(job.schedule, now, job.skipDates);
+    // a window's next uptime edge: its interval ticks in between change nothing when nothing drifts
+    const next = job.suspend
+      ? undefined
+      : job.window
+        ? nextWindowEdges(job.window, now, 1)[0]
+        : nextFiring(job.schedule, now, job.skipDates);
     const when = job.suspend ? 'suspended' : next ? formatLocal(next.at.getTime(), job.timezone) : 'never';
     const notes = [job.dryRun ? 'dry run' : '', job.description ?? ''].filter(Boolean).join('; ');
     rows.push([job.name, job.action, describeTarget(job), when, job.timezone, notes]);

@@ -47,6 +47,8 @@ export function startWorkerRole(
     history: runtime.history,
     checkpoints: runtime.checkpoints,
     suspensions: runtime.suspensions,
+    state: runtime.state,
+    runStarts: runtime.runStarts,
     notifier,
     metrics,
     log,

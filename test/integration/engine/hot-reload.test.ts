@@ -64,6 +64,8 @@ function runtime(engine: Engine): RedisRuntime {
     policies: engine.policies,
     checkpoints: engine.checkpoints,
     queue: engine.queue,
+    state: engine.state,
+    runStarts: engine.runStarts,
     close: async () => {},
   };
 }

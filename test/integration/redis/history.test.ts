@@ -129,33 +129,6 @@ describe('RunHistory.list and count', () => {
     expect(await history.count({ job: 'nobody' })).toBe(0);
   });
 
-  it('lastActingRun gives the newest succeeded or partial run of the job, passing over dry runs and skipped, missed and failed runs', async () => {
-    const { history } = setup();
-    const runs: [string, Partial<RunSummary>][] = [
-      ['older-succeeded', { outcome: 'succeeded' }],
-      ['partial', { outcome: 'partial' }],
-      ['failed', { outcome: 'failed' }],
-      ['skipped', { outcome: 'skipped' }],
-      ['missed', { outcome: 'missed' }],
-      ['dry-run', { outcome: 'succeeded', dryRun: true }],
-    ];
-    for (const [i, [runId, overrides]] of runs.entries())
-      await history.record(summary('evening-pause', runId, { finishedAt: at(i * 1_000), ...overrides }));
-    await history.record(summary('other-pause', 'other-job', { finishedAt: at(60_000) }));
-    expect((await history.lastActingRun('evening-pause'))?.runId).toBe('partial');
-    expect(await history.lastActingRun('never-ran')).toBeUndefined();
-  });
-
-  it('lastActingRun reads past more than a page of newer runs that did not act', async () => {
-    const { history } = setup();
-    await history.record(summary('evening-pause', 'acted', { finishedAt: at(0) }));
-    for (let i = 1; i <= 120; i++)
-      await history.record(
-        summary('evening-pause', `skipped-${i}`, { finishedAt: at(i), outcome: 'skipped' }),
-      );
-    expect((await history.lastActingRun('evening-pause'))?.runId).toBe('acted');
-  });
-
   it('skips a summary that expired before retention trimmed it, and removes it from both indexes', async () => {
     const { history, keys } = setup();
     await history.record(summary('nightly', 'kept', { finishedAt: at(1) }));

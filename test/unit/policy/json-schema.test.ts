@@ -15,9 +15,10 @@ describe('policy JSON Schema', () => {
     expect(committed).toEqual(policyJsonSchema(actionRegistry));
   });
 
-  it('requires version and jobs, and refuses unknown top-level keys', () => {
+  it('requires version and jobs or windows, and refuses unknown top-level keys', () => {
     const schema = policyJsonSchema(actionRegistry);
-    expect(schema.required).toEqual(['version', 'jobs']);
+    expect(schema.required).toEqual(['version']);
+    expect(schema.anyOf).toEqual([{ required: ['jobs'] }, { required: ['windows'] }]);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
   });

@@ -286,7 +286,7 @@ jobs:
     target: { workgroups: ["x"] }
 `),
     ).toEqual([
-      '2:1: unknown key "templates" (expected one of: version, defaults, calendars, targets, notifications, jobs)',
+      '2:1: unknown key "templates" (expected one of: version, defaults, calendars, targets, notifications, jobs, windows, pricing)',
       '4:12: jobs.a.overlap: expected one of: skip, queue, allow',
     ]);
   });

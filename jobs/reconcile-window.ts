@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { WINDOW_ACTION } from '../src/policy/index.js';
+import {
+  type Action,
+  type ActionContext,
+  type StepContext,
+  type StepResult,
+  type WindowState,
+  workspaceRef,
+} from '../src/runs/index.js';
+import { pauseStep, resumeStep } from './support/owned-steps.js';
+import { decideWindow, type WindowDecision, type WorkspaceDecision } from './support/window-decision.js';
+
+const params = z.strictObject({});
+
+/**
+ * One reconciliation of a window: brings its workspaces to the state the window (or a hold)
+ * wants now, and reports the ones it leaves different (drift). Workspaces already as wanted get
+ * no record, no write and no call: a quiet window over 10,000 workspaces costs one listing.
+ */
+export const reconcileWindow: Action<typeof params> = {
+  name: WINDOW_ACTION,
+  description: 'Reconcile a window: pause outside uptime, resume in it, report drift.',
+  destructive: false,
+  scope: 'workspace',
+  params,
+  example: '',
+
+  async plan(ctx) {
+    const decision = await decide(ctx);
+    await ctx.forEachTarget(
+      reported(decision),
+      (d) => workspaceRef(d.ws),
+      async (d) => plannedStep(d),
+    );
+    ctx.evidence({ window: evidence(decision, undefined) });
+  },
+
+  async run(ctx) {
+    if (!ctx.ownership || !ctx.windowStates)
+      throw new Error(
+        'a window needs Redis (set REDIS_URL, or let a worker run it): its ownership ledger and state live there',
+      );
+    const decision = await decide(ctx);
+    const name = ctx.job.name;
+    const state = await ctx.windowStates.get(name);
+    // durable intent: what the period's edge decided is written before anything is done, so a
+    // crash leaves it pending for the next reconciliation instead of forgotten
+    const pending = new Set(
+      decision.newPeriod
+        ? decision.decisions.filter((d) => d.owed).map((d) => d.key)
+        : (state?.pending ?? []),
+    );
+    if (decision.newPeriod)
+      await ctx.windowStates.save(name, { period: decision.period, pending: [...pending] });
+    for (const d of decision.decisions) {
+      // running as wanted: whatever pause was recorded for it was undone by someone
+      if (d.owner && d.act === undefined && d.actual && ['Active', 'Resuming'].includes(d.actual))
+        await ctx.ownership.seenActive(d.key, ctx.fleet.listedAt);
+    }
+    const done = new Set<string>();
+    await ctx.forEachTarget(
+      reported(decision),
+      (d) => workspaceRef(d.ws),
+      async (d, step) => {
+        const result = await act(ctx, d, step);
+        if (d.act && result.outcome === 'succeeded') done.add(d.key);
+        return result;
+      },
+    );
+    // what the period's edge owes a workspace is paid once the window itself had its way with it;
+    // a held workspace keeps its debt until the hold ends
+    for (const d of decision.decisions) {
+      if (!d.hold && (done.has(d.key) || d.act === undefined)) pending.delete(d.key);
+    }
+    const found = evidence(decision, done);
+    const settled: WindowState = {
+      period: decision.period,
+      pending: [...pending],
+      workspaces: found.workspaces,
+      drift: found.drift,
+      held: found.held,
+      reconciledAt: new Date().toISOString(),
+    };
+    await ctx.windowStates.save(name, settled);
+    ctx.evidence({ window: found });
+  },
+};
+
+async function decide(ctx: ActionContext): Promise<WindowDecision> {
+  const window = ctx.job.window;
+  if (!window) throw new Error(`${ctx.job.name} is not a window`);
+  const owned = (await ctx.ownership?.records()) ?? new Map();
+  return decideWindow({
+    name: ctx.job.name,
+    window,
+    now: ctx.now(),
+    workspaces: ctx.workspaces,
+    workgroups: ctx.fleet.workgroups,
+    owned,
+    holds: ctx.holds,
+    state: await ctx.windowStates?.get(ctx.job.name),
+  });
+}
+
+/** The workspaces a reconciliation keeps a record of: those it acts on or leaves different. */
+function reported(decision: WindowDecision): WorkspaceDecision[] {
+  return decision.decisions.filter((d) => d.act !== undefined || d.drift || d.conflict !== undefined);
+}
+
+function plannedStep(d: WorkspaceDecision): StepResult {
+  if (d.act) return { outcome: 'planned', reason: `would ${d.act}: ${d.why}` };
+  return { outcome: 'skipped', reason: driftReason(d) };
+}
+
+function driftReason(d: WorkspaceDecision): string {
+  return d.drift ? `drift: wanted ${d.desired}, is ${d.actual ?? 'unknown'}: ${d.why}` : d.why;
+}
+
+async function act(ctx: ActionContext, d: WorkspaceDecision, step: StepContext): Promise<StepResult> {
+  if (d.act === 'pause') {
+    const result = await pauseStep(ctx, d.ws, step);
+    return result.outcome === 'succeeded' ? { ...result, reason: result.reason ?? d.why } : result;
+  }
+  if (d.act === 'resume') {
+    const { result } = await resumeStep(ctx, d.ws, step);
+    return result.outcome === 'succeeded' ? { ...result, reason: d.why } : result;
+  }
+  return { outcome: 'skipped', reason: driftReason(d) };
+}
+
+/** What a reconciliation found, for its summary and the window's state (the drift gauge reads it). */
+function evidence(decision: WindowDecision, done: ReadonlySet<string> | undefined) {
+  const drift = decision.decisions.filter((d) => d.drift && !d.hold && !(done?.has(d.key) && d.act)).length;
+  return {
+    up: decision.up,
+    period: decision.period,
+    workspaces: decision.decisions.length,
+    drift,
+    held: decision.decisions.filter((d) => d.hold).length,
+    acted: done ? decision.decisions.filter((d) => d.act && done.has(d.key)).length : 0,
+  };
+}

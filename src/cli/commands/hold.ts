@@ -1,0 +1,183 @@
+import { hostname, userInfo } from 'node:os';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { parseDuration } from '../../policy/index.js';
+import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../runs/index.js';
+import { UsageError } from '../exit.js';
+import { cliLogger, redisRuntime } from '../runtime.js';
+import { alignColumns } from '../table.js';
+
+/** The longest hold: a year. A hold is an exception; anything longer belongs in the policy. */
+const MAX_HOLD_MS = 366 * 86_400_000;
+
+function parseFor(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration like 90m, 2h or 3d');
+  if (ms > MAX_HOLD_MS)
+    throw new InvalidArgumentError('a hold lasts at most 366d; put a longer exception in the policy');
+  return ms;
+}
+
+function parseUntil(text: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text))
+    throw new InvalidArgumentError(
+      'expected an ISO 8601 instant with Z or an offset, e.g. 2026-12-01T08:00:00Z',
+    );
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('not a valid date and time');
+  return date;
+}
+
+/** Who is acting, for the hold log: `--by`, else the user and host running the command. */
+function actor(by: string | undefined): string {
+  if (by?.trim()) return by.trim();
+  let user = process.env.USER ?? 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {}
+  return `${user}@${hostname()}`;
+}
+
+function checkPattern(pattern: string): string {
+  const problem = holdPatternProblem(pattern);
+  if (problem) throw new UsageError(problem);
+  return pattern;
+}
+
+function describe(hold: Hold): string {
+  return `${hold.pattern} held ${hold.state} until ${hold.until} by ${hold.by}: ${hold.reason}`;
+}
+
+interface HoldFlags {
+  state: HoldState;
+  for?: number;
+  until?: Date;
+  reason: string;
+  by?: string;
+  json?: boolean;
+}
+
+export function registerHoldCommands(program: Command): void {
+  program
+    .command('hold <workspace>')
+    .description(
+      'keep workspaces active or stopped until a time, whatever windows and pause/resume jobs say (kept in Redis)',
+    )
+    .addOption(
+      new Option('--state <state>', 'the state to keep them in').choices(HOLD_STATES).makeOptionMandatory(),
+    )
+    .option('--for <duration>', 'how long, e.g. 2h or 3d', parseFor)
+    .option('--until <iso>', 'until this instant, e.g. 2026-12-01T08:00:00Z', parseUntil)
+    .requiredOption('--reason <text>', 'why: shown in holds, plan, drift and the hold log')
+    .option('--by <name>', 'who holds it (default: user@host)')
+    .option('--json', 'print the hold as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        '<workspace> is <workgroup>/<workspace>: names or ids, or globs (dev-*/*). The hold placed last wins',
+        'where two cover one workspace. Windows bring a held workspace to its state at their next',
+        'reconciliation (and own its pause if they stop it); pause jobs skip one held active, resume jobs one',
+        'held stopped. A hold ends by itself at its time, or with `nightshift release`.',
+        '',
+        'Examples:',
+        '  nightshift hold dev-alpha/kg --state active --for 2h --reason "customer demo"',
+        '  nightshift hold "dev-*/*" --state stopped --until 2026-12-01T08:00:00Z --reason "budget freeze"',
+      ].join('\n'),
+    )
+    .action(async (pattern: string, flags: HoldFlags) => {
+      checkPattern(pattern);
+      if ((flags.for === undefined) === (flags.until === undefined))
+        throw new UsageError('give exactly one of --for <duration> and --until <instant>');
+      const now = new Date();
+      const until = flags.until ?? new Date(now.getTime() + (flags.for ?? 0));
+      if (until.getTime() <= now.getTime())
+        throw new UsageError(`--until ${until.toISOString()} is in the past`);
+      if (!flags.reason.trim()) throw new UsageError('--reason must say why');
+      const hold: Hold = {
+        pattern,
+        state: flags.state,
+        until: until.toISOString(),
+        reason: flags.reason.trim(),
+        by: actor(flags.by),
+        createdAt: now.toISOString(),
+      };
+      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      try {
+        await runtime.state.holds.place(hold);
+      } finally {
+        await runtime.close();
+      }
+      process.stdout.write(flags.json ? `${JSON.stringify(hold)}\n` : `${describe(hold)}\n`);
+    });
+
+  program
+    .command('holds')
+    .description('list the holds in force: who holds what until when, and why')
+    .option('--log', 'the hold log instead: holds placed, released and run out, newest first')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExamples:\n  nightshift holds\n  nightshift holds --log --json')
+    .action(async (flags: { log?: boolean; json?: boolean }) => {
+      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      try {
+        if (flags.log) {
+          const events = await runtime.state.holds.log();
+          if (flags.json) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+          else
+            process.stdout.write(
+              `${alignColumns([
+                ['AT', 'EVENT', 'WORKSPACES', 'STATE', 'UNTIL', 'BY', 'REASON'],
+                ...events.map((e) => [
+                  e.at,
+                  e.event,
+                  e.hold.pattern,
+                  e.hold.state,
+                  e.hold.until,
+                  e.by ?? e.hold.by,
+                  e.hold.reason,
+                ]),
+              ])}\n`,
+            );
+          return;
+        }
+        const holds = await runtime.state.holds.active(new Date());
+        if (flags.json) process.stdout.write(`${JSON.stringify(holds, null, 2)}\n`);
+        else if (holds.length === 0) process.stdout.write('no holds\n');
+        else
+          process.stdout.write(
+            `${alignColumns([
+              ['WORKSPACES', 'STATE', 'UNTIL', 'BY', 'SINCE', 'REASON'],
+              ...holds.map((h) => [h.pattern, h.state, h.until, h.by, h.createdAt, h.reason]),
+            ])}\n`,
+          );
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  program
+    .command('release <workspace>')
+    .description('end a hold now (the pattern exactly as it was held)')
+    .option('--by <name>', 'who releases it (default: user@host)')
+    .option('--json', 'print { "released": hold | null }')
+    .addHelpText('after', '\nExample:\n  nightshift release dev-alpha/kg')
+    .action(async (pattern: string, flags: { by?: string; json?: boolean }) => {
+      checkPattern(pattern);
+      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      let released: Hold | undefined;
+      let others: Hold[] = [];
+      try {
+        released = await runtime.state.holds.release(pattern, actor(flags.by), new Date());
+        if (!released) others = await runtime.state.holds.active(new Date());
+      } finally {
+        await runtime.close();
+      }
+      if (flags.json) process.stdout.write(`${JSON.stringify({ released: released ?? null })}\n`);
+      else if (released) process.stdout.write(`released ${describe(released)}\n`);
+      if (!released) {
+        const names = others.map((hold) => hold.pattern);
+        throw new UsageError(
+          `no hold on "${pattern}"${names.length > 0 ? ` (holds in force: ${names.join(', ')})` : ' (no holds in force)'}`,
+        );
+      }
+    });
+}

@@ -1,0 +1,169 @@
+import picomatch from 'picomatch';
+import {
+  type CheckContext,
+  checkCalendars,
+  checkNotify,
+  checkTarget,
+  checkTimeZone,
+  isMap,
+} from './check.js';
+import type { PolicyProblem } from './errors.js';
+import { problemAt } from './issues.js';
+import type { ValuePath } from './paths.js';
+import { type Firing, nextFiring } from './schedule.js';
+import type { TargetSelector, WindowResumeMode } from './schema.js';
+import { nextEdge, parseUptime, type Uptime } from './uptime.js';
+
+/**
+ * Windows: a target's desired state over time (`uptime`), reconciled by the scheduler every
+ * `every` and at each edge of the uptime. See docs/windows.md.
+ */
+
+/** What a window's runs are executed by: an action the engine has, which no job may name. */
+export const WINDOW_ACTION = 'reconcile-window';
+
+/** A window as its reconciliations need it. */
+export interface PolicyWindow {
+  readonly uptime: Uptime;
+  /** `uptime` as written, for messages. */
+  readonly uptimeText: string;
+  readonly timezone: string;
+  /** Local dates (`YYYY-MM-DD`) entirely outside uptime, from the `skip` calendars. */
+  readonly skipDates: ReadonlySet<string>;
+  readonly every: number;
+  readonly enforce: boolean;
+  readonly resume: WindowResumeMode;
+  readonly grace: number;
+  /** The other windows of the policy, so a workspace found under two is refused, never fought over. */
+  readonly others: readonly { readonly name: string; readonly selector: TargetSelector }[];
+}
+
+/** The next instant a window's reconciliation is due after `after`: its next interval tick or uptime edge. */
+export function nextWindowFiring(window: PolicyWindow, after: Date): Firing {
+  const tick = (Math.floor(after.getTime() / window.every) + 1) * window.every;
+  const edge = nextEdge(window.uptime, after, window.timezone, window.skipDates);
+  const at = edge && edge.at.getTime() <= tick ? edge.at : new Date(tick);
+  return { at, localDate: edge && edge.at === at ? edge.localDate : localDateOf(at, window.timezone) };
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function localDateOf(at: Date, timeZone: string): string {
+  let format = dateFormatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dateFormatters.set(timeZone, format);
+  }
+  return format.format(at);
+}
+
+/** The next `count` uptime edges of a window after `from`, for `nightshift next`. */
+export function nextWindowEdges(
+  window: PolicyWindow,
+  from: Date,
+  count: number,
+): (Firing & { readonly up: boolean })[] {
+  const edges: (Firing & { up: boolean })[] = [];
+  for (
+    let edge = nextEdge(window.uptime, from, window.timezone, window.skipDates);
+    edge && edges.length < count;
+  ) {
+    edges.push(edge);
+    edge = nextEdge(window.uptime, edge.at, window.timezone, window.skipDates);
+  }
+  return edges;
+}
+
+/** The next run of a job or window after `after`: cron for a job, interval and edges for a window. */
+export function nextRunOf(
+  job: {
+    readonly schedule: { readonly cron: string; readonly timezone: string };
+    readonly window?: PolicyWindow;
+  },
+  after: Date,
+): Firing | undefined {
+  return job.window ? nextWindowFiring(job.window, after) : nextFiring(job.schedule, after);
+}
+
+/** Checks of one window that need more than its structure: uptime, zone, references, names. */
+export function checkWindow(context: CheckContext, name: string, window: unknown): PolicyProblem[] {
+  if (!isMap(window)) return [];
+  const { source } = context;
+  const at: ValuePath = ['windows', name];
+  const problems: PolicyProblem[] = [];
+  if (context.jobActions.has(name))
+    problems.push(
+      problemAt(
+        source,
+        at,
+        `a job is also called "${name}"; jobs and windows share one set of names (history, suspend, run): rename one`,
+        'key',
+      ),
+    );
+  if (typeof window.uptime === 'string' && window.uptime !== '') {
+    const parsed = parseUptime(window.uptime);
+    if (!parsed.ok) problems.push(problemAt(source, [...at, 'uptime'], `invalid uptime: ${parsed.message}`));
+  }
+  problems.push(...checkTimeZone(source, [...at, 'timezone'], window.timezone));
+  problems.push(...checkNotify(context, [...at, 'notify'], window.notify));
+  problems.push(...checkTarget(context, [...at, 'target'], window.target));
+  problems.push(...checkCalendars(context, [...at, 'skip'], window.skip));
+  return problems;
+}
+
+/**
+ * Windows whose targets may share a workspace: a workspace can be under one window only, or two
+ * reconcilers would fight over it. The check is on the globs (it cannot see the fleet): two
+ * workgroup globs may meet when they are equal or one matches the other as written, unless the
+ * other window excludes that workgroup; the reconciler refuses any overlap it finds at run time.
+ */
+export function checkWindowOverlaps(
+  context: CheckContext,
+  windows: readonly { name: string; selector: TargetSelector | undefined }[],
+): PolicyProblem[] {
+  const problems: PolicyProblem[] = [];
+  for (const [i, a] of windows.entries()) {
+    for (const b of windows.slice(i + 1)) {
+      if (!a.selector || !b.selector) continue;
+      const shared = sharedWorkgroup(a.selector, b.selector);
+      if (!shared) continue;
+      problems.push(
+        problemAt(
+          context.source,
+          ['windows', b.name, 'target'],
+          `windows "${a.name}" and "${b.name}" may both cover workspaces of workgroups "${shared[0]}" and "${shared[1]}"; a workspace can be under one window only: narrow a target or add exclude`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+function globsMeet(a: string, b: string): boolean {
+  return a === b || picomatch(a, { dot: true })(b) || picomatch(b, { dot: true })(a);
+}
+
+function excludesWorkgroup(selector: TargetSelector, workgroup: string): boolean {
+  return selector.exclude.some((entry) => {
+    const [group, space] = entry.split('/');
+    const whole = space === undefined || space === '*' || space === '**';
+    return whole && group !== undefined && picomatch(group, { dot: true })(workgroup);
+  });
+}
+
+function sharedWorkgroup(a: TargetSelector, b: TargetSelector): [string, string] | undefined {
+  for (const ga of a.workgroups) {
+    for (const gb of b.workgroups) {
+      if (!globsMeet(ga, gb)) continue;
+      if (excludesWorkgroup(a, gb) || excludesWorkgroup(b, ga)) continue;
+      if (!a.workspaces.some((wa) => b.workspaces.some((wb) => globsMeet(wa, wb)))) continue;
+      return [ga, gb];
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,124 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { type Hold, type HoldReader, HoldSchema } from '../runs/ownership.js';
+import { parseJson } from './json.js';
+import { DEFAULT_PREFIX, redisKeys } from './keys.js';
+import { LuaScript } from './lua.js';
+
+export interface HoldsOptions {
+  /** Key prefix. Default `nightshift`. */
+  prefix?: string;
+  /** How many hold events the log keeps. Default 1000. */
+  logLength?: number;
+}
+
+/** One line of the hold log: a hold placed, released or run out. */
+export const HoldEventSchema = z.object({
+  at: z.iso.datetime(),
+  event: z.enum(['held', 'released', 'expired']),
+  hold: HoldSchema,
+  /** Who released it (`released` only). */
+  by: z.string().optional(),
+});
+export type HoldEvent = z.infer<typeof HoldEventSchema>;
+
+/**
+ * Deletes a hold only if it is still the one read, and logs why. KEYS: holds hash, log list.
+ * ARGV: pattern, hold as read, event JSON, log length. Returns 1 when deleted.
+ */
+const DELETE = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('LPUSH', KEYS[2], ARGV[3])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
+return 1
+`);
+
+/** Places a hold (replacing one on the same pattern) and logs it. KEYS: holds, log. ARGV: pattern, hold, event, log length. */
+const PUT = new LuaScript(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('LPUSH', KEYS[2], ARGV[3])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
+return 1
+`);
+
+/**
+ * Holds in Redis, shared by every process: a hash by pattern, and a log of every hold placed,
+ * released or run out. A hold past its `until` has no effect from that instant; the first read
+ * after it removes it and logs it as expired.
+ */
+export class Holds implements HoldReader {
+  readonly #redis: Redis;
+  readonly #keys: ReturnType<typeof redisKeys>;
+  readonly #logLength: number;
+
+  constructor(redis: Redis, options: HoldsOptions = {}) {
+    this.#redis = redis;
+    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
+    this.#logLength = options.logLength ?? 1000;
+  }
+
+  async place(hold: Hold): Promise<void> {
+    const event: HoldEvent = { at: hold.createdAt, event: 'held', hold };
+    await PUT.run(
+      this.#redis,
+      [this.#keys.holds, this.#keys.holdLog],
+      [hold.pattern, JSON.stringify(HoldSchema.parse(hold)), JSON.stringify(event), this.#logLength],
+    );
+  }
+
+  /** Releases the hold on exactly `pattern`; the released hold, or undefined if there was none. */
+  async release(pattern: string, by: string, now: Date): Promise<Hold | undefined> {
+    for (;;) {
+      const text = await this.#redis.hget(this.#keys.holds, pattern);
+      if (text === null) return undefined;
+      const hold = parseHold(text);
+      if (!hold) {
+        await this.#redis.hdel(this.#keys.holds, pattern);
+        return undefined;
+      }
+      const event: HoldEvent = { at: now.toISOString(), event: 'released', hold, by };
+      if (await this.#delete(pattern, text, event)) return hold;
+    }
+  }
+
+  /** The holds in force at `now`, oldest first; expired ones are removed on the way. */
+  async active(now: Date): Promise<Hold[]> {
+    const fields = await this.#redis.hgetall(this.#keys.holds);
+    const holds: Hold[] = [];
+    for (const [pattern, text] of Object.entries(fields)) {
+      const hold = parseHold(text);
+      if (hold && Date.parse(hold.until) > now.getTime()) {
+        holds.push(hold);
+        continue;
+      }
+      // a record nobody can read holds nothing; one past its time is logged as expired once
+      if (hold) await this.#delete(pattern, text, { at: hold.until, event: 'expired', hold });
+      else await this.#redis.hdel(this.#keys.holds, pattern);
+    }
+    return holds.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** The newest hold events first. */
+  async log(limit = 100): Promise<HoldEvent[]> {
+    const lines = await this.#redis.lrange(this.#keys.holdLog, 0, limit - 1);
+    return lines.flatMap((line) => {
+      const parsed = HoldEventSchema.safeParse(parseJson(line));
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  async #delete(pattern: string, text: string, event: HoldEvent): Promise<boolean> {
+    const deleted = await DELETE.run(
+      this.#redis,
+      [this.#keys.holds, this.#keys.holdLog],
+      [pattern, text, JSON.stringify(event), this.#logLength],
+    );
+    return deleted === 1;
+  }
+}
+
+function parseHold(text: string): Hold | undefined {
+  const parsed = HoldSchema.safeParse(parseJson(text));
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/** What a window's reconciliations remember between runs. */
+export const WindowStateSchema = z.object({
+  /**
+   * The uptime period the window last applied, `up@<edge>` or `down@<edge>` (`always` when the
+   * uptime never changes): a reconciliation in a new period acts on its edge, later ones only on
+   * what the edge left pending (and, with `enforce`, on drift).
+   */
+  period: z.string(),
+  /** Workspaces the period's edge decided to act on and not yet done, by target key. */
+  pending: z.array(z.string()),
+  /** When the last reconciliation finished, and what it found. */
+  reconciledAt: z.iso.datetime().optional(),
+  workspaces: z.number().int().nonnegative().optional(),
+  drift: z.number().int().nonnegative().optional(),
+  held: z.number().int().nonnegative().optional(),
+});
+export type WindowState = z.infer<typeof WindowStateSchema>;
+
+export interface WindowStateStore {
+  get(window: string): Promise<WindowState | undefined>;
+  save(window: string, state: WindowState): Promise<void>;
+}
+
+/** For tests and runs without Redis. */
+export class MemoryWindowStates implements WindowStateStore {
+  readonly states = new Map<string, WindowState>();
+
+  async get(window: string): Promise<WindowState | undefined> {
+    return this.states.get(window);
+  }
+
+  async save(window: string, state: WindowState): Promise<void> {
+    this.states.set(window, WindowStateSchema.parse(state));
+  }
+}
