@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../log/logger.js';
+import { registerFleetMetrics } from '../ops/fleet-metrics.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
@@ -88,6 +89,7 @@ export async function startOpsRole(
     return { metrics: undefined, dashboard: undefined, close: async () => {} };
   }
   const metrics = new Metrics({ queue: runtime.queue, log });
+  registerFleetMetrics(metrics.registry, runtime.state, { log });
   let server: Awaited<ReturnType<typeof startOpsServer>>;
   try {
     server = await startOpsServer({
