@@ -1,7 +1,11 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log/logger.js';
 import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
+import { createRedis, reconnectDelay } from '../queue/redis.js';
 import { manualRunId } from '../queue/run-queue.js';
 import { executeRun, MemoryCheckpointStore, type RunSummary } from '../runs/index.js';
+import { UsageError } from './exit.js';
 import {
   actionApiClient,
   actions,
@@ -14,7 +18,8 @@ import {
 /**
  * Runs jobs in this process, without a queue, through the same action code a worker uses. With
  * REDIS_URL set, actions that go by earlier runs (`resume` with `onlyPausedBy`) read the run
- * history there; nothing is written to Redis.
+ * history there, and `NIGHTSHIFT_API_RATE_LIMIT` takes its tokens from the bucket the workers
+ * share; without it, this process keeps the limit by itself. Nothing else is written to Redis.
  */
 export interface InlineRunner {
   /**
@@ -33,7 +38,8 @@ export interface InlineRunner {
 /** `jobs`: what will run, so a credential one of them needs is asked for before anything starts. */
 export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
   const log = cliLogger('stderr');
-  const api = actionApiClient(apiSettings(jobs), log);
+  const limitRedis = rateLimitRedis(log);
+  const api = actionApiClient(apiSettings(jobs), log, limitRedis);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
   const history = redisHistoryReader();
@@ -63,6 +69,29 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
       history?.close();
       await notifier.close();
       await api.close();
+      limitRedis?.disconnect();
     },
   };
+}
+
+/**
+ * The connection to the API rate limit's shared bucket: only with both REDIS_URL and
+ * NIGHTSHIFT_API_RATE_LIMIT set. It gives up after a few tries, as the other one-shot commands'
+ * connections do, so an unreachable Redis fails the calls with its reason instead of holding them.
+ */
+function rateLimitRedis(log: Logger): Redis | undefined {
+  const url = process.env.REDIS_URL;
+  if (!url || !process.env.NIGHTSHIFT_API_RATE_LIMIT) return undefined;
+  try {
+    return createRedis({
+      url,
+      log,
+      role: 'rate-limit',
+      maxRetriesPerRequest: 1,
+      connectTimeout: 3_000,
+      retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+    });
+  } catch (error) {
+    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
+  }
 }

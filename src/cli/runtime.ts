@@ -12,7 +12,7 @@ import { RedisCheckpointStore } from '../queue/checkpoint.js';
 import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
 import { PolicyStore } from '../queue/policy-store.js';
-import { RedisRateLimiter } from '../queue/rate-limiter.js';
+import { LocalRateLimiter, RedisRateLimiter } from '../queue/rate-limiter.js';
 import { createRedis, reconnectDelay, safeRedisUrl } from '../queue/redis.js';
 import { createRunQueue } from '../queue/run-queue.js';
 import { type Suspension, Suspensions } from '../queue/suspensions.js';
@@ -89,7 +89,8 @@ export function envNumber(name: string, fallback: number): number {
 
 /**
  * The client actions run with: every call logged with its request ID (and counted in `metrics`
- * when given); rate-limited when configured.
+ * when given); held to `NIGHTSHIFT_API_RATE_LIMIT` when set, through the bucket every process
+ * using `redis` shares, or without one through a bucket of this process's own.
  */
 export function actionApiClient(
   settings: ApiSettings,
@@ -99,9 +100,11 @@ export function actionApiClient(
 ): ApiClient {
   const rate = process.env.NIGHTSHIFT_API_RATE_LIMIT ? envNumber('NIGHTSHIFT_API_RATE_LIMIT', 0) : undefined;
   const limiter =
-    rate && redis
-      ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
-      : undefined;
+    rate === undefined
+      ? undefined
+      : redis
+        ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
+        : new LocalRateLimiter({ ratePerSecond: rate });
   return new ApiClient({
     ...settings,
     timeoutMs: envNumber('NIGHTSHIFT_API_TIMEOUT_MS', 30_000),
