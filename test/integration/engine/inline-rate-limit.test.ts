@@ -105,4 +105,25 @@ describe('NIGHTSHIFT_API_RATE_LIMIT in this process (run --inline, plan)', () =>
     const engine = harness.engine('inline-rate');
     expect(await engine.redis.pttl(redisKeys(prefix).rateLimit('api'))).toBeGreaterThan(0);
   });
+
+  it('run --inline whose REDIS_URL does not answer fails its calls naming the rate limit, without calling the API', async () => {
+    const once = join(mkdtempSync(join(tmpdir(), 'nightshift-rate-')), 'policy.yaml');
+    writeFileSync(
+      once,
+      POLICY.replace(
+        'target: { workgroups: ["*"] }',
+        'target: { workgroups: ["*"] }\n    retry: { attempts: 1 }',
+      ),
+    );
+    const { code, output, times } = await limitedCalls(
+      ['run', once, 'fleet-pause', '--inline', '--json'],
+      5,
+      {
+        REDIS_URL: 'redis://127.0.0.1:1',
+      },
+    );
+    expect(code, output).toBe(1);
+    expect(output).toContain('rate limit \\"api\\": Redis did not answer');
+    expect(times).toEqual([]);
+  });
 });
