@@ -84,6 +84,7 @@ async function runOne(
   };
   let findings: Finding[] = [];
   let lastWait: RetryWait | undefined;
+  let waiting = false;
   const logWait = logWaits(log, 'target attempt failed; retrying');
   try {
     const {
@@ -94,6 +95,7 @@ async function runOne(
       options.retry,
       options.signal,
       (attempt) => {
+        waiting = false;
         findings = [];
         return callScope.run({ log, requestIds, attempt, findings }, () =>
           step({ attempt, signal: options.signal, log }),
@@ -101,6 +103,7 @@ async function runOne(
       },
       (wait) => {
         lastWait = wait;
+        waiting = true;
         logWait(wait);
       },
     );
@@ -118,9 +121,10 @@ async function runOne(
     };
   } catch (error) {
     if (options.signal.aborted) {
-      // Still throttled when the run ended (its timeout, or a shutdown): the record says so. It is
-      // not checkpointed: after a shutdown the run is picked up again and the target tried anew.
-      if (lastWait?.throttle) options.onRecord(throttledOut(base, lastWait, started));
+      // Cut short by the end of the run (its timeout, or a shutdown) after the API throttled it:
+      // the record says what throttling cost. It is not checkpointed: after a shutdown the run is
+      // picked up again and the target tried anew.
+      if (lastWait && lastWait.throttled > 0) options.onRecord(cutShort(base, lastWait, waiting, started));
       throw error;
     }
     if (!(error instanceof AttemptsFailedError)) throw error;
@@ -139,22 +143,28 @@ async function runOne(
   }
 }
 
-/** The record of a target the API was still throttling when its run ended. */
-function throttledOut(
+/**
+ * The record of a throttled target its run ended before it finished: still waiting out a throttle,
+ * or in the try after one.
+ */
+function cutShort(
   base: Omit<TargetRecord, 'outcome' | 'attempts'>,
   wait: RetryWait,
+  waiting: boolean,
   started: number,
 ): TargetRecord {
+  const tries = `${wait.throttled} throttled ${wait.throttled === 1 ? 'try' : 'tries'}`;
+  const throttledNow = waiting && wait.throttle;
   const last = errorRecord(wait.error);
   return {
     ...base,
     outcome: 'failed',
-    attempts: wait.attempts,
+    // a try under way when the run ended was an attempt, though it never came to an end
+    attempts: wait.attempts + (waiting ? 0 : 1),
     throttled: wait.throttled,
-    error: {
-      ...last,
-      message: `still throttled when the run ended, after ${wait.throttled} throttled ${wait.throttled === 1 ? 'try' : 'tries'}: ${last.message}`,
-    },
+    error: throttledNow
+      ? { ...last, message: `still throttled when the run ended, after ${tries}: ${last.message}` }
+      : { message: `the run ended during try ${wait.attempt + 1}, after ${tries}` },
     durationMs: Math.round(performance.now() - started),
   };
 }

@@ -74,19 +74,20 @@ jobs:
       expect(run.durationMs).toBeGreaterThanOrEqual(4_000);
       expect(run.durationMs).toBeLessThan(6_000);
       for (const target of run.targets) {
-        // 0.5 to 1 s between tries (the fixed backoff, jittered): at least 4 throttled tries in 4 s
-        expect(target).toMatchObject({
-          outcome: 'failed',
-          attempts: 0,
-          error: {
-            type: 'Quota-Exceed',
-            status: 429,
-            message: expect.stringMatching(
-              /^still throttled when the run ended, after \d+ throttled tries: /,
-            ),
-          },
-        });
+        // 0.5 to 1 s between tries (the fixed backoff, jittered): at least 4 throttled tries in 4 s;
+        // the few ms of a try make a target rarely caught in one when the timeout comes
+        expect(target.outcome).toBe('failed');
         expect(target.throttled).toBeGreaterThanOrEqual(4);
+        expect(target.error?.message).toMatch(
+          /^(still throttled when the run ended|the run ended during try \d+), after \d+ throttled tries/,
+        );
+      }
+      const stillThrottled = run.targets.filter((target) =>
+        target.error?.message.startsWith('still throttled'),
+      );
+      expect(stillThrottled.length).toBeGreaterThan(0);
+      for (const target of stillThrottled) {
+        expect(target).toMatchObject({ attempts: 0, error: { type: 'Quota-Exceed', status: 429 } });
       }
       expect(engine.lines('target failed')).toEqual([]);
       expect(workspacesNot(harness.sim, 'Active')).toEqual([]);
