@@ -26,6 +26,10 @@ jobs:
     await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
     const calls = sim.requests().filter((entry) => entry.operation !== null);
     expect(calls.some((entry) => entry.fault === 'throttle')).toBe(true);
+    // the re-reads of the fleet that later tries make were throttled too, and waited out as well
+    expect(calls.some((entry) => entry.operation === 'listWorkgroups' && entry.fault === 'throttle')).toBe(
+      true,
+    );
     // no throttle was counted as an attempt, and each record says what throttling cost
     for (const target of run.targets) expect(target.attempts).toBe(1);
     const throttled = run.targets.reduce((sum, target) => sum + (target.throttled ?? 0), 0);
