@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { redisKeys } from '../../../src/queue/keys.js';
 import { DEFAULT_API_KEY, type RequestLogEntry } from '../../../src/sim/index.js';
-import { assertBuilt, startCli, useEngineHarness } from '../../helpers/engine.js';
+import { assertBuilt, busiestSecond, startCli, useEngineHarness } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
 
 // 10 workgroups of 2: a pause makes 1 + 20 calls; a plan of both jobs 2 listings, and per
@@ -39,17 +39,6 @@ async function callsSince(since: number): Promise<number[]> {
     .filter((entry) => entry.operation !== null)
     .map((entry) => Date.parse(entry.time))
     .sort((a, b) => a - b);
-}
-
-/** The most calls inside any one-second window. */
-function busiestSecond(times: readonly number[]): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }
 
 /**

@@ -6,20 +6,24 @@ const harness = useEngineHarness({ workgroups: 3, workspacesPerWorkgroup: 4 });
 
 beforeEach(() => harness.sim.reset());
 
+/** A job pausing the whole fleet, with these settings. */
+function pausePolicy(...settings: string[]): string {
+  return `version: 1
+jobs:
+  fleet-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+${settings.map((setting) => `    ${setting}\n`).join('')}`;
+}
+
 describe('API throttling during a run', () => {
   it('a queued pause of 12 workspaces throttled at 3 requests a second succeeds with 2 attempts: throttled waits are not attempts', async () => {
     const sim = harness.sim;
     sim.setFaults({ throttleRps: 3 });
     const engine = harness.engine('throttled-pause');
     engine.worker(sim.url);
-    const policy = `version: 1
-jobs:
-  fleet-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    retry: { attempts: 2 }
-`;
+    const policy = pausePolicy('retry: { attempts: 2 }');
     const run = await engine.waitForRun(await engine.enqueue(policy, 'fleet-pause'), 60_000);
 
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { total: 12, succeeded: 12, failed: 0 } });
@@ -59,15 +63,7 @@ jobs:
       }
       const engine = harness.engine('throttled-out');
       engine.worker(proxy.sim.url);
-      const policy = `version: 1
-jobs:
-  fleet-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    retry: { attempts: 2, backoff: 1s, strategy: fixed }
-    timeout: 4s
-`;
+      const policy = pausePolicy('retry: { attempts: 2, backoff: 1s, strategy: fixed }', 'timeout: 4s');
       const run = await engine.waitForRun(await engine.enqueue(policy, 'fleet-pause'), 20_000);
 
       expect(run).toMatchObject({

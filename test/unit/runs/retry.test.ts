@@ -11,27 +11,11 @@ import {
 } from '../../../src/runs/retry.js';
 
 const policy = { attempts: 4, backoff: 100, strategy: 'exponential' as const };
-const transient = () =>
-  new ApiError({
-    operation: 'op',
-    method: 'GET',
-    path: '/',
-    status: 500,
-    type: 'Internal-Error',
-    reason: 'x',
-  });
-const permanent = () =>
-  new ApiError({ operation: 'op', method: 'GET', path: '/', status: 400, type: 'Bad-Request', reason: 'x' });
-const throttled = (retryAfterMs?: number, status = 429) =>
-  new ApiError({
-    operation: 'op',
-    method: 'GET',
-    path: '/',
-    status,
-    type: 'Quota-Exceed',
-    reason: 'x',
-    retryAfterMs,
-  });
+const apiError = (status: number, type: string, retryAfterMs?: number) =>
+  new ApiError({ operation: 'op', method: 'GET', path: '/', status, type, reason: 'x', retryAfterMs });
+const transient = () => apiError(500, 'Internal-Error');
+const permanent = () => apiError(400, 'Bad-Request');
+const throttled = (retryAfterMs?: number, status = 429) => apiError(status, 'Quota-Exceed', retryAfterMs);
 
 describe('retryDelay', () => {
   it('doubles the base wait per attempt and jitters within its upper half', () => {
@@ -106,34 +90,12 @@ describe('isThrottle', () => {
   it('is a 429 whatever its Type, or a Quota-Exceed whatever its status', () => {
     expect(isThrottle(throttled())).toBe(true);
     expect(isThrottle(throttled(undefined, 503))).toBe(true);
-    expect(
-      isThrottle(
-        new ApiError({
-          operation: 'op',
-          method: 'GET',
-          path: '/',
-          status: 429,
-          type: 'Unknown',
-          reason: 'x',
-        }),
-      ),
-    ).toBe(true);
+    expect(isThrottle(apiError(429, 'Unknown'))).toBe(true);
   });
 
   it('is neither a server error nor a 429 whose Type says the request will never pass', () => {
     expect(isThrottle(transient())).toBe(false);
-    expect(
-      isThrottle(
-        new ApiError({
-          operation: 'op',
-          method: 'GET',
-          path: '/',
-          status: 429,
-          type: 'Forbidden',
-          reason: 'x',
-        }),
-      ),
-    ).toBe(false);
+    expect(isThrottle(apiError(429, 'Forbidden'))).toBe(false);
   });
 });
 
