@@ -14,8 +14,9 @@ export const STATUS = {
 } as const;
 
 /**
- * A workspace's status as a step should act on it: the run's listing on the first attempt,
- * a fresh listing on a retry (the failed attempt may have changed it).
+ * A workspace's status as a step should act on it: the run's listing on the first try, a fresh
+ * listing on any later one (the failed try may have changed it). A throttled re-read throws its
+ * throttle, which the engine waits out without counting an attempt, as for the step's own calls.
  */
 export async function currentStatus(
   ctx: ActionContext,
@@ -32,7 +33,8 @@ export async function currentStatus(
 /**
  * Calls a mutating operation; when the API refuses it for good, re-reads the workspace and
  * returns the status if it shows the change already made (or under way), so a refusal of an
- * "already there" request is success, not failure.
+ * "already there" request is success, not failure. A throttled re-read throws its throttle: the
+ * step is tried again after the wait, uncounted, and the refusal looked at anew.
  */
 export async function mutateUnlessAlready(
   ctx: ActionContext,

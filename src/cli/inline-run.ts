@@ -7,7 +7,8 @@ import { actionApiClient, actions, apiSettings, cliLogger, envNumber, redisFleet
 /**
  * Runs jobs in this process, without a queue, through the same action code a worker uses. With
  * REDIS_URL set, runs read holds and record ownership in Redis as a worker's runs do (a plan only
- * reads); nothing else is written there.
+ * reads), and `NIGHTSHIFT_API_RATE_LIMIT` takes its tokens from the bucket the workers share;
+ * without it, this process keeps the limit by itself. Nothing else is written to Redis.
  */
 export interface InlineRunner {
   /**
@@ -26,10 +27,11 @@ export interface InlineRunner {
 /** `jobs`: what will run, so a credential one of them needs is asked for before anything starts. */
 export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
   const log = cliLogger('stderr');
-  const api = actionApiClient(apiSettings(jobs), log);
+  const settings = apiSettings(jobs);
+  const fleetState = redisFleetState(log);
+  const api = actionApiClient(settings, log, fleetState?.redis);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
-  const fleetState = redisFleetState();
   const abort = new AbortController();
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);

@@ -13,7 +13,7 @@ import { fleetStateStores, type RedisFleetState } from '../queue/fleet-state.js'
 import { RunHistory } from '../queue/history.js';
 import { DEFAULT_PREFIX } from '../queue/keys.js';
 import { PolicyStore } from '../queue/policy-store.js';
-import { RedisRateLimiter } from '../queue/rate-limiter.js';
+import { LocalRateLimiter, RedisRateLimiter } from '../queue/rate-limiter.js';
 import { createRedis, reconnectDelay, safeRedisUrl } from '../queue/redis.js';
 import { createRunQueue } from '../queue/run-queue.js';
 import { RunStarts } from '../queue/run-starts.js';
@@ -91,7 +91,8 @@ export function envNumber(name: string, fallback: number): number {
 
 /**
  * The client actions run with: every call logged with its request ID (and counted in `metrics`
- * when given); rate-limited when configured.
+ * when given); held to `NIGHTSHIFT_API_RATE_LIMIT` when set, through the bucket every process
+ * using `redis` shares, or without one through a bucket of this process's own.
  */
 export function actionApiClient(
   settings: ApiSettings,
@@ -101,9 +102,11 @@ export function actionApiClient(
 ): ApiClient {
   const rate = process.env.NIGHTSHIFT_API_RATE_LIMIT ? envNumber('NIGHTSHIFT_API_RATE_LIMIT', 0) : undefined;
   const limiter =
-    rate && redis
-      ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
-      : undefined;
+    rate === undefined
+      ? undefined
+      : redis
+        ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
+        : new LocalRateLimiter({ ratePerSecond: rate });
   return new ApiClient({
     ...settings,
     timeoutMs: envNumber('NIGHTSHIFT_API_TIMEOUT_MS', 30_000),
@@ -255,6 +258,8 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
 /** The ownership ledger, holds and windows' state for runs in this process; `close()` once they are done. */
 export interface InlineFleetState {
   state: FleetStateStores;
+  /** The connection, for the API rate limit's shared bucket too. */
+  redis: Redis;
   close(): void;
 }
 
@@ -264,13 +269,14 @@ export interface InlineFleetState {
  * commands work without any Redis. A run then records its pauses like a worker's; when Redis does
  * not answer, the run fails rather than act without its records.
  */
-export function redisFleetState(): InlineFleetState | undefined {
+export function redisFleetState(log?: Logger): InlineFleetState | undefined {
   const url = process.env.REDIS_URL;
   if (!url) return undefined;
   let redis: Redis;
   try {
     redis = createRedis({
       url,
+      log,
       role: 'inline',
       maxRetriesPerRequest: 1,
       connectTimeout: 3_000,
@@ -280,7 +286,7 @@ export function redisFleetState(): InlineFleetState | undefined {
   } catch (error) {
     throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
   }
-  return { state: fleetStateStores(redis, prefix()), close: () => redis.disconnect() };
+  return { state: fleetStateStores(redis, prefix()), redis, close: () => redis.disconnect() };
 }
 
 /**

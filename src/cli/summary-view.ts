@@ -13,9 +13,11 @@ export interface SummaryViewOptions {
 export function formatSummary(summary: RunSummary, options: SummaryViewOptions = {}): string {
   const painter = options.painter ?? plain;
   const { counts } = summary;
+  // what the API's throttling cost the run: tries that waited and went again, uncounted
+  const throttled = summary.targets.reduce((sum, target) => sum + (target.throttled ?? 0), 0);
   const head = [
     `${summary.job} (${summary.action}) ${summary.runId}: ${painter.paint(outcomeStyle(summary.outcome), summary.outcome)}${summary.dryRun ? ' [dry run]' : ''}`,
-    `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms`,
+    `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
   ];
   if (summary.reason) head.push(`  ${summary.reason}`);
   // the run's own error (the fleet listing refused, say) is what a person needs to act on
@@ -27,7 +29,7 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
     rows.push([
       name,
       styled(target.outcome, outcomeStyle(target.outcome)),
-      String(target.attempts),
+      target.throttled ? `${target.attempts} (+${target.throttled} throttled)` : String(target.attempts),
       [
         target.error?.message ?? target.reason,
         ...Object.entries(target.detail ?? {}).map(([k, v]) => `${k}=${formatValue(v)}`),

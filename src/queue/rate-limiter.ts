@@ -79,37 +79,28 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
+/** The bucket's shape, checked once: a rate above zero and a burst of at least one. */
+function bucketShape(what: string, rate: number, burst: number | undefined): { rate: number; burst: number } {
+  if (!(Number.isFinite(rate) && rate > 0)) {
+    throw new RangeError(`${what}: ratePerSecond must be a positive number, got ${rate}`);
+  }
+  const shaped = burst ?? Math.max(1, rate);
+  if (!(Number.isFinite(shaped) && shaped >= 1)) {
+    throw new RangeError(`${what}: burst must be a number of at least 1, got ${shaped}`);
+  }
+  return { rate, burst: shaped };
+}
+
 /**
- * A rate limit shared by every process that uses the same Redis and name, e.g. one API quota for
- * a fleet of workers.
- *
- * Within a process, callers queue and only the head of the queue asks Redis, so a hundred waiting
- * calls cost one Redis round trip per token rather than a hundred, and they are served in order.
- * Between processes, whoever asks first after a token is due gets it. The price of the local queue
- * is that one process takes at most one token per round trip (about a thousand a second at 1 ms
- * per round trip), ample for API quotas of tens to hundreds of calls a second.
+ * Callers of one process queue, and only the head of the queue asks the bucket (`take`), so they
+ * are served in order and a hundred waiting calls cost one look per token rather than a hundred.
  */
-export class RedisRateLimiter implements RateLimiter {
-  readonly #redis: Redis;
-  readonly #key: string;
-  readonly #args: readonly number[];
+abstract class QueuedRateLimiter implements RateLimiter {
   /** Settles when the last caller in this process's queue is done. */
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(redis: Redis, options: RedisRateLimiterOptions) {
-    if (options.name === '') throw new RangeError('RedisRateLimiter: name must not be empty');
-    const rate = options.ratePerSecond;
-    if (!(Number.isFinite(rate) && rate > 0)) {
-      throw new RangeError(`RedisRateLimiter: ratePerSecond must be a positive number, got ${rate}`);
-    }
-    const burst = options.burst ?? Math.max(1, rate);
-    if (!(Number.isFinite(burst) && burst >= 1)) {
-      throw new RangeError(`RedisRateLimiter: burst must be a number of at least 1, got ${burst}`);
-    }
-    this.#redis = redis;
-    this.#key = redisKeys(options.prefix ?? DEFAULT_PREFIX).rateLimit(options.name);
-    this.#args = [rate, burst, Math.ceil((burst / rate) * 1000) + 1000];
-  }
+  /** Takes a token and answers 0, or answers how many milliseconds until one is due. */
+  protected abstract take(signal: AbortSignal | undefined): Promise<number>;
 
   async acquire(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
@@ -124,10 +115,10 @@ export class RedisRateLimiter implements RateLimiter {
       await abortable(previous, signal);
       for (;;) {
         signal?.throwIfAborted();
-        const waitUs = Number(await abortable(TAKE.run(this.#redis, [this.#key], this.#args), signal));
-        if (waitUs <= 0) return;
+        const waitMs = await this.take(signal);
+        if (waitMs <= 0) return;
         try {
-          await sleep(Math.ceil(waitUs / 1000), undefined, { signal });
+          await sleep(waitMs, undefined, { signal });
         } catch (error) {
           signal?.throwIfAborted(); // the caller's reason, not the timer's generic AbortError
           throw error;
@@ -136,5 +127,88 @@ export class RedisRateLimiter implements RateLimiter {
     } finally {
       done();
     }
+  }
+}
+
+/**
+ * A rate limit shared by every process that uses the same Redis and name, e.g. one API quota for
+ * a fleet of workers. Between processes, whoever asks first after a token is due gets it. Since
+ * only the head of a process's queue asks Redis, one process takes at most one token per round
+ * trip (about a thousand a second at 1 ms per round trip), ample for API quotas of tens to
+ * hundreds of calls a second.
+ */
+export class RedisRateLimiter extends QueuedRateLimiter {
+  readonly #redis: Redis;
+  readonly #name: string;
+  readonly #key: string;
+  readonly #args: readonly number[];
+
+  constructor(redis: Redis, options: RedisRateLimiterOptions) {
+    super();
+    if (options.name === '') throw new RangeError('RedisRateLimiter: name must not be empty');
+    const { rate, burst } = bucketShape('RedisRateLimiter', options.ratePerSecond, options.burst);
+    this.#redis = redis;
+    this.#name = options.name;
+    this.#key = redisKeys(options.prefix ?? DEFAULT_PREFIX).rateLimit(options.name);
+    this.#args = [rate, burst, Math.ceil((burst / rate) * 1000) + 1000];
+  }
+
+  protected async take(signal: AbortSignal | undefined): Promise<number> {
+    let waitUs: number;
+    try {
+      waitUs = Number(await abortable(TAKE.run(this.#redis, [this.#key], this.#args), signal));
+    } catch (error) {
+      signal?.throwIfAborted();
+      // a call that cannot take its token must say why: the API was never asked (no `cause`,
+      // which the API client would report in this message's place)
+      throw new Error(`rate limit "${this.#name}": Redis did not answer: ${(error as Error).message}`);
+    }
+    return Math.ceil(waitUs / 1000);
+  }
+}
+
+export interface LocalRateLimiterOptions {
+  /** Sustained rate, tokens per second. */
+  ratePerSecond: number;
+  /** Most tokens saved up while idle, i.e. the largest instant burst. Default: ratePerSecond (at least 1). */
+  burst?: number;
+  /** Milliseconds on a monotonic clock. Default: `performance.now`. */
+  now?: () => number;
+}
+
+/**
+ * The same token bucket kept in this process alone: for a process with no Redis to share one
+ * through (`run --inline`, `plan`), which then stays under the rate by itself.
+ */
+export class LocalRateLimiter extends QueuedRateLimiter {
+  readonly #rate: number;
+  readonly #burst: number;
+  readonly #now: () => number;
+  #tokens: number;
+  #at: number;
+
+  constructor(options: LocalRateLimiterOptions) {
+    super();
+    ({ rate: this.#rate, burst: this.#burst } = bucketShape(
+      'LocalRateLimiter',
+      options.ratePerSecond,
+      options.burst,
+    ));
+    this.#now = options.now ?? (() => performance.now());
+    this.#tokens = this.#burst;
+    this.#at = this.#now();
+  }
+
+  protected async take(): Promise<number> {
+    const now = this.#now();
+    if (now > this.#at) {
+      this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) * this.#rate) / 1000);
+      this.#at = now;
+    }
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - this.#tokens) * 1000) / this.#rate);
   }
 }

@@ -23,7 +23,10 @@ export type StepResult =
   | { outcome: 'planned'; reason: string; detail?: Record<string, unknown> };
 
 export interface StepContext {
-  /** 1 on the first try; a step on a later attempt must re-read state before acting. */
+  /**
+   * 1 on the first try; a step on a later try must re-read state before acting. Throttled tries
+   * count here (an earlier call of the step may have gone through), not against `retry.attempts`.
+   */
   attempt: number;
   signal: AbortSignal;
   log: Logger;

@@ -19,7 +19,7 @@ import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
-import { AttemptsFailedError, withRetries } from './retry.js';
+import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
 import {
   countTargets,
   type ErrorRecord,
@@ -142,8 +142,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     let workgroups: readonly Workgroup[];
     const listedAt = new Date();
     try {
-      ({ value: workgroups } = await withRetries(job.retry, signal, () =>
-        deps.api.listWorkgroups({ signal }).then(({ result }) => result),
+      ({ value: workgroups } = await withRetries(
+        job.retry,
+        signal,
+        () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
+        logWaits(log, 'fleet listing failed; retrying'),
       ));
     } catch (error) {
       if (deps.signal.aborted) throw deps.signal.reason;

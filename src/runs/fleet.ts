@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiClient, Workgroup, Workspace } from '../api/index.js';
+import { type ApiClient, ApiError, type Workgroup, type Workspace } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
 import { type CallScope, callScope } from './call-scope.js';
+import { isThrottle } from './retry.js';
 
 /** A wait for a workspace state that did not come in time. */
 export class WaitTimeoutError extends Error {
@@ -140,12 +141,17 @@ export class FleetView {
   }
 
   async #poll(): Promise<void> {
+    let waitMs = this.#intervalMs;
     while (this.#waiters.size > 0) {
-      await sleep(this.#intervalMs, undefined, { signal: this.#signal });
+      await sleep(waitMs, undefined, { signal: this.#signal });
+      waitMs = this.#intervalMs;
       try {
         await this.refresh();
       } catch (error) {
-        // a failed poll is only a missed look; waiters keep their own deadlines
+        // a failed poll is only a missed look; waiters keep their own deadlines. A throttled one
+        // looks again no sooner than the server asked, or the next look is throttled too.
+        if (error instanceof ApiError && isThrottle(error))
+          waitMs = Math.max(waitMs, error.retryAfterMs ?? 0);
         this.#log.warn({ err: error }, 'shared fleet poll failed; polling on');
       }
       const now = Date.now();

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api/index.js';
+import type { Logger } from '../log/logger.js';
 
 /** How a target is retried: the job's `retry` setting, durations in milliseconds. */
 export interface RetryPolicy {
@@ -30,40 +31,114 @@ export function retryDelay(
   return Math.round(Math.max(jittered, retryAfterMs ?? 0));
 }
 
-/** The last error of a retried operation, with how many attempts were spent on it. */
+/**
+ * Whether the API turned a call away for going too fast (HTTP 429, or an error of Type
+ * `Quota-Exceed` whatever its status): the call was refused, not failed, and comes back later.
+ */
+export function isThrottle(error: ApiError): boolean {
+  return error.retryable && (error.status === 429 || error.type === 'Quota-Exceed');
+}
+
+/**
+ * The wait after the `throttled`-th throttle (1-based) of one operation: the server's positive
+ * `Retry-After` as given; without one (or with 0) the policy's backoff, growing with each throttle
+ * as it would with failed attempts, so a server that never says when is not hammered.
+ */
+export function throttleDelay(
+  policy: RetryPolicy,
+  throttled: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
+  return retryAfterMs !== undefined && retryAfterMs > 0
+    ? retryAfterMs
+    : retryDelay(policy, throttled, undefined, random);
+}
+
+/** The last error of a retried operation, with how many attempts (and throttled tries) were spent on it. */
 export class AttemptsFailedError extends Error {
   override name = 'AttemptsFailedError';
   constructor(
     readonly attempts: number,
     override readonly cause: unknown,
+    readonly throttled = 0,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
   }
 }
 
+/** One wait of `withRetries`, before the next try. */
+export interface RetryWait {
+  /** The try that failed, 1-based, throttled tries included. */
+  attempt: number;
+  /** Attempts counted against the policy so far. */
+  attempts: number;
+  /** Tries throttled so far, this one included when it was throttled. */
+  throttled: number;
+  /** True when the try was throttled: the wait does not count as an attempt. */
+  throttle: boolean;
+  delayMs: number;
+  error: ApiError;
+}
+
+/** What a retried operation came to: its value, the attempts it counted and the tries the API throttled. */
+export interface RetryResult<T> {
+  value: T;
+  attempts: number;
+  throttled: number;
+}
+
 /**
- * Calls `fn` until it succeeds, retrying only what an ApiError marks retryable, up to the
- * policy's attempts. This is the one retry loop of the engine: the client never retries, so a
- * 5-attempt policy means at most 5 calls. An abort of `signal` ends it at once with the
- * signal's reason.
+ * Calls `fn` until it succeeds, retrying only what an ApiError marks retryable. A throttled try
+ * (see `isThrottle`) waits as the server says and is tried again without counting as an attempt;
+ * every other retryable failure counts, up to the policy's attempts. This is the one retry loop of
+ * the engine: the client never retries, so a 5-attempt policy means at most 5 calls that failed
+ * for any reason but throttling. Only `signal` bounds a throttled operation (a run's `timeout`):
+ * its abort ends the loop at once with the signal's reason.
+ *
+ * `fn` is given the try number (1-based, throttled tries included): a step on a later try must
+ * re-read what an earlier one may have changed, throttled or not, since a throttle may have hit
+ * a later call of a step whose earlier calls went through.
  */
 export async function withRetries<T>(
   policy: RetryPolicy,
   signal: AbortSignal,
   fn: (attempt: number) => Promise<T>,
-  onRetry?: (attempt: number, delayMs: number, error: ApiError) => void,
-): Promise<{ value: T; attempts: number }> {
+  onWait?: (wait: RetryWait) => void,
+): Promise<RetryResult<T>> {
+  let attempts = 0;
+  let throttled = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      return { value: await fn(attempt), attempts: attempt };
+      const value = await fn(attempt);
+      return { value, attempts: attempts + 1, throttled };
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      if (!(error instanceof ApiError && error.retryable) || attempt >= policy.attempts) {
-        throw new AttemptsFailedError(attempt, error);
+      const throttle = error instanceof ApiError && isThrottle(error);
+      if (throttle) throttled++;
+      else attempts++;
+      if (!(error instanceof ApiError && error.retryable) || (!throttle && attempts >= policy.attempts)) {
+        throw new AttemptsFailedError(attempts, error, throttled);
       }
-      const delayMs = retryDelay(policy, attempt, error.retryAfterMs);
-      onRetry?.(attempt, delayMs, error);
-      await sleep(delayMs, undefined, { signal });
+      const delayMs = throttle
+        ? throttleDelay(policy, throttled, error.retryAfterMs)
+        : retryDelay(policy, attempts, error.retryAfterMs);
+      onWait?.({ attempt, attempts, throttled, throttle, delayMs, error });
+      try {
+        await sleep(delayMs, undefined, { signal });
+      } catch (abort) {
+        signal.throwIfAborted(); // the signal's reason, not the timer's generic AbortError
+        throw abort;
+      }
     }
   }
+}
+
+/** Logs each wait of `withRetries`: a failed attempt at warn as `failed`, a throttle at info. */
+export function logWaits(log: Logger, failed: string): (wait: RetryWait) => void {
+  return ({ attempt, throttled, throttle, delayMs, error }) => {
+    if (throttle)
+      log.info({ attempt, throttled, delayMs, err: error.toJSON() }, 'throttled; waiting (not counted)');
+    else log.warn({ attempt, delayMs, err: error.toJSON() }, failed);
+  };
 }

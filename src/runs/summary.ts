@@ -35,7 +35,10 @@ export const TargetRecordSchema = z.object({
   workspaceId: z.string().optional(),
   workspaceName: z.string().optional(),
   outcome: z.enum(TARGET_OUTCOMES),
+  /** Attempts counted against the job's `retry.attempts`; throttled tries are not among them. */
   attempts: z.number().int().nonnegative(),
+  /** Tries the API throttled (429, `Quota-Exceed`): each waited and went again uncounted. Absent when none. */
+  throttled: z.number().int().positive().optional(),
   /** Why it was skipped, or what a dry run would do. */
   reason: z.string().optional(),
   error: ErrorRecordSchema.optional(),

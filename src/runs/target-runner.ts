@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
-import { AttemptsFailedError, type RetryPolicy, withRetries } from './retry.js';
+import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
 import { errorRecord, type Finding, type TargetRecord } from './summary.js';
 
 export interface TargetRunnerOptions {
@@ -20,9 +20,11 @@ export interface TargetRunnerOptions {
 /**
  * Runs one step per target with bounded concurrency. Each target is retried on its own: a
  * retryable API error waits (exponential backoff with jitter, at least the server's Retry-After)
- * and tries again up to the job's attempts; anything else fails that target at once. A finished
- * target is checkpointed before the next one starts, and one that finished in an earlier
- * delivery of the run is not run again.
+ * and tries again up to the job's attempts; a throttled call waits as the server says and tries
+ * again without counting an attempt; anything else fails that target at once. A finished target
+ * is checkpointed before the next one starts, and one that finished in an earlier delivery of the
+ * run is not run again. Once a lane fails (or the run is aborted) no lane takes another target,
+ * and this settles only when every lane has stopped, so a summary built next sees every record.
  */
 export async function runTargets<T>(
   options: TargetRunnerOptions,
@@ -31,8 +33,9 @@ export async function runTargets<T>(
   step: (item: T, context: StepContext) => Promise<StepResult>,
 ): Promise<void> {
   let next = 0;
+  let stopped = false;
   const lane = async () => {
-    while (next < items.length) {
+    while (!stopped && next < items.length) {
       options.signal.throwIfAborted();
       const item = items[next++] as T;
       const target = ref(item);
@@ -47,7 +50,16 @@ export async function runTargets<T>(
     }
   };
   const lanes = Math.max(1, Math.min(options.concurrency, items.length));
-  await Promise.all(Array.from({ length: lanes }, lane));
+  const settled = await Promise.allSettled(
+    Array.from({ length: lanes }, () =>
+      lane().catch((error: unknown) => {
+        stopped = true;
+        throw error;
+      }),
+    ),
+  );
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function runOne(
@@ -70,42 +82,89 @@ async function runOne(
     workspaceName: target.workspaceName,
     requestIds,
   };
-  let attempts = 0;
   let findings: Finding[] = [];
+  let lastWait: RetryWait | undefined;
+  let waiting = false;
+  const logWait = logWaits(log, 'target attempt failed; retrying');
   try {
-    const { value: result } = await withRetries(
+    const {
+      value: result,
+      attempts,
+      throttled,
+    } = await withRetries(
       options.retry,
       options.signal,
       (attempt) => {
-        attempts = attempt;
+        waiting = false;
         findings = [];
         return callScope.run({ log, requestIds, attempt, findings }, () =>
           step({ attempt, signal: options.signal, log }),
         );
       },
-      (attempt, delayMs, error) =>
-        log.warn({ attempt, delayMs, err: error.toJSON() }, 'target attempt failed; retrying'),
+      (wait) => {
+        lastWait = wait;
+        waiting = true;
+        logWait(wait);
+      },
     );
     // debug: the API call lines already say what happened to the target, and the summary keeps it
-    log.debug({ outcome: result.outcome, reason: result.reason, attempts }, 'target done');
+    log.debug({ outcome: result.outcome, reason: result.reason, attempts, throttled }, 'target done');
     return {
       ...base,
       outcome: result.outcome,
       attempts,
+      ...(throttled > 0 ? { throttled } : {}),
       reason: result.reason,
       detail: result.detail,
       ...(findings.length > 0 ? { findings } : {}),
       durationMs: Math.round(performance.now() - started),
     };
   } catch (error) {
+    if (options.signal.aborted) {
+      // Cut short by the end of the run (its timeout, or a shutdown) after the API throttled it:
+      // the record says what throttling cost. It is not checkpointed: after a shutdown the run is
+      // picked up again and the target tried anew.
+      if (lastWait && lastWait.throttled > 0) options.onRecord(cutShort(base, lastWait, waiting, started));
+      throw error;
+    }
     if (!(error instanceof AttemptsFailedError)) throw error;
-    log.error({ attempts, err: errorRecord(error.cause) }, 'target failed');
+    log.error(
+      { attempts: error.attempts, throttled: error.throttled, err: errorRecord(error.cause) },
+      'target failed',
+    );
     return {
       ...base,
       outcome: 'failed',
-      attempts,
+      attempts: error.attempts,
+      ...(error.throttled > 0 ? { throttled: error.throttled } : {}),
       error: errorRecord(error.cause),
       durationMs: Math.round(performance.now() - started),
     };
   }
+}
+
+/**
+ * The record of a throttled target its run ended before it finished: still waiting out a throttle,
+ * or in the try after one.
+ */
+function cutShort(
+  base: Omit<TargetRecord, 'outcome' | 'attempts'>,
+  wait: RetryWait,
+  waiting: boolean,
+  started: number,
+): TargetRecord {
+  const tries = `${wait.throttled} throttled ${wait.throttled === 1 ? 'try' : 'tries'}`;
+  const throttledNow = waiting && wait.throttle;
+  const last = errorRecord(wait.error);
+  return {
+    ...base,
+    outcome: 'failed',
+    // a try under way when the run ended was an attempt, though it never came to an end
+    attempts: wait.attempts + (waiting ? 0 : 1),
+    throttled: wait.throttled,
+    error: throttledNow
+      ? { ...last, message: `still throttled when the run ended, after ${tries}: ${last.message}` }
+      : { message: `the run ended during try ${wait.attempt + 1}, after ${tries}` },
+    durationMs: Math.round(performance.now() - started),
+  };
 }

@@ -64,6 +64,17 @@ export async function eventually<T>(
   }
 }
 
+/** The most of `times` (milliseconds, in order) inside any one-second window. */
+export function busiestSecond(times: readonly number[]): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
 /** Sleeps until `ms` past the next whole second, so a test starts well clear of a per-second tick. */
 export async function untilMsIntoSecond(ms: number): Promise<Date> {
   const now = Date.now();

@@ -340,8 +340,10 @@ describe('resume', () => {
     const run = await harness.run(policy('resume', waiting), 'act');
 
     expect(run.summary.outcome).toBe('succeeded');
-    const throttled = [ws(0), ws(1)].filter((w) => targetOf(run.summary, w).attempts === 2);
+    const throttled = [ws(0), ws(1)].filter((w) => targetOf(run.summary, w).throttled === 1);
     expect(throttled).toHaveLength(1);
+    // a throttle is not a failed attempt: both targets spent one
+    for (const w of [ws(0), ws(1)]) expect(targetOf(run.summary, w).attempts).toBe(1);
     const slow = throttled[0] as Workspace;
     const calls = callsOn(run, slow, 'resumeWorkspace');
     expect(calls.map((r) => r.status)).toEqual([429, 200]);

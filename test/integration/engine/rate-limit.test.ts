@@ -3,7 +3,7 @@ import { ApiClient } from '../../../src/api/index.js';
 import { RedisRateLimiter } from '../../../src/queue/rate-limiter.js';
 import { createRedis } from '../../../src/queue/redis.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
-import { useEngineHarness } from '../../helpers/engine.js';
+import { busiestSecond, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 4, workspacesPerWorkgroup: 10 });
 
@@ -48,17 +48,6 @@ function limitedClient(redisUrl: string, prefix: string, apiUrl: string): ApiCli
     await redis.quit();
   });
   return api;
-}
-
-/** The most calls the simulator answered inside any one-second window. */
-function busiestSecond(times: readonly number[]): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < times.length; end++) {
-    while ((times[end] as number) - (times[start] as number) >= 1000) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }
 
 describe('API rate limit shared through Redis', () => {

@@ -44,6 +44,17 @@ describe('a run summary for people', () => {
     const lines = formatSummary(summary).split('\n');
     expect(lines.slice(2, 4)).toEqual(['  could not list the fleet', `  ${message}`]);
   });
+
+  it("says what throttling cost: throttled tries beside each target's attempts, and their sum for the run", () => {
+    const summary = runSummary({ succeeded: 2 });
+    summary.targets = summary.targets.map((target, index) =>
+      index === 0 ? { ...target, throttled: 3 } : target,
+    );
+    const lines = formatSummary(summary).split('\n');
+    expect(lines[1]).toMatch(/; 3 throttled tries$/);
+    expect(lines.find((line) => line.startsWith('dev-core/ws0'))).toMatch(/ 1 \(\+3 throttled\) /);
+    expect(lines.find((line) => line.startsWith('dev-core/ws1'))).toMatch(/succeeded +1 /);
+  });
 });
 
 describe('the history table', () => {
