@@ -1,12 +1,86 @@
+import type { Command } from 'commander';
+import { formatProblem, type PolicyProblem } from '../policy/index.js';
+
 /**
  * Exit codes every command follows: 0 success, 1 the job or run failed, 2 bad usage or invalid
  * policy, 3 the run succeeded but reported findings (so an audit can gate a CI pipeline).
  */
 export const EXIT = { ok: 0, failed: 1, usage: 2, findings: 3 } as const;
 
+/**
+ * What kind of usage error, for scripts reading `--json` output: `invalid-policy` (with
+ * `problems`), `unknown-job` (with a `suggestion` when one is close), `no-policy` (no policy to
+ * check a name against), `usage` (anything else).
+ */
+export type UsageErrorCode = 'usage' | 'invalid-policy' | 'unknown-job' | 'no-policy';
+
+export interface UsageErrorDetails {
+  readonly code?: UsageErrorCode;
+  /** Every problem of an invalid policy, each printed as `file:line:col: message`. */
+  readonly problems?: readonly PolicyProblem[];
+  /** The name the input was most likely meant to be. */
+  readonly suggestion?: string;
+}
+
+/** What a command given `--json` prints on stdout for a usage error. */
+export interface UsageErrorJson {
+  readonly error: UsageErrorCode;
+  readonly message: string;
+  readonly problems?: readonly PolicyProblem[];
+  readonly suggestion?: string;
+}
+
 /** Thrown by a command for bad usage; printed without a stack and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
+  readonly code: UsageErrorCode;
+  readonly problems: readonly PolicyProblem[] | undefined;
+  readonly suggestion: string | undefined;
+
+  constructor(message: string, details: UsageErrorDetails = {}) {
+    super(message);
+    this.code = details.code ?? 'usage';
+    this.problems = details.problems;
+    this.suggestion = details.suggestion;
+  }
+
+  toJSON(): UsageErrorJson {
+    return {
+      error: this.code,
+      message: this.message,
+      ...(this.problems
+        ? { problems: this.problems.map(({ file, line, col, message }) => ({ file, line, col, message })) }
+        : {}),
+      ...(this.suggestion === undefined ? {} : { suggestion: this.suggestion }),
+    };
+  }
+}
+
+/** What a person reads for a usage error: every problem as `file:line:col: message`, else the message. */
+export function formatUsageError(error: UsageError): string {
+  if (error.problems && error.problems.length > 0) return `${error.problems.map(formatProblem).join('\n')}\n`;
+  return `nightshift: ${error.message}\n`;
+}
+
+/**
+ * Wraps a command's action so a usage error is reported where it is raised, exit 2: with `--json`
+ * as a JSON object on stdout (which holds nothing else) and for people on stderr as well, so a
+ * script's `jq` gets an object and whoever watches the terminal still reads why.
+ */
+export function reportingUsageErrors<Args extends unknown[]>(
+  action: (...args: Args) => Promise<void>,
+): (...args: Args) => Promise<void> {
+  return async (...args) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      const command = args.at(-1) as Command;
+      if (command.opts().json === true) process.stdout.write(`${JSON.stringify(error.toJSON(), null, 2)}\n`);
+      process.stderr.write(formatUsageError(error));
+      process.exitCode = EXIT.usage;
+    }
+  };
 }
 
 /** Thrown by a command when its job or run failed with nothing better to print; exits 1. */

@@ -1,15 +1,15 @@
 import { actionRegistry } from '../../jobs/index.js';
 import {
   type ActionRegistry,
-  formatProblem,
   loadPolicyFile,
   type Policy,
   type PolicyEnv,
   PolicyError,
   type PolicyJob,
+  type PolicyProblem,
 } from '../policy/index.js';
 import type { Suspension } from '../queue/suspensions.js';
-import { EXIT } from './exit.js';
+import { EXIT, formatUsageError, UsageError } from './exit.js';
 
 /**
  * What the policy commands touch outside themselves, so tests can fix the clock and capture output.
@@ -45,16 +45,44 @@ export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): P
   };
 }
 
-/** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */
-export async function loadOrReport(file: string, deps: PolicyCommandDeps): Promise<Policy | undefined> {
+/** Loads a policy, or throws a UsageError (`invalid-policy`) carrying every problem. */
+export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise<Policy> {
   try {
     return await loadPolicyFile(file, { registry: deps.registry, env: deps.env });
   } catch (error) {
     if (!(error instanceof PolicyError)) throw error;
-    deps.stderr(`${error.problems.map(formatProblem).join('\n')}\n`);
+    throw invalidPolicy(error.problems);
+  }
+}
+
+/** The usage error for a policy with problems. */
+export function invalidPolicy(problems: readonly PolicyProblem[]): UsageError {
+  const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
+  return new UsageError(`invalid policy (${count})`, { code: 'invalid-policy', problems });
+}
+
+/** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */
+export async function loadOrReport(file: string, deps: PolicyCommandDeps): Promise<Policy | undefined> {
+  try {
+    return await loadPolicy(file, deps);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    deps.stderr(formatUsageError(error));
     deps.setExitCode(EXIT.usage);
     return undefined;
   }
+}
+
+/** `suspended since <when> by <who>: <why>`, each part only when known. */
+export function describeSuspension(record: Suspension): string {
+  return [
+    `suspended since ${record.since}`,
+    record.by && `by ${record.by}`,
+    record.reason && `: ${record.reason}`,
+  ]
+    .filter(Boolean)
+    .join(' ')
+    .replace(' :', ':');
 }
 
 /** `dev`, `inline(dev-*)`, or `-` for an action that takes no target. */

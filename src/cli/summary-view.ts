@@ -51,6 +51,21 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
 }
 
 /**
+ * Why a run came out as it did, on one line for a table: the run's own reason (skipped, missed,
+ * refused, failed as a whole) or error, else for a run whose targets failed the first failure,
+ * named by its target, and how many more there are. Undefined when there is nothing to explain.
+ */
+export function runReason(summary: RunSummary): string | undefined {
+  if (summary.reason) return summary.reason;
+  if (summary.error) return summary.error.message;
+  const failed = summary.targets.filter((target) => target.outcome === 'failed');
+  const [first] = failed;
+  if (!first) return undefined;
+  const more = failed.length - 1;
+  return `${targetName(first)}: ${first.error?.message ?? first.reason ?? 'failed'}${more > 0 ? `; ${more} more target(s) failed` : ''}`;
+}
+
+/**
  * Names over ids where the record has them, keeping whatever the key adds past the workspace or
  * workgroup (a backup id, a database): two targets never read alike.
  */

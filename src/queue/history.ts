@@ -200,6 +200,17 @@ export class RunHistory {
     return found;
   }
 
+  /** The names of the jobs that have runs kept, sorted. */
+  async jobs(): Promise<string[]> {
+    const members = await this.#redis.zrange(this.#keys.history, 0, -1);
+    const names = new Set<string>();
+    for (const raw of members) {
+      const parsed = MemberSchema.safeParse(safeJson(raw));
+      if (parsed.success) names.add(parsed.data[0]);
+    }
+    return [...names].sort();
+  }
+
   /** How many runs are kept, for one job or all. */
   async count({ job }: { job?: string } = {}): Promise<number> {
     return this.#redis.zcard(job === undefined ? this.#keys.history : this.#keys.jobHistory(job));

@@ -29,6 +29,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     suspended: `${base}:suspended`,
     /** A policy file's text, by its sha256. */
     policy: (sha: string) => `${base}:policy:${sha}`,
+    /** Which policy the schedulers run: the sha a scheduler last loaded, when and where (JSON). */
+    currentPolicy: `${base}:policy-current`,
     /** The last tick the scheduler enqueued for a job. */
     lastTick: (job: string) => `${base}:tick:${job}`,
     /** Runs of a job currently executing. */

@@ -1,15 +1,31 @@
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 
 export interface PolicyStoreOptions {
   /** Key prefix. Default `nightshift`. */
   prefix?: string;
-  /** How long a policy is kept after its last `put`. Default 30 days. */
+  /** How long a policy (and the record of the one in force) is kept after its last write. Default 30 days. */
   ttlMs?: number;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+const CurrentRecordSchema = z.object({
+  sha: z.string().regex(/^[0-9a-f]{64}$/),
+  /** When a scheduler loaded it (ISO, UTC). */
+  loadedAt: z.iso.datetime(),
+  /** The host of that scheduler. */
+  host: z.string(),
+});
+
+/** The policy the schedulers run, as the last scheduler to load one recorded it. */
+export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
+  /** Its text, or undefined when it has expired from Redis. */
+  readonly text: string | undefined;
+}
 
 /**
  * Policy texts by content hash, so a run enqueued under one version of the policy file executes
@@ -42,5 +58,31 @@ export class PolicyStore {
   async get(sha: string): Promise<string | undefined> {
     const text = await this.#redis.get(this.#keys.policy(sha));
     return text !== null && sha256(text) === sha ? text : undefined;
+  }
+
+  /**
+   * Records `sha` (stored with `put`) as the policy the schedulers run, for commands that check
+   * a job name against it (`suspend`). Several schedulers share one record: the last to load a
+   * policy wins, which is the one in force whenever they all run the same file.
+   */
+  async setCurrent(
+    sha: string,
+    { at = new Date(), host = hostname() }: { at?: Date; host?: string } = {},
+  ): Promise<void> {
+    const record: z.infer<typeof CurrentRecordSchema> = { sha, loadedAt: at.toISOString(), host };
+    await this.#redis.set(this.#keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs);
+  }
+
+  /** The policy a scheduler last recorded with `setCurrent`, or undefined when none has (or the record is unreadable). */
+  async current(): Promise<CurrentPolicy | undefined> {
+    const raw = await this.#redis.get(this.#keys.currentPolicy);
+    if (raw === null) return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {}
+    const parsed = CurrentRecordSchema.safeParse(value);
+    if (!parsed.success) return undefined;
+    return { ...parsed.data, text: await this.get(parsed.data.sha) };
   }
 }

@@ -113,6 +113,7 @@ export class Scheduler {
 
   async #load(policy: Policy, text: string): Promise<void> {
     const sha = await this.#options.policies.put(text);
+    await this.#options.policies.setCurrent(sha, { at: new Date(this.#now()) });
     const now = new Date(this.#now());
     const entries = new Map<string, Scheduled>();
     for (const job of policy.jobs) {

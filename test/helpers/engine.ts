@@ -270,6 +270,10 @@ export interface CliProcess {
   child: ChildProcess;
   /** stdout and stderr so far. */
   output(): string;
+  /** stdout alone so far (what `--json` prints). */
+  stdout(): string;
+  /** stderr alone so far. */
+  stderr(): string;
   /** Resolves with the exit code (or signal) once the process has exited. */
   exited: Promise<number | NodeJS.Signals | null>;
   /** Sends `signal` unless the process has already exited, and waits for it to exit. */
@@ -307,11 +311,15 @@ export function startCli(
     detached: ownGroup,
   });
   let text = '';
+  let stdout = '';
+  let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     text += chunk.toString();
+    stdout += chunk.toString();
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     text += chunk.toString();
+    stderr += chunk.toString();
   });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal));
@@ -319,6 +327,8 @@ export function startCli(
   return {
     child,
     output: () => text,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     stop: async (signal) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

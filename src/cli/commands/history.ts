@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { RunSummary } from '../../runs/index.js';
 import { outcomeStyle, painterFor } from '../color.js';
-import { cliLogger, redisRuntime } from '../runtime.js';
+import { reportingUsageErrors } from '../exit.js';
+import { policyInForce, unknownName } from '../policy-in-force.js';
+import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
+import { runReason } from '../summary-view.js';
 import { alignColumns, type Cell, styled } from '../table.js';
 
 function positiveInt(text: string): number {
@@ -34,19 +37,53 @@ export function requestIdsCell(run: RunSummary): string {
   return `${ids.slice(0, SHOWN_REQUEST_IDS).join(',')}${more > 0 ? ` +${more}` : ''}`;
 }
 
+/**
+ * Why `--job <name>` found no runs, to print instead of an empty table: a job of the policy in
+ * force that has no runs kept. A name in no policy with no runs is a UsageError (exit 2) naming the
+ * closest job that has runs or is in the policy.
+ */
+async function explainNoRuns(runtime: RedisRuntime, job: string, file: string | undefined): Promise<string> {
+  const policy = await policyInForce(runtime.policies, file, runtime.prefix);
+  if (policy.known && policy.names.has(job))
+    return `no runs of "${job}" kept: it is a job of ${policy.source} that has not run, or whose runs aged out of the history`;
+  throw unknownName(job, policy, {
+    lead: `no runs of "${job}" kept, and `,
+    candidates: [...(await runtime.history.jobs()), ...(policy.known ? policy.names : [])],
+  });
+}
+
+interface HistoryFlags {
+  job?: string;
+  policy?: string;
+  limit: number;
+  json?: boolean;
+}
+
 export function registerHistoryCommand(program: Command): void {
   program
     .command('history')
-    .description('recent runs with outcome, duration, target counts and request IDs (from Redis)')
+    .description(
+      'recent runs with outcome, duration, target counts, request IDs and why a run failed (from Redis)',
+    )
     .option('--job <name>', 'only this job')
+    .option(
+      '--policy <file>',
+      'with --job: tell a job from a typo by this policy file, not the one the schedulers run',
+    )
     .option('--limit <n>', 'most runs to show', positiveInt, 20)
-    .option('--json', 'print the run summaries as a JSON array, newest first')
+    .option(
+      '--json',
+      'print the run summaries as a JSON array, newest first; bad usage as { "error", "message", … }',
+    )
     .addHelpText(
       'after',
       [
         '',
         'TARGETS reads succeeded✓ skipped- failed✗ /total. REQUEST IDS shows those of failed targets first,',
-        'then the first others, and how many more (--json has them all). Reads REDIS_URL (default redis://127.0.0.1:6379).',
+        'then the first others, and how many more (--json has them all). REASON says why a run was skipped,',
+        'missed or failed: its own reason, or its first failed target and what went wrong there.',
+        'With --job, a job of the policy in force without runs kept prints a line saying so (exit 0); a name',
+        'in no policy with no runs exits 2 naming the closest job. Reads REDIS_URL (default redis://127.0.0.1:6379).',
         '',
         'Examples:',
         '  nightshift history',
@@ -54,33 +91,55 @@ export function registerHistoryCommand(program: Command): void {
         '  nightshift history --json | jq -r \'.[] | select(.outcome != "succeeded") | .runId\'',
       ].join('\n'),
     )
-    .action(async (flags: { job?: string; limit: number; json?: boolean }) => {
-      const runtime = redisRuntime(cliLogger('stderr'), 'history', { oneShot: true });
-      try {
-        const runs = await runtime.history.list({ job: flags.job, limit: flags.limit });
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
-          return;
+    .action(
+      reportingUsageErrors(async (flags: HistoryFlags) => {
+        const runtime = redisRuntime(cliLogger('stderr'), 'history', { oneShot: true });
+        try {
+          const runs = await runtime.history.list({ job: flags.job, limit: flags.limit });
+          const none =
+            flags.job !== undefined && runs.length === 0
+              ? await explainNoRuns(runtime, flags.job, flags.policy)
+              : undefined;
+          if (flags.json) {
+            process.stdout.write(`${JSON.stringify(runs, null, 2)}\n`);
+            if (none) process.stderr.write(`${none}\n`);
+            return;
+          }
+          if (none) {
+            process.stdout.write(`${none}\n`);
+            return;
+          }
+          const rows: Cell[][] = [
+            [
+              'FINISHED',
+              'JOB',
+              'OUTCOME',
+              'TRIGGER',
+              'TARGETS',
+              'DURATION',
+              'REQUEST IDS',
+              'RUN ID',
+              'REASON',
+            ],
+          ];
+          for (const run of runs) {
+            const c = run.counts;
+            rows.push([
+              run.finishedAt ?? '-',
+              run.job,
+              styled(run.outcome, outcomeStyle(run.outcome)),
+              run.trigger,
+              c.total > 0 ? `${c.succeeded}✓ ${c.skipped}- ${c.failed}✗ /${c.total}` : '-',
+              run.durationMs === undefined ? '-' : `${run.durationMs} ms`,
+              requestIdsCell(run),
+              run.runId,
+              runReason(run) ?? '',
+            ]);
+          }
+          process.stdout.write(`${alignColumns(rows, painterFor(process.stdout))}\n`);
+        } finally {
+          await runtime.close();
         }
-        const rows: Cell[][] = [
-          ['FINISHED', 'JOB', 'OUTCOME', 'TRIGGER', 'TARGETS', 'DURATION', 'REQUEST IDS', 'RUN ID / REASON'],
-        ];
-        for (const run of runs) {
-          const c = run.counts;
-          rows.push([
-            run.finishedAt ?? '-',
-            run.job,
-            styled(run.outcome, outcomeStyle(run.outcome)),
-            run.trigger,
-            c.total > 0 ? `${c.succeeded}✓ ${c.skipped}- ${c.failed}✗ /${c.total}` : '-',
-            run.durationMs === undefined ? '-' : `${run.durationMs} ms`,
-            requestIdsCell(run),
-            run.reason ? `${run.runId} ${run.reason}` : run.runId,
-          ]);
-        }
-        process.stdout.write(`${alignColumns(rows, painterFor(process.stdout))}\n`);
-      } finally {
-        await runtime.close();
-      }
-    });
+      }),
+    );
 }

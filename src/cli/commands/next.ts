@@ -8,7 +8,7 @@ import {
   type PolicyJob,
 } from '../../policy/index.js';
 import type { Suspension } from '../../queue/suspensions.js';
-import { loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
+import { describeSuspension, loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 
 const MAX_COUNT = 1000;
@@ -86,17 +86,6 @@ async function readSuspensions(
     );
     return undefined;
   }
-}
-
-function describeSuspension(record: Suspension): string {
-  return [
-    `suspended since ${record.since}`,
-    record.by && `by ${record.by}`,
-    record.reason && `: ${record.reason}`,
-  ]
-    .filter(Boolean)
-    .join(' ')
-    .replace(' :', ':');
 }
 
 export function registerNextCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {

@@ -1,15 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { didYouMean, type Policy, type PolicyJob } from '../../policy/index.js';
+import type { Policy, PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
+import type { Suspension } from '../../queue/suspensions.js';
 import type { RunSummary } from '../../runs/index.js';
 import { painterFor } from '../color.js';
-import { EXIT, RunFailedError, UsageError } from '../exit.js';
+import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
-import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { unknownName } from '../policy-in-force.js';
+import { describeSuspension, loadPolicy, policyCommandDeps } from '../policy-io.js';
 import { jobProgress, ProgressDisplay, progressMode } from '../progress.js';
-import { cliLogger, redisRuntime } from '../runtime.js';
+import { cliLogger, redisRuntime, redisSuspensions } from '../runtime.js';
 import { formatSummary } from '../summary-view.js';
 
 interface RunFlags {
@@ -22,11 +24,30 @@ interface RunFlags {
 export function findJob(policy: Policy, name: string): PolicyJob {
   const job = policy.jobs.find((candidate) => candidate.name === name);
   if (job) return job;
-  const names = policy.jobs.map((candidate) => candidate.name);
-  const suggestion = didYouMean(name, names);
-  throw new UsageError(
-    `no job "${name}" in ${policy.file}${suggestion ? `; did you mean "${suggestion}"?` : ''}`,
+  const names = new Set(policy.jobs.map((candidate) => candidate.name));
+  throw unknownName(name, { known: true, names, source: policy.file });
+}
+
+/**
+ * A suspension stops a job's schedule, not an operator: the run goes ahead, as the worker lets
+ * manual runs through, but whoever started it is told who suspended the job, when and why.
+ */
+function noteSuspended(job: string, suspension: Suspension): void {
+  process.stderr.write(
+    `note: job "${job}" is ${describeSuspension(suspension)}. A suspension stops its schedule, not a manual run: this run goes ahead ("nightshift unsuspend ${job}" restarts the schedule)\n`,
   );
+}
+
+/** The job's suspension for a run in this process, which needs no Redis: none without REDIS_URL, a warning if Redis cannot be read. */
+async function inlineSuspension(job: string): Promise<Suspension | undefined> {
+  try {
+    return (await redisSuspensions())?.get(job);
+  } catch (error) {
+    process.stderr.write(
+      `warning: could not read suspensions from Redis (${(error as Error).message}); running "${job}" without knowing whether it is suspended\n`,
+    );
+    return undefined;
+  }
 }
 
 async function runInline(
@@ -37,6 +58,8 @@ async function runInline(
 ): Promise<RunSummary> {
   const runner = inlineRunner([job]);
   try {
+    const suspension = await inlineSuspension(job.name);
+    if (suspension) noteSuspended(job.name, suspension);
     return await runner.run(policy, job, dryRun, (done, total) => progress.update(done, total));
   } finally {
     await runner.close();
@@ -56,6 +79,8 @@ async function runQueued(
   const log = cliLogger('stderr');
   const runtime = redisRuntime(log, 'run', { oneShot: true });
   try {
+    const suspension = await runtime.suspensions.get(job.name);
+    if (suspension) noteSuspended(job.name, suspension);
     const text = await readFile(file, 'utf8');
     const policySha = await runtime.policies.put(text);
     const runId = manualRunId(job.name);
@@ -113,7 +138,10 @@ export function registerRunCommand(program: Command): void {
     .description('run one job of the policy now and wait for its summary')
     .option('--inline', 'run in this process, without Redis (same action code)')
     .option('--dry-run', 'plan only: read-only calls, change nothing')
-    .option('--json', 'print the run summary as JSON (stdout holds nothing else)')
+    .option(
+      '--json',
+      'print the run summary as JSON (stdout holds nothing else); bad usage as { "error", "message", … }',
+    )
     .option('-q, --quiet', 'no progress display on stderr')
     .addHelpText(
       'after',
@@ -122,7 +150,10 @@ export function registerRunCommand(program: Command): void {
         'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running.',
         'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
         'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
-        'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage,',
+        'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',
+        'a note on stderr says since when, by whom and why.',
+        'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage or an',
+        'invalid policy (with --json a JSON object on stdout: { "error", "message", "problems"?, "suggestion"? }),',
         '3 the run succeeded and reported findings (audits).',
         '',
         'Examples:',
@@ -131,30 +162,31 @@ export function registerRunCommand(program: Command): void {
         '  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --quiet',
       ].join('\n'),
     )
-    .action(async (file: string, name: string, flags: RunFlags) => {
-      const policy = await loadOrReport(file, policyCommandDeps());
-      if (!policy) return;
-      const job = findJob(policy, name);
-      const dryRun = flags.dryRun === true || job.dryRun;
-      const progress = new ProgressDisplay({
-        mode: progressMode(process.stderr, { quiet: flags.quiet }),
-        stream: process.stderr,
-      });
-      let summary: RunSummary;
-      try {
-        summary = flags.inline
-          ? await runInline(policy, job, dryRun, progress)
-          : await runQueued(file, job, dryRun, progress);
-        // polling can miss the last report: the summary accounts for every target
-        progress.update(summary.counts.total, summary.counts.total);
-      } finally {
-        progress.finish();
-      }
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify(summary, null, 2)}\n`
-          : formatSummary(summary, { painter: painterFor(process.stdout) }),
-      );
-      process.exitCode = runExitCode(summary);
-    });
+    .action(
+      reportingUsageErrors(async (file: string, name: string, flags: RunFlags) => {
+        const policy = await loadPolicy(file, policyCommandDeps());
+        const job = findJob(policy, name);
+        const dryRun = flags.dryRun === true || job.dryRun;
+        const progress = new ProgressDisplay({
+          mode: progressMode(process.stderr, { quiet: flags.quiet }),
+          stream: process.stderr,
+        });
+        let summary: RunSummary;
+        try {
+          summary = flags.inline
+            ? await runInline(policy, job, dryRun, progress)
+            : await runQueued(file, job, dryRun, progress);
+          // polling can miss the last report: the summary accounts for every target
+          progress.update(summary.counts.total, summary.counts.total);
+        } finally {
+          progress.finish();
+        }
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify(summary, null, 2)}\n`
+            : formatSummary(summary, { painter: painterFor(process.stdout) }),
+        );
+        process.exitCode = runExitCode(summary);
+      }),
+    );
 }

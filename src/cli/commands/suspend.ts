@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { reportingUsageErrors, UsageError } from '../exit.js';
+import { checkSuspendable, policyInForce, unknownName } from '../policy-in-force.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 
 /** What `suspend --json` and `unsuspend --json` print: the job's state now, and whether this call changed it. */
@@ -18,6 +20,19 @@ function report(result: SuspendResult, json: boolean | undefined): void {
   else process.stdout.write(changed ? `unsuspended ${job}\n` : `${job} was not suspended\n`);
 }
 
+interface SuspendFlags {
+  reason?: string;
+  by?: string;
+  policy?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+const POLICY_OPTION = [
+  '--policy <file>',
+  'check the name against this policy file instead of the one the schedulers run',
+] as const;
+
 export function registerSuspendCommands(program: Command): void {
   program
     .command('suspend <job>')
@@ -26,52 +41,95 @@ export function registerSuspendCommands(program: Command): void {
     )
     .option('--reason <text>', 'why, shown in history and next')
     .option('--by <name>', 'who suspended it (default: $USER)')
-    .option('--json', 'print { "job", "suspended", "changed" }')
+    .option(...POLICY_OPTION)
+    .option('--force', 'suspend a name no policy has (yet): a job about to be deployed')
+    .option('--json', 'print { "job", "suspended", "changed" }; a usage error as { "error", "message", … }')
     .addHelpText(
       'after',
       [
         '',
+        'The job must be in the policy the schedulers run (the one a scheduler last loaded, recorded in Redis),',
+        'or in the file given with --policy; the variables the policy reads need not be set here. An unknown name',
+        'exits 2 naming the closest job, and so does any name when no scheduler has run on this Redis yet;',
+        '--force suspends it anyway, for a job about to be deployed.',
         'Exit code 0 whether or not the job was already suspended ("changed" tells them apart).',
         '',
         'Examples:',
         '  nightshift suspend nightly-pause --reason "release freeze" --by alice',
         '  REDIS_URL=redis://127.0.0.1:6379 nightshift suspend nightly-pause --json',
+        '  nightshift suspend weekly-drill --policy config/policy.yaml --force   # before deploying it',
       ].join('\n'),
     )
-    .action(async (job: string, flags: { reason?: string; by?: string; json?: boolean }) => {
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
-      try {
-        const changed = await runtime.suspensions.suspend(job, {
-          reason: flags.reason,
-          by: flags.by ?? process.env.USER,
-        });
-        report({ job, suspended: true, changed }, flags.json);
-      } finally {
-        await runtime.close();
-      }
-    });
+    .action(
+      reportingUsageErrors(async (job: string, flags: SuspendFlags) => {
+        const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+        try {
+          const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
+          if (!flags.force) {
+            if (!policy.known)
+              throw new UsageError(
+                `cannot check that "${job}" is a job: ${policy.why}; pass --policy FILE to check it against a policy file, or --force to suspend it unchecked`,
+                { code: 'no-policy' },
+              );
+            checkSuspendable(job, policy, ' (--force suspends it anyway)');
+          } else if (!policy.known) {
+            process.stderr.write(
+              `warning: "${job}" not checked against any policy (${policy.why}); suspended anyway\n`,
+            );
+          } else if (!policy.names.has(job)) {
+            process.stderr.write(
+              `warning: no job or window "${job}" in ${policy.source}; suspended anyway (--force)\n`,
+            );
+          }
+          const changed = await runtime.suspensions.suspend(job, {
+            reason: flags.reason,
+            by: flags.by ?? process.env.USER,
+          });
+          report({ job, suspended: true, changed }, flags.json);
+        } finally {
+          await runtime.close();
+        }
+      }),
+    );
   program
     .command('unsuspend <job>')
     .description("restart a suspended job's schedule")
-    .option('--json', 'print { "job", "suspended", "changed" }')
+    .option(...POLICY_OPTION)
+    .option('--json', 'print { "job", "suspended", "changed" }; a usage error as { "error", "message", … }')
     .addHelpText(
       'after',
       [
         '',
-        'Exit code 0 whether or not the job was suspended ("changed" tells them apart).',
+        'A suspended name is always unsuspended, also one the policy no longer has. A name that is not',
+        'suspended exits 0 if it is a job of the policy the schedulers run (or of --policy FILE), else 2 with',
+        'the closest suspended job or job named.',
         '',
         'Examples:',
         '  nightshift unsuspend nightly-pause',
         '  nightshift unsuspend nightly-pause --json',
       ].join('\n'),
     )
-    .action(async (job: string, flags: { json?: boolean }) => {
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
-      try {
-        const changed = await runtime.suspensions.unsuspend(job);
-        report({ job, suspended: false, changed }, flags.json);
-      } finally {
-        await runtime.close();
-      }
-    });
+    .action(
+      reportingUsageErrors(async (job: string, flags: { policy?: string; json?: boolean }) => {
+        const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+        try {
+          if (await runtime.suspensions.unsuspend(job)) {
+            report({ job, suspended: false, changed: true }, flags.json);
+            return;
+          }
+          const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
+          if (!policy.known || !policy.names.has(job)) {
+            const suspended = [...(await runtime.suspensions.all()).keys()];
+            throw unknownName(job, policy, {
+              lead: `"${job}" is not suspended, and `,
+              candidates: [...suspended, ...(policy.known ? policy.names : [])],
+              hint: ` (suspended: ${suspended.length > 0 ? suspended.join(', ') : 'none'})`,
+            });
+          }
+          report({ job, suspended: false, changed: false }, flags.json);
+        } finally {
+          await runtime.close();
+        }
+      }),
+    );
 }

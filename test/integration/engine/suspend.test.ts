@@ -114,7 +114,10 @@ jobs:
 `,
     );
     const env = { REDIS_URL: harness.server.url, NIGHTSHIFT_REDIS_PREFIX: engine.prefix };
-    const suspend = startCli(['suspend', 'nightly', '--reason', 'change freeze', '--by', 'ops'], env);
+    const suspend = startCli(
+      ['suspend', 'nightly', '--policy', file, '--reason', 'change freeze', '--by', 'ops'],
+      env,
+    );
     expect(await suspend.exited).toBe(0);
 
     const next = startCli(['next', file, '--count', '1'], env);

@@ -61,10 +61,15 @@ describe('--help with examples', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'demo',
+        'drift',
         'history',
+        'hold',
+        'holds',
         'next',
         'plan',
+        'release',
         'run',
+        'savings',
         'schema',
         'scheduler',
         'sim',

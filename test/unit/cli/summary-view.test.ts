@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestIdsCell } from '../../../src/cli/commands/history.js';
-import { formatSummary } from '../../../src/cli/summary-view.js';
+import { formatSummary, runReason } from '../../../src/cli/summary-view.js';
 import { runSummary } from '../../helpers/summaries.js';
 
 describe('a run summary for people', () => {
@@ -64,5 +64,22 @@ describe('the history table', () => {
     // runSummary gives succeeded target i the request ID req-i, failed target i req-(100 + i)
     expect(requestIdsCell(summary)).toBe('req-100,req-list +3');
     expect(requestIdsCell(runSummary({ succeeded: 0, failed: 0 }))).toBe('-');
+  });
+
+  it("gives a failed run's reason: its own, else its first failed target's error and how many more failed", () => {
+    expect(runReason(runSummary({ succeeded: 1, failed: 3 }))).toBe(
+      'dev-core/ws100: Internal-Error: boom; 2 more target(s) failed',
+    );
+    expect(runReason(runSummary({ succeeded: 0, failed: 1 }))).toBe('dev-core/ws100: Internal-Error: boom');
+    const refused = runSummary({
+      succeeded: 0,
+      outcome: 'failed',
+      reason: 'refused: 40 targets exceed maxTargets (10)',
+    });
+    expect(runReason(refused)).toBe('refused: 40 targets exceed maxTargets (10)');
+    const unlisted = runSummary({ succeeded: 0, outcome: 'failed' });
+    unlisted.error = { message: 'listWorkgroups GET /controller/v4/v2/workgroups → 401 Unauthorized' };
+    expect(runReason(unlisted)).toBe('listWorkgroups GET /controller/v4/v2/workgroups → 401 Unauthorized');
+    expect(runReason(runSummary({ succeeded: 2 }))).toBeUndefined();
   });
 });

@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import { didYouMean, type PolicyEnv } from '../policy/index.js';
+import { readYaml } from '../policy/yaml-source.js';
+import type { PolicyStore } from '../queue/policy-store.js';
+import { UsageError } from './exit.js';
+import { invalidPolicy } from './policy-io.js';
+
+/** A policy a command checks a job name against. */
+export interface KnownPolicy {
+  readonly known: true;
+  /** What `suspendableNames` read from it. */
+  readonly names: ReadonlySet<string>;
+  /** How a message names it: the file, or the policy the schedulers run with its sha, when and where it was loaded. */
+  readonly source: string;
+}
+
+/** No policy to check against, and why (to finish a sentence). */
+export interface NoPolicy {
+  readonly known: false;
+  readonly why: string;
+}
+
+/**
+ * Every `${VAR}` reads as empty: only names are read, and the variables are the workers'. This
+ * CLI may lack them, and never reads (so can never print) the values of those it has.
+ */
+const NO_VARIABLES: PolicyEnv = new Proxy<PolicyEnv>({}, { get: () => '' });
+
+function isMap(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The names a policy text defines that can be suspended and run: its jobs and windows. Read from the YAML
+ * alone, without checking the rest of the policy or interpolating anything, so a policy that needs
+ * variables this process lacks still answers. Throws a UsageError (`invalid-policy`) only when the
+ * text is no YAML at all.
+ */
+export function suspendableNames(text: string, file: string): ReadonlySet<string> {
+  const source = readYaml(text, file, NO_VARIABLES);
+  if (source.value === undefined) throw invalidPolicy(source.problems);
+  const root = isMap(source.value) ? source.value : {};
+  return new Set([
+    ...(isMap(root.jobs) ? Object.keys(root.jobs) : []),
+    ...(isMap(root.windows) ? Object.keys(root.windows) : []),
+  ]);
+}
+
+/**
+ * The policy given as `--policy FILE`, else the one the schedulers run (the one a scheduler last
+ * loaded, recorded in Redis), else why there is none.
+ */
+export async function policyInForce(
+  store: PolicyStore,
+  file: string | undefined,
+  redisPrefix: string,
+): Promise<KnownPolicy | NoPolicy> {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw invalidPolicy([
+        { file, line: 1, col: 1, message: `cannot read the policy file: ${(error as Error).message}` },
+      ]);
+    }
+    return { known: true, names: suspendableNames(text, file), source: file };
+  }
+  const current = await store.current();
+  if (!current)
+    return {
+      known: false,
+      why: `no scheduler has recorded the policy it runs in this Redis under prefix "${redisPrefix}"`,
+    };
+  const source = `the policy the schedulers run (sha ${current.sha.slice(0, 12)}, loaded ${current.loadedAt} on ${current.host})`;
+  if (current.text === undefined) return { known: false, why: `${source} has expired from Redis` };
+  return { known: true, names: suspendableNames(current.text, `policy ${current.sha.slice(0, 12)}`), source };
+}
+
+/**
+ * The usage error for a name that `policy` does not have (or that no known policy can vouch for):
+ * `<lead>no job or window "<name>" in <source>; did you mean "<closest of candidates>"?<hint>`. Exit 2, code
+ * `unknown-job`, or `no-policy` when no policy is known.
+ */
+export function unknownName(
+  name: string,
+  policy: KnownPolicy | NoPolicy,
+  {
+    lead = '',
+    candidates = policy.known ? policy.names : [],
+    hint = '',
+  }: { lead?: string; candidates?: Iterable<string>; hint?: string } = {},
+): UsageError {
+  const where = policy.known
+    ? `no job or window "${name}" in ${policy.source}`
+    : `no policy tells whether "${name}" is a job or window (${policy.why}; --policy FILE names one)`;
+  const suggestion = didYouMean(name, candidates);
+  return new UsageError(
+    `${lead}${where}${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`}${hint}`,
+    { code: policy.known ? 'unknown-job' : 'no-policy', suggestion },
+  );
+}
+
+/** Throws `unknownName` unless `name` is one of `policy.names`; `hint` ends the message (what else to do). */
+export function checkSuspendable(name: string, policy: KnownPolicy, hint = ''): void {
+  if (!policy.names.has(name)) throw unknownName(name, policy, { hint });
+}
