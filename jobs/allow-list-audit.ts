@@ -191,15 +191,14 @@ export function failOnReason(findings: readonly Finding[], failOn: Severity | un
 }
 
 /**
- * Audits every target workgroup and returns the findings reported. Findings are reported only
- * once a workgroup's audit is complete, so a retried attempt never reports them twice.
+ * Audits every target workgroup. Findings are reported only once a workgroup's audit is
+ * complete, so a retried attempt never reports them twice.
  */
 async function auditWorkgroups(
   ctx: ActionContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
-): Promise<Finding[]> {
-  const reported: Finding[] = [];
+): Promise<void> {
   await ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
     const { result: entries } = await ctx.api.listAllowedIps(wg.workgroupId, { signal: step.signal });
     const enforced = isEnforced(wg.workgroup);
@@ -213,25 +212,24 @@ async function auditWorkgroups(
       }
     }
     for (const finding of findings) ctx.finding(finding);
-    reported.push(...findings);
     return done({ entries: entries.length, findings: findings.length, enforced });
   });
-  return reported;
 }
 
 /**
  * Audits, then fails the run when its findings reach `failOn`: failed rather than partial, since
  * partial means some targets were not done, and a violation must page whoever gets failures.
- * A dry run judges the same way, so a plan shows the run would fail. Workgroups audited by an
- * earlier delivery of the run (before a worker died) are not stepped again, so their findings,
- * kept with their checkpoints, are not seen here.
+ * A dry run judges the same way, so a plan shows the run would fail. The verdict goes by every
+ * finding of the run, those of workgroups an earlier delivery audited (before a worker died)
+ * included.
  */
 async function audit(
   ctx: ActionContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
 ) {
-  const reason = failOnReason(await auditWorkgroups(ctx, rules, done), rules.failOn);
+  await auditWorkgroups(ctx, rules, done);
+  const reason = failOnReason(ctx.findings(), rules.failOn);
   if (reason !== undefined) ctx.markRun('failed', reason);
 }
 

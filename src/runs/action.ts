@@ -69,6 +69,12 @@ export interface ActionContext {
     step: (item: T, context: StepContext) => Promise<StepResult>,
   ): Promise<void>;
   finding(finding: Finding): void;
+  /**
+   * Every finding of the run so far: the run's own and those of every finished target, including
+   * targets finished by an earlier delivery of the run (kept with their checkpoints), so a verdict
+   * on findings (an audit's `failOn`) sees all of them after a takeover.
+   */
+  findings(): readonly Finding[];
   evidence(record: Record<string, unknown>): void;
   /**
    * Makes the run end at least `outcome` (partial, or failed) with `reason`, whatever its targets

@@ -237,6 +237,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           step,
         ),
       finding: (finding) => (callScope.getStore()?.findings ?? findings).push(finding),
+      findings: () => [...findings, ...[...records.values()].flatMap((record) => record.findings ?? [])],
       evidence: (record) => {
         evidence = { ...evidence, ...record };
       },

@@ -39,6 +39,8 @@ export interface RunJobOptions {
   pollIntervalMs?: number;
   /** The bearer token the client sends; `null` configures none. Default: the simulator's. */
   bearerToken?: string | null;
+  /** Where the run keeps its checkpoints: one holding records plays an earlier delivery's. Default: empty. */
+  checkpoints?: MemoryCheckpointStore;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function runJob(
       {
         api,
         actions,
-        checkpoints: new MemoryCheckpointStore(),
+        checkpoints: options.checkpoints ?? new MemoryCheckpointStore(),
         log,
         signal: new AbortController().signal,
         pollIntervalMs: options.pollIntervalMs ?? 50,

@@ -7,6 +7,7 @@ import { actionRegistry } from '../../../jobs/index.js';
 import { Notifier, RedisNotificationMemory, type RunPayload } from '../../../src/notify/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 import type { RunSummary } from '../../../src/runs/index.js';
+import { MemoryCheckpointStore } from '../../../src/runs/index.js';
 import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
 import { assertBuilt, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
@@ -156,6 +157,24 @@ describe('allow-list-audit against the simulator', () => {
     });
     expect(run.summary.findings).toHaveLength(16);
     expect(mutatingCalls(run)).toEqual([]);
+  });
+
+  it('a run taken over after its worker died judges failOn on the findings of workgroups the dead worker audited too', async () => {
+    const first = await harness.run(policy(`${RULES}      failOn: critical\n`), 'audit');
+    const prodCore = first.summary.targets.find((t) => t.workgroupName === 'prod-core');
+    if (!prodCore) throw new Error('no prod-core target');
+    const critical = first.summary.findings.filter(
+      (f) => f.subject.startsWith('prod-core') && f.severity === 'critical',
+    );
+    expect(critical.length).toBeGreaterThan(0);
+    // an earlier delivery audited prod-core (its critical findings kept with its checkpoint) and died
+    const checkpoints = new MemoryCheckpointStore();
+    await checkpoints.save('audit@test', { ...prodCore, findings: critical });
+    const resumed = await harness.run(policy(`${RULES}      failOn: critical\n`), 'audit', { checkpoints });
+    expect(resumed.requests.filter((r) => r.path.includes(`/${prodCore.workgroupId}/`))).toEqual([]);
+    expect(resumed.summary.outcome).toBe('failed');
+    // every critical finding counts, the checkpointed workgroup's too
+    expect(resumed.summary.reason).toBe(first.summary.reason);
   });
 
   it('judges failOn by the severities the policy sets, and a run below failOn succeeds as before', async () => {
