@@ -28,11 +28,24 @@ export const reconcileWindow: Action<typeof params> = {
 
   async plan(ctx) {
     const decision = await decide(ctx);
-    await ctx.forEachTarget(
-      reported(decision),
-      (d) => workspaceRef(d.ws),
-      async (d) => plannedStep(d),
-    );
+    if (ctx.ownership && ctx.windowStates) {
+      await ctx.forEachTarget(
+        reported(decision),
+        (d) => workspaceRef(d.ws),
+        async (d) => plannedStep(d),
+      );
+    } else {
+      // without Redis neither who paused what nor whether this period's edge was applied is known
+      const unknown = decision.decisions.filter(
+        (d) => d.act || d.drift || d.conflict || unsureResume(ctx, decision, d),
+      );
+      await ctx.forEachTarget(
+        unknown,
+        (d) => workspaceRef(d.ws),
+        async (d) => plannedWithoutRedis(ctx, decision, d),
+      );
+      ctx.evidence({ ledger: 'unknown without Redis (REDIS_URL): ownership and the period already applied' });
+    }
     ctx.evidence({ window: evidence(decision, undefined) });
   },
 
@@ -106,6 +119,27 @@ async function decide(ctx: ActionContext): Promise<WindowDecision> {
 /** The workspaces a reconciliation keeps a record of: those it acts on or leaves different. */
 function reported(decision: WindowDecision): WorkspaceDecision[] {
   return decision.decisions.filter((d) => d.act !== undefined || d.drift || d.conflict !== undefined);
+}
+
+/** In uptime with `resume: owned`, a Stopped workspace the window may have paused: only the ledger knows. */
+function unsureResume(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): boolean {
+  return decision.up && ctx.job.window?.resume === 'owned' && d.actual === 'Stopped' && !d.hold;
+}
+
+const WITHOUT_REDIS =
+  'unknown without Redis (set REDIS_URL: the ownership ledger and window state are there)';
+
+function plannedWithoutRedis(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): StepResult {
+  if (d.hold || d.conflict) return plannedStep(d);
+  const edge = decision.up ? 'uptime' : 'off period';
+  if (d.act)
+    return {
+      outcome: 'planned',
+      reason: `would ${d.act} it if this ${edge}'s start has not been applied yet, or left it to do; ${WITHOUT_REDIS}`,
+    };
+  if (unsureResume(ctx, decision, d))
+    return { outcome: 'planned', reason: `would resume it if ${ctx.job.name} paused it; ${WITHOUT_REDIS}` };
+  return plannedStep(d);
 }
 
 function plannedStep(d: WorkspaceDecision): StepResult {

@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriftRow } from '../../../src/cli/fleet-report.js';
+import type { Hold, RunSummary } from '../../../src/runs/index.js';
+import type { SavingsReport } from '../../../src/runs/savings.js';
+import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
+import { workspaceStatusFields } from '../../../src/sim/status.js';
+import { assertBuilt, type Engine, startCli, useEngineHarness } from '../../helpers/engine.js';
+
+/**
+ * The commands of windows, run as a user runs them: drift, plan, hold, holds, release and
+ * savings, against a private Redis and the simulator.
+ */
+
+const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 3 });
+
+/** Uptime is an hour starting three hours from now (UTC): now is outside it, whenever the test runs. */
+function offHoursPolicy(): string {
+  const start = new Date(Date.now() + 3 * 3_600_000);
+  const hh = String(start.getUTCHours()).padStart(2, '0');
+  const end = String((start.getUTCHours() + 1) % 24).padStart(2, '0');
+  return `version: 1
+pricing: { currency: EUR, default: 0.5 }
+windows:
+  office:
+    target: { workgroups: ["*"] }
+    uptime: "Mon-Sun ${hh}:00-${end === '00' ? '24' : end}:00"
+    timezone: UTC
+`;
+}
+
+let dir: string;
+let file: string;
+beforeAll(() => {
+  assertBuilt('src/cli/commands/drift.ts', 'src/cli/commands/hold.ts', 'src/cli/fleet-report.ts');
+  dir = mkdtempSync(join(tmpdir(), 'nightshift-windows-cli-'));
+  file = join(dir, 'policy.yaml');
+  writeFileSync(file, offHoursPolicy());
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(engine: Engine, ...args: string[]) {
+  const process = startCli(args, {
+    REDIS_URL: harness.server.url,
+    NIGHTSHIFT_REDIS_PREFIX: engine.prefix,
+    NIGHTSHIFT_API_URL: harness.sim.url,
+    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+    NIGHTSHIFT_LOG_LEVEL: 'silent',
+  });
+  const code = await process.exited;
+  return { code, stdout: process.stdout(), stderr: process.stderr() };
+}
+
+describe('drift and plan of a window', () => {
+  it('drift lists every workspace with what its window wants, exits 3 while they run in off hours and 0 once paused', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('drift-cli');
+    const before = await cli(engine, 'drift', file, '--json');
+    expect(before.code, before.stderr).toBe(3);
+    const rows = JSON.parse(before.stdout) as DriftRow[];
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatchObject({
+      window: 'office',
+      desired: 'Stopped',
+      actual: 'Active',
+      drift: true,
+      owner: null,
+      hold: null,
+    });
+    const table = await cli(engine, 'drift', file);
+    expect(table.stdout).toMatch(/^WINDOW +WORKSPACE +DESIRED +ACTUAL +DRIFT +OWNER +HOLD +WHY$/m);
+    expect(table.stdout).toContain('3 of 3 workspace(s) differ');
+
+    const plan = await cli(engine, 'plan', file, '--json');
+    expect(plan.code, plan.stderr).toBe(0);
+    const [planned] = JSON.parse(plan.stdout) as RunSummary[];
+    expect(planned?.counts).toMatchObject({ planned: 3 });
+    expect(planned?.targets[0]?.reason).toBe('would pause: outside uptime: pausing');
+
+    const run = await cli(engine, 'run', file, 'office', '--inline', '--json', '--quiet');
+    expect(run.code, run.stderr).toBe(0);
+    for (const ws of harness.sim.state.workspaces) Object.assign(ws, workspaceStatusFields('Stopped'));
+    const after = await cli(engine, 'drift', file, '--json');
+    expect(after.code, after.stderr).toBe(0);
+    expect((JSON.parse(after.stdout) as DriftRow[]).map((row) => [row.drift, row.owner?.name])).toEqual(
+      Array(3).fill([false, 'office']),
+    );
+  });
+
+  it('plan without REDIS_URL says what it cannot know, and changes nothing', async () => {
+    harness.sim.reset();
+    const plan = startCli(['plan', file, '--json'], {
+      REDIS_URL: '',
+      NIGHTSHIFT_API_URL: harness.sim.url,
+      NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_LOG_LEVEL: 'silent',
+    });
+    expect(await plan.exited, plan.stderr()).toBe(0);
+    const [planned] = JSON.parse(plan.stdout()) as RunSummary[];
+    expect(planned?.targets[0]?.reason).toMatch(
+      /^would pause it if this off period's start has not been applied yet, or left it to do; unknown without Redis/,
+    );
+    expect(harness.sim.state.workspaces.every((ws) => ws.status === 'Active')).toBe(true);
+  });
+});
+
+describe('holds from the command line', () => {
+  it('hold, holds and release: placed with who and why, listed, released; the log keeps all three', async () => {
+    const engine = harness.engine('holds-cli');
+    const placed = await cli(
+      engine,
+      'hold',
+      'dev-*/*',
+      '--state',
+      'active',
+      '--for',
+      '2h',
+      '--reason',
+      'customer demo',
+      '--by',
+      'ana',
+      '--json',
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const hold = JSON.parse(placed.stdout) as Hold;
+    expect(hold).toMatchObject({ pattern: 'dev-*/*', state: 'active', reason: 'customer demo', by: 'ana' });
+    expect(Date.parse(hold.until) - Date.parse(hold.createdAt)).toBe(2 * 3_600_000);
+
+    const listed = await cli(engine, 'holds');
+    expect(listed.stdout).toMatch(
+      /^WORKSPACES +STATE +UNTIL +BY +SINCE +REASON\ndev-\*\/\* +active +\S+ +ana +\S+ +customer demo$/m,
+    );
+
+    const released = await cli(engine, 'release', 'dev-*/*', '--by', 'bo');
+    expect(released.stdout).toBe(`released dev-*/* held active until ${hold.until} by ana: customer demo\n`);
+    expect((await cli(engine, 'holds')).stdout).toBe('no holds\n');
+    const log = JSON.parse((await cli(engine, 'holds', '--log', '--json')).stdout) as {
+      event: string;
+      by?: string;
+    }[];
+    expect(log.map((event) => [event.event, event.by])).toEqual([
+      ['released', 'bo'],
+      ['held', undefined],
+    ]);
+  });
+
+  it.each([
+    [
+      ['hold', 'dev-alpha', '--state', 'active', '--for', '2h', '--reason', 'x'],
+      'expected <workgroup>/<workspace>',
+    ],
+    [['hold', 'a/b', '--state', 'up', '--for', '2h', '--reason', 'x'], 'Allowed choices are active, stopped'],
+    [
+      ['hold', 'a/b', '--state', 'active', '--reason', 'x'],
+      'give exactly one of --for <duration> and --until <instant>',
+    ],
+    [['hold', 'a/b', '--state', 'active', '--for', '2h'], "required option '--reason <text>' not specified"],
+    [
+      ['hold', 'a/b', '--state', 'active', '--until', '2020-01-01T00:00:00Z', '--reason', 'x'],
+      'is in the past',
+    ],
+    [
+      ['hold', 'a/b', '--state', 'active', '--for', '2 hours', '--reason', 'x'],
+      'expected a duration like 90m, 2h or 3d',
+    ],
+    [['release', 'a/b'], 'no hold on "a/b" (no holds in force)'],
+  ])('refuses %j with exit 2 and says why', async (args, message) => {
+    const engine = harness.engine('holds-cli-bad');
+    const result = await cli(engine, ...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe('savings from the command line', () => {
+  it('prints the owned paused hours and estimated cost per workspace, as JSON with the fields documented', async () => {
+    const engine = harness.engine('savings-cli');
+    const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+    await engine.state.ledger.put({
+      key: 'wg/ws1',
+      workgroupId: 'wg',
+      workspaceId: 'ws1',
+      workgroupName: 'dev-alpha',
+      workspaceName: 'kg',
+      owner: 'office',
+      ownerKind: 'window',
+      runId: 'office@1',
+      state: 'confirmed',
+      intendedAt: ago(10),
+      pausedAt: ago(10),
+      pricePerHour: 1.2,
+      currency: 'EUR',
+    });
+    await engine.state.ledger.end('wg/ws1', 'resumed', new Date(Date.now() - 4 * 3_600_000));
+    const json = await cli(engine, 'savings', '--since', '7d', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as SavingsReport;
+    expect(Object.keys(report)).toEqual([
+      'since',
+      'until',
+      'currency',
+      'totalPausedHours',
+      'totalEstimatedCost',
+      'workspaces',
+    ]);
+    expect(report).toMatchObject({ currency: 'EUR', totalPausedHours: 6, totalEstimatedCost: 7.2 });
+    expect(report.workspaces).toEqual([
+      {
+        workgroup: 'dev-alpha',
+        workspace: 'kg',
+        workgroupId: 'wg',
+        workspaceId: 'ws1',
+        pausedHours: 6,
+        estimatedCost: 7.2,
+      },
+    ]);
+    const table = await cli(engine, 'savings');
+    expect(table.stdout).toContain('6.00 hours paused by nightshift');
+    expect(table.stdout).toContain('estimated cost avoided: 7.20 EUR');
+    expect((await cli(engine, 'savings', '--since', 'last week')).code).toBe(2);
+  });
+});
