@@ -40,6 +40,7 @@ export const POLICY_ENV: Readonly<Record<string, string>> = {
   SECURITY_WEBHOOK: 'https://hooks.example.com/security/chaos-sec-beef',
   DRILL_BACKUP_ID: 'bk-chaos-c0ffee',
   DEMO_BACKUP_ID: 'bk-chaos-decade',
+  DEMO_UPTIME: 'Mon-Sun 00:01-00:02, Mon-Sun 00:03-00:04',
 };
 
 /** The policy files corruptions start from, by path relative to the repository. */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
 import { createLogger, type Logger } from '../../log/logger.js';
-import { parseDuration } from '../../policy/index.js';
+import { parseDuration, WINDOW_ACTION } from '../../policy/index.js';
 import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../redis/local-server.js';
 import type { RunSummary } from '../../runs/index.js';
 import {
@@ -17,8 +17,18 @@ import {
   startSimulator,
 } from '../../sim/index.js';
 import { EXIT, UsageError } from '../exit.js';
+import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
-import { exitOnceIdle, logLevel, type RedisRuntime, redisRuntime, untilSignal } from '../runtime.js';
+import { loadPolicy, policyCommandDeps } from '../policy-io.js';
+import {
+  actionApiClient,
+  apiSettings,
+  exitOnceIdle,
+  logLevel,
+  type RedisRuntime,
+  redisRuntime,
+  untilSignal,
+} from '../runtime.js';
 import { alignColumns } from '../table.js';
 import { packageRoot } from '../version.js';
 import { startSchedulerRole } from './scheduler.js';
@@ -44,6 +54,20 @@ function parseFleet(text: string): Fleet {
   const match = /^(\d+)x(\d+)$/.exec(text);
   if (!match) throw new InvalidArgumentError('expected WORKGROUPSxWORKSPACES, e.g. 20x5');
   return { workgroups: Number(match[1]), workspacesPerWorkgroup: Number(match[2]) };
+}
+
+/**
+ * The demo window's uptime: up on odd minutes, down on even ones, so a working day passes every two
+ * minutes (uptime is written in whole minutes; a real policy says "Mon-Fri 07:30-19:30").
+ */
+export function oddMinutesUptime(): string {
+  const ranges: string[] = [];
+  for (let minute = 1; minute < 1440; minute += 2) {
+    const at = (m: number) =>
+      `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+    ranges.push(`Mon-Sun ${at(minute)}-${at(minute + 1)}`);
+  }
+  return ranges.join(', ');
 }
 
 function clock(at: Date = new Date()): string {
@@ -144,7 +168,9 @@ async function showDemo(
     NIGHTSHIFT_POLL_INTERVAL_MS: '500',
     NIGHTSHIFT_SHUTDOWN_GRACE_MS: '15000',
     DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
+    DEMO_UPTIME: oddMinutesUptime(),
   });
+  const demoStart = new Date();
   const log = createLogger({ level, destination: pino.destination({ dest: logFile, sync: false }) });
   const runtime = redisRuntime(log, 'demo');
   const started = await startRoles(runtime, log, settings).catch(async (error: unknown) => {
@@ -154,7 +180,7 @@ async function showDemo(
   const { ops, stopWorker, stopScheduler } = started;
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out('nightshift demo: a whole day every minute on a simulated fleet; nothing to configure');
+  out('nightshift demo: a working day every two minutes on a simulated fleet; nothing to configure');
   out(
     alignColumns([
       ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
@@ -162,7 +188,10 @@ async function showDemo(
       ['  policy', DEMO_POLICY],
       ['  dashboard', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
       ['  logs', logFile],
-      ['  schedule', 'evening pause :05, morning resume :20, restore drill :35, allow-list audit :50'],
+      [
+        '  schedule',
+        'window office-hours: up on odd minutes, paused on even ones (reconciled every 10 s); restore drill :35, allow-list audit :50',
+      ],
       ['  stop', flags.duration ? `after ${Math.round(flags.duration / 1000)} s` : 'Ctrl-C'],
     ]),
   );
@@ -176,7 +205,9 @@ async function showDemo(
       if (seen.has(run.runId)) continue;
       seen.add(run.runId);
       finished.push(run);
-      out(describeRun(run));
+      // a window's reconciliations that found nothing to do are not news
+      if (run.counts.total > 0 || run.action !== WINDOW_ACTION || run.outcome !== 'succeeded')
+        out(describeRun(run));
     }
   };
   const stopped = flags.duration ? sleep(flags.duration).then(() => 'duration') : untilSignal();
@@ -198,6 +229,9 @@ async function showDemo(
   await stopScheduler();
   await stopWorker();
   await report();
+  const fleet = await fleetReport(runtime, demoStart).catch((error: unknown) => [
+    `  drift and savings not read: ${(error as Error).message}`,
+  ]);
   await ops.close();
   await runtime.close();
   exitOnceIdle();
@@ -220,7 +254,29 @@ async function showDemo(
   out(
     `  ${finished.length} runs, ${failed.length} failed or partial, ${findings} findings; logs in ${logFile}`,
   );
+  for (const line of fleet) out(line);
   process.exitCode = failed.length > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** The end of the demo's summary: what `nightshift drift` and `nightshift savings` would say now. */
+async function fleetReport(runtime: RedisRuntime, since: Date): Promise<string[]> {
+  const policy = await loadPolicy(DEMO_POLICY, policyCommandDeps());
+  const api = actionApiClient(apiSettings(), createLogger({ level: 'silent' }));
+  try {
+    const now = new Date();
+    const rows = await driftRows(policy, api, runtime.state, now);
+    const report = await savingsSince(runtime.state.ledger, since, now);
+    const cost =
+      report.totalEstimatedCost === null
+        ? 'not priced'
+        : `${report.totalEstimatedCost.toFixed(2)} ${report.currency}`;
+    return [
+      `  drift: ${rows.filter(drifting).length} of ${rows.length} workspace(s) under windows differ from their desired state (nightshift drift config/demo.yaml)`,
+      `  savings: ${report.totalPausedHours.toFixed(2)} hours paused by nightshift across ${report.workspaces.length} workspace(s), estimated cost avoided ${cost} (nightshift savings)`,
+    ];
+  } finally {
+    await api.close();
+  }
 }
 
 export function registerDemoCommand(program: Command): void {

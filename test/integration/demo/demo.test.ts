@@ -16,12 +16,13 @@ function listening(url: string): Promise<boolean> {
   });
 }
 
-const JOBS = ['evening-pause', 'morning-resume', 'restore-drill', 'allow-list-audit'];
+const JOBS = ['restore-drill', 'allow-list-audit'];
 
-describe('npm run demo -- --duration 60s', () => {
-  it('starts its own Redis and simulator, runs each job of the one-minute day once, and exits 0 with a summary', async () => {
+describe('npm run demo -- --duration 75s', () => {
+  it('starts its own Redis and simulator, reconciles the window through an off period, runs each job, and exits 0 with drift and savings', async () => {
     assertBuilt('src/cli/commands/demo.ts');
-    const demo = startCli(['demo', '--duration', '60s'], {
+    // 75 s hold at least one even minute, when the window pauses the non-production workspaces
+    const demo = startCli(['demo', '--duration', '75s'], {
       REDIS_URL: '',
       NIGHTSHIFT_REDIS_PREFIX: '',
       NO_COLOR: '1',
@@ -33,9 +34,20 @@ describe('npm run demo -- --duration 60s', () => {
     expect(output).toMatch(/dashboard +http:\/\/127\.0\.0\.1:\d+\/ui/);
     expect(output).toMatch(/fleet: \d+ Active/);
     const summary = output.slice(output.indexOf('\nsummary'));
-    for (const job of JOBS) expect(summary, job).toMatch(new RegExp(`\\n  ${job} +1 +succeeded\\n`));
-    expect(summary).toMatch(/4 runs, 0 failed or partial, \d+ findings/);
-  }, 120_000);
+    for (const job of [...JOBS, 'office-hours'])
+      expect(summary, job).toMatch(new RegExp(`\\n  ${job} +\\d+ +succeeded(, succeeded)*\\n`));
+    expect(summary).toMatch(/\d+ runs, 0 failed or partial, \d+ findings/);
+    // the window paused: a line of its run that acted, and owned hours to show for it
+    expect(output).toMatch(/ office-hours +succeeded +\d+ targets, \d+ done/);
+    expect(summary).toMatch(/\n {2}drift: \d+ of \d+ workspace\(s\) under windows differ/);
+    const savings =
+      /\n {2}savings: (\d+\.\d\d) hours paused by nightshift across (\d+) workspace\(s\), estimated cost avoided (\d+\.\d\d) EUR/.exec(
+        summary,
+      );
+    expect(savings, summary).not.toBeNull();
+    expect(Number(savings?.[1])).toBeGreaterThan(0);
+    expect(Number(savings?.[2])).toBeGreaterThan(0);
+  }, 150_000);
 });
 
 describe('npm run demo, stopped or refused', () => {

@@ -22,6 +22,7 @@ const env = {
   SECURITY_WEBHOOK: 'https://hooks.example.com/security',
   DRILL_BACKUP_ID: 'bk-0000',
   DEMO_BACKUP_ID: 'bk-0001',
+  DEMO_UPTIME: 'Mon-Sun 00:01-00:02, Mon-Sun 00:03-00:04',
 };
 
 describe('config examples', () => {

@@ -24,6 +24,7 @@ const ENV = {
   SECURITY_WEBHOOK: 'https://hooks.example.com/security',
   DRILL_BACKUP_ID: 'bk-0000',
   DEMO_BACKUP_ID: 'bk-0001',
+  DEMO_UPTIME: 'Mon-Sun 00:01-00:02, Mon-Sun 00:03-00:04',
   TOKEN: 't0ken',
 };
 const LIMITS = { maxAliasExpansions: MAX_ALIAS_EXPANSIONS, maxDepth: MAX_DEPTH };
