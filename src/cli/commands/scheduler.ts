@@ -12,8 +12,10 @@ import {
   cliLogger,
   envNumber,
   exitOnceIdle,
+  exitWithin,
   type RedisRuntime,
   redisRuntime,
+  SHUTDOWN_LIMIT_MS,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
@@ -40,16 +42,18 @@ export async function startSchedulerRole(
   await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
   await scheduler.start();
   let wasDown = false;
-  runtime.redis.on('error', () => {
+  const onError = () => {
     wasDown = true;
-  });
-  runtime.redis.on('ready', () => {
+  };
+  const onReady = () => {
     if (!wasDown) return;
     wasDown = false;
     scheduler
       .catchUp()
       .catch((error: unknown) => log.error({ err: error }, 'catch-up after reconnect failed'));
-  });
+  };
+  runtime.redis.on('error', onError);
+  runtime.redis.on('ready', onReady);
   const stopWatching = watchPolicy(file, async (next) => {
     try {
       await scheduler.load(parsePolicy(next, file, { registry: actionRegistry, env: process.env }), next);
@@ -64,6 +68,9 @@ export async function startSchedulerRole(
   log.info({ jobs: scheduler.upcoming() }, 'scheduler started');
   return async () => {
     stopWatching();
+    // Redis coming back while the process stops must not start a catch-up behind the stop
+    runtime.redis.off('error', onError);
+    runtime.redis.off('ready', onReady);
     await scheduler.stop();
   };
 }
@@ -106,6 +113,7 @@ export function registerSchedulerCommand(program: Command): void {
       );
       policyLoaded = stop !== undefined;
       const signal = await signalled;
+      exitWithin(SHUTDOWN_LIMIT_MS, log);
       log.info(
         { signal },
         stop ? 'scheduler stopping' : 'scheduler stopping before it started (Redis unreachable?)',

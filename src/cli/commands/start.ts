@@ -5,12 +5,13 @@ import {
   apiSettings,
   cliLogger,
   exitOnceIdle,
+  exitWithin,
   redisRuntime,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
 import { startSchedulerRole } from './scheduler.js';
-import { startWorkerRole } from './worker.js';
+import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -43,9 +44,10 @@ export function registerStartCommand(program: Command): void {
       );
       policyLoaded = stopScheduler !== undefined;
       const signal = await signalled;
+      exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
-      await stopScheduler?.();
-      await stopWorker();
+      // side by side: the scheduler's wait for a batch of ticks must not add to the worker's grace
+      await Promise.all([stopScheduler?.(), stopWorker()]);
       await server.close();
       await runtime.close();
       exitOnceIdle();
