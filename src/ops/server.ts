@@ -47,6 +47,8 @@ export interface OpsServerOptions {
 export interface OpsServer {
   /** `http://host:port`, with the port actually bound. */
   url: string;
+  /** The port actually bound. */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -227,6 +229,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const bound = (app.server.address() as AddressInfo).port;
   return {
     url: `http://${urlHost(host)}:${bound}`,
+    port: bound,
     close: async () => {
       await app.close();
     },

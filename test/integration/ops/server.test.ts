@@ -414,13 +414,16 @@ describe('the token', () => {
 });
 
 describe('settings from the environment', () => {
-  it('defaults to 127.0.0.1:9464 without a token; 0 is a free port; off turns the server off', () => {
-    expect(opsSettings({})).toEqual({ host: '127.0.0.1', port: 9464, token: undefined });
-    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '0' })).toMatchObject({ port: 0 });
+  it('defaults to 127.0.0.1:9464 (or the next free port to 9473) without a token; 0 is a free port; off turns the server off', () => {
+    expect(opsSettings({})).toEqual({ host: '127.0.0.1', port: 9464, fallbackPorts: 9, token: undefined });
+    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '0' })).toMatchObject({ port: 0, fallbackPorts: 0 });
+    // set explicitly, even to the default: no other port will do
+    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '9464' })).toMatchObject({ port: 9464, fallbackPorts: 0 });
     expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: 'off' })).toBeUndefined();
     expect(opsSettings({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0', NIGHTSHIFT_UI_TOKEN: TOKEN })).toEqual({
       host: '0.0.0.0',
       port: 9464,
+      fallbackPorts: 9,
       token: TOKEN,
     });
   });
