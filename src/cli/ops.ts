@@ -107,7 +107,7 @@ export async function startOpsRole(
     log.info('ops server off (NIGHTSHIFT_HTTP_PORT=off)');
     return OFF;
   }
-  const metrics = new Metrics({ queue: runtime.queue, log });
+  const metrics = new Metrics({ queue: runtime.queue, history: runtime.history, log });
   const last = settings.port + settings.fallbackPorts;
   let server: Awaited<ReturnType<typeof startOpsServer>> | undefined;
   for (let port = settings.port; !server; port += 1) {

@@ -21,6 +21,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     history: `${base}:history`,
     /** Sorted set of one job's recorded runs. */
     jobHistory: (job: string) => `${base}:history:job:${job}`,
+    /**
+     * Hash of when the newest run of each job with each outcome finished: `["<job>","<outcome>"]`
+     * (JSON) → epoch ms. What the last-run metrics read at each scrape.
+     */
+    lastRuns: `${base}:last-runs`,
     /** A run's summary (JSON string). */
     run: (runId: string) => `${base}:run:${runId}`,
     /** Hash of a run's finished targets (its checkpoint). */

@@ -44,7 +44,9 @@ afterEach(async () => {
   await redis?.stop();
   redis = undefined;
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 function env(url: string, prefix: string): Record<string, string> {
   return {
