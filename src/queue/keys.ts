@@ -42,6 +42,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     runLock: (job: string) => `${base}:lock:${job}`,
     /** A shared token bucket. */
     rateLimit: (name: string) => `${base}:rate:${name}`,
+    /**
+     * Claimed by the first scheduler to tell the sinks about a policy edit rejected (or fixed),
+     * so replicas watching the same file send one notice, not one each.
+     */
+    policyNotice: (event: string, sha: string) => `${base}:policy-notice:${event}:${sha}`,
     /** What one notification sink was last told about one job (JSON string). */
     notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
   };

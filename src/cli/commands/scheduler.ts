@@ -1,14 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
+import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
+import type { Policy, PolicyProblem } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
-  actionRegistry,
   cliLogger,
   envNumber,
   exitOnceIdle,
@@ -20,12 +21,27 @@ import {
   untilSignal,
 } from '../runtime.js';
 
+export interface SchedulerRoleOptions {
+  /** Reports the policy in force and rejected reloads for /metrics. Default: none. */
+  metrics?: Metrics | undefined;
+  /** The policy's state, for /readyz. Default: one of the role's own. */
+  status?: PolicyStatus;
+  /**
+   * Problems with jobs this process could not run, refused like an invalid edit on reload:
+   * `start` (which runs them) passes `bearerTokenProblems` when it has no bearer token. Default: none.
+   */
+  check?: ((policy: Policy) => PolicyProblem[]) | undefined;
+}
+
+/** How long a stopping scheduler waits for policy notifications being sent. */
+const NOTICE_GRACE_MS = 2_000;
+
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
 export async function startSchedulerRole(
   file: string,
   runtime: RedisRuntime,
   log: Logger,
-  { metrics }: { metrics?: Metrics | undefined } = {},
+  { metrics, status, check }: SchedulerRoleOptions = {},
 ): Promise<() => Promise<void>> {
   const scheduler = new Scheduler({
     redis: runtime.redis,
@@ -38,8 +54,21 @@ export async function startSchedulerRole(
     leadMs: envNumber('NIGHTSHIFT_SCHEDULE_LEAD_MS', 2000),
     onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });
-  const text = await readFile(file, 'utf8');
-  await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
+  // policy notices only: run notifications are the workers'
+  const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
+  const reloader = new PolicyReloader({
+    file,
+    scheduler,
+    status: status ?? new PolicyStatus(file),
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    notifier,
+    metrics,
+    log,
+    env: process.env,
+    check,
+  });
+  await reloader.load(await readFile(file, 'utf8'));
   await scheduler.start();
   let wasDown = false;
   const onError = () => {
@@ -54,24 +83,15 @@ export async function startSchedulerRole(
   };
   runtime.redis.on('error', onError);
   runtime.redis.on('ready', onReady);
-  const stopWatching = watchPolicy(file, async (next) => {
-    try {
-      await scheduler.load(parsePolicy(next, file, { registry: actionRegistry, env: process.env }), next);
-    } catch (error) {
-      if (!(error instanceof PolicyError)) throw error;
-      log.error(
-        { problems: error.problems.map(formatProblem) },
-        'new policy is invalid; keeping the last good one',
-      );
-    }
-  });
+  const stopWatching = watchPolicy(file, (next) => reloader.reload(next));
   log.info({ jobs: scheduler.upcoming() }, 'scheduler started');
   return async () => {
     stopWatching();
     // Redis coming back while the process stops must not start a catch-up behind the stop
     runtime.redis.off('error', onError);
     runtime.redis.off('ready', onReady);
-    await scheduler.stop();
+    await Promise.all([scheduler.stop(), reloader.settle(NOTICE_GRACE_MS)]);
+    await notifier.close();
   };
 }
 
@@ -100,18 +120,17 @@ export function registerSchedulerCommand(program: Command): void {
       const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'scheduler' });
       const runtime = redisRuntime(log, 'scheduler');
-      let policyLoaded = false;
-      const server = await startOpsRole(ops, runtime, log, () => ({
-        policy: policyLoaded ? { ok: true } : { ok: false, reason: `${file} not loaded yet` },
-      })).catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
+      const status = new PolicyStatus(file);
+      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
+        async (error: unknown) => {
+          await runtime.close();
+          throw error;
+        },
+      );
       const stop = await unlessStopped(
-        startSchedulerRole(file, runtime, log, { metrics: server.metrics }),
+        startSchedulerRole(file, runtime, log, { metrics: server.metrics, status }),
         signalled,
       );
-      policyLoaded = stop !== undefined;
       const signal = await signalled;
       exitWithin(SHUTDOWN_LIMIT_MS, log);
       log.info(

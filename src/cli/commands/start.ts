@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { bearerTokenProblems, PolicyStatus } from '../policy-reload.js';
 import {
   apiSettings,
   cliLogger,
@@ -27,22 +28,26 @@ export function registerStartCommand(program: Command): void {
       const ops = opsSettings();
       const policy = await loadOrReport(file, policyCommandDeps());
       if (!policy) return;
-      apiSettings(policy.jobs);
+      const { bearerToken } = apiSettings(policy.jobs);
       const log = cliLogger('stdout');
       const runtime = redisRuntime(log, 'start');
-      let policyLoaded = false;
-      const server = await startOpsRole(ops, runtime, log, () => ({
-        policy: policyLoaded ? { ok: true } : { ok: false, reason: `${file} not loaded yet` },
-      })).catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
+      const status = new PolicyStatus(file);
+      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
+        async (error: unknown) => {
+          await runtime.close();
+          throw error;
+        },
+      );
       const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: server.metrics });
       const stopScheduler = await unlessStopped(
-        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), { metrics: server.metrics }),
+        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), {
+          metrics: server.metrics,
+          status,
+          // this process runs the jobs too: a reload adding one it could not run is refused
+          check: bearerToken ? undefined : bearerTokenProblems,
+        }),
         signalled,
       );
-      policyLoaded = stopScheduler !== undefined;
       const signal = await signalled;
       exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
