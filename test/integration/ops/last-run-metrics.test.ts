@@ -11,17 +11,9 @@ import { assertBuilt, captureLog, eventually, useEngineHarness } from '../../hel
 import { startTestRedis } from '../../helpers/redis.js';
 import { runSummary } from '../../helpers/summaries.js';
 import { parseExposition, sampleValue } from './exposition.js';
-import { killGroup, logLines, signalGroup, startService } from './service-group.js';
+import { IDLE_POLICY, killGroup, logLines, signalGroup, startService } from './service-group.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
-
-const POLICY = `version: 1
-jobs:
-  evening-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-`;
 
 let dir: string;
 beforeAll(() => {
@@ -138,12 +130,12 @@ describe('last-run timestamps from the run history', () => {
     const worker = startService(['worker'], env);
     let scheduler: ReturnType<typeof startService> | undefined;
     try {
-      const run = await engine.waitForRun(await engine.enqueue(POLICY, 'evening-pause'));
+      const run = await engine.waitForRun(await engine.enqueue(IDLE_POLICY, 'evening-pause'));
       expect(run.outcome).toBe('succeeded');
       expect((await signalGroup(worker, 'SIGTERM', 15_000)).exit).toBe(0);
 
       const file = join(dir, 'policy.yaml');
-      writeFileSync(file, POLICY);
+      writeFileSync(file, IDLE_POLICY);
       scheduler = startService(['scheduler', file], env);
       const listening = await eventually(
         'the ops server',

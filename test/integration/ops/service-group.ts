@@ -1,5 +1,14 @@
 import { type CliProcess, type LogLine, startCli } from '../../helpers/engine.js';
 
+/** A policy with one job that never fires while a test runs: a service with it just idles. */
+export const IDLE_POLICY = `version: 1
+jobs:
+  evening-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+`;
+
 /**
  * `nightshift <args>` as a shell or an orchestrator starts a service: leading a process group of
  * its own, so a signal or a kill reaches everything it started.

@@ -6,15 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPS_PORT } from '../../../src/ops/index.js';
 import { assertBuilt, type CliProcess, eventually, type LogLine } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
-import { killGroup, logLines, signalGroup, startService } from './service-group.js';
-
-const POLICY = `version: 1
-jobs:
-  evening-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-`;
+import { IDLE_POLICY, killGroup, logLines, signalGroup, startService } from './service-group.js';
 
 /** The ports a role with the default settings may take: 9464, then 9465 to 9473. */
 const DEFAULT_PORTS = Array.from({ length: 10 }, (_, index) => DEFAULT_OPS_PORT + index);
@@ -33,7 +25,7 @@ beforeAll(async () => {
   );
   redis = await startTestRedis();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-side-by-side-'));
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
+  writeFileSync(join(dir, 'policy.yaml'), IDLE_POLICY);
 });
 afterEach(async () => {
   for (const service of services.splice(0)) killGroup(service);
