@@ -18,14 +18,25 @@ import type { RedisRuntime } from './runtime.js';
 export interface OpsSettings {
   host: string;
   port: number;
+  /**
+   * How many ports after `port` to try when another process holds it: OPS_FALLBACK_PORTS for
+   * the default port, 0 for a port set explicitly (taken, it is fatal).
+   */
+  fallbackPorts: number;
   token: string | undefined;
 }
 
 /**
+ * Ports tried after the default 9464 when it is taken (9465 to 9473): roles run side by side on
+ * one host with defaults, each on the next free one, in the order they start.
+ */
+export const OPS_FALLBACK_PORTS = 9;
+
+/**
  * The ops server's settings: `NIGHTSHIFT_HTTP_HOST` (default 127.0.0.1), `NIGHTSHIFT_HTTP_PORT`
- * (default 9464; 0 for a free port; `off` for no server: undefined) and `NIGHTSHIFT_UI_TOKEN` or
- * `NIGHTSHIFT_UI_TOKEN_FILE`. A UsageError (exit 2) names the variable at fault, before anything
- * starts; a bind beyond loopback without a token is one.
+ * (default 9464, or the next free one up to 9473; 0 for a free port; `off` for no server:
+ * undefined) and `NIGHTSHIFT_UI_TOKEN` or `NIGHTSHIFT_UI_TOKEN_FILE`. A UsageError (exit 2) names
+ * the variable at fault, before anything starts; a bind beyond loopback without a token is one.
  */
 export function opsSettings(env: NodeJS.ProcessEnv = process.env): OpsSettings | undefined {
   const rawPort = env.NIGHTSHIFT_HTTP_PORT?.trim() ?? '';
@@ -44,7 +55,7 @@ export function opsSettings(env: NodeJS.ProcessEnv = process.env): OpsSettings |
       throw new UsageError(`NIGHTSHIFT_HTTP_HOST=${host}: ${error.message}`);
     throw error;
   }
-  return { host, port, token };
+  return { host, port, fallbackPorts: rawPort === '' ? OPS_FALLBACK_PORTS : 0, token };
 }
 
 function uiToken(env: NodeJS.ProcessEnv): string | undefined {
@@ -73,10 +84,19 @@ export interface OpsRole {
   close(): Promise<void>;
 }
 
+const OFF: OpsRole = { metrics: undefined, dashboard: undefined, close: async () => {} };
+
+/** Whether the server could not listen because another process holds the port. */
+function portTaken(error: OpsServerError): boolean {
+  return error.code === 'ERR_OPS_LISTEN' && (error.cause as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+}
+
 /**
  * Starts the ops server of a service process (`worker`, `start`) on its Redis runtime, and logs
- * where it listens (never the token). Fails with a UsageError when the address cannot be bound;
- * the caller closes the runtime.
+ * where it listens (never the token). The default port taken by another process (a second role
+ * on the host) is no reason to stop: the next free port up to `fallbackPorts` further serves,
+ * or none, and one warning says which and why. Fails with a UsageError when an address set
+ * explicitly cannot be bound; the caller closes the runtime.
  */
 export async function startOpsRole(
   settings: OpsSettings | undefined,
@@ -86,36 +106,55 @@ export async function startOpsRole(
 ): Promise<OpsRole> {
   if (!settings) {
     log.info('ops server off (NIGHTSHIFT_HTTP_PORT=off)');
-    return { metrics: undefined, dashboard: undefined, close: async () => {} };
+    return OFF;
   }
-  const metrics = new Metrics({ queue: runtime.queue, log });
+  const metrics = new Metrics({ queue: runtime.queue, history: runtime.history, log });
   registerFleetMetrics(metrics.registry, runtime.state, { log });
-  let server: Awaited<ReturnType<typeof startOpsServer>>;
-  try {
-    server = await startOpsServer({
-      ...settings,
-      redis: runtime.redis,
-      queue: runtime.queue,
-      metrics,
-      ready,
-      log,
-    });
-  } catch (error) {
-    if (!(error instanceof OpsServerError)) throw error;
-    throw new UsageError(
-      error.code === 'ERR_OPS_LISTEN'
-        ? `ops server: ${error.message}; set NIGHTSHIFT_HTTP_PORT to a free port, 0 for any, or off`
-        : `ops server: ${error.message}`,
-    );
+  const last = settings.port + settings.fallbackPorts;
+  let server: Awaited<ReturnType<typeof startOpsServer>> | undefined;
+  for (let port = settings.port; !server; port += 1) {
+    try {
+      server = await startOpsServer({
+        ...settings,
+        port,
+        redis: runtime.redis,
+        queue: runtime.queue,
+        metrics,
+        ready,
+        log,
+      });
+    } catch (error) {
+      if (!(error instanceof OpsServerError)) throw error;
+      if (portTaken(error) && port < last) continue;
+      if (portTaken(error) && settings.fallbackPorts > 0) {
+        log.warn(
+          { host: settings.host, ports: `${settings.port}-${last}` },
+          'ops server off: the default port and the next ones are taken by other processes; set NIGHTSHIFT_HTTP_PORT to choose one',
+        );
+        return OFF;
+      }
+      throw new UsageError(
+        error.code === 'ERR_OPS_LISTEN'
+          ? `ops server: ${error.message}; set NIGHTSHIFT_HTTP_PORT to a free port, 0 for any, or off`
+          : `ops server: ${error.message}`,
+      );
+    }
   }
-  // `address`, not `url`: the logger redacts every top-level `url` (they may hold credentials)
-  log.info(
-    {
-      address: server.url,
-      dashboard: `${server.url}${UI_PATH}`,
-      auth: settings.token ? 'token' : 'none',
-    },
-    'ops server listening',
-  );
-  return { metrics, dashboard: `${server.url}${UI_PATH}`, close: () => server.close() };
+  const listening = {
+    // `address`, not `url`: the logger redacts every top-level `url` (they may hold credentials)
+    address: server.url,
+    dashboard: `${server.url}${UI_PATH}`,
+    auth: settings.token ? 'token' : 'none',
+  };
+  if (settings.fallbackPorts > 0 && server.port !== settings.port)
+    log.warn(
+      {
+        ...listening,
+        fallback: `port ${settings.port} is taken by another process (a second role on this host?); NIGHTSHIFT_HTTP_PORT chooses the port`,
+      },
+      'ops server listening',
+    );
+  else log.info(listening, 'ops server listening');
+  const served = server;
+  return { metrics, dashboard: listening.dashboard, close: () => served.close() };
 }

@@ -9,10 +9,16 @@ export {
 } from './events.js';
 export {
   formatNotification,
+  formatPolicyNotice,
   jsonPayload,
   MAX_PAYLOAD_FINDINGS,
+  MAX_PAYLOAD_PROBLEMS,
   MAX_PAYLOAD_TARGETS,
   type Notification,
+  type PolicyNotice,
+  type PolicyPayload,
+  policyJsonPayload,
+  policySlackPayload,
   type RunPayload,
   type SlackMessage,
   slackPayload,

@@ -3,7 +3,7 @@ import { type Logger, silentLogger } from '../log/logger.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
 import type { RunSummary } from '../runs/index.js';
 import { runChange } from './events.js';
-import { formatNotification, type Notification } from './format.js';
+import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';
 import type { NotificationMemory } from './memory.js';
 import {
   type Delivery,
@@ -104,6 +104,33 @@ export class Notifier {
     );
   }
 
+  /**
+   * Tells the sinks of the policy in force about the policy itself, in parallel: a rejected edit
+   * goes to the sinks that listen to `failure`, the fix after it to those that listen to
+   * `recovered`, as for runs. Never throws; resolves with one report per sink told.
+   */
+  async notifyPolicy(notifications: NotificationSinks, notice: PolicyNotice): Promise<SinkReport[]> {
+    const event: NotifyEvent = notice.event === 'rejected' ? 'failure' : 'recovered';
+    const log = this.#log.child({ policyEvent: notice.event, rejectedSha: notice.rejectedSha });
+    const sinks = Object.entries(notifications).filter(([, sink]) => sink.on.includes(event));
+    return Promise.all(
+      sinks.map(async ([name, sink]): Promise<SinkReport> => {
+        try {
+          const delivery = await postWebhook(
+            { name, url: sink.url, timeoutMs: sink.timeout },
+            formatPolicyNotice(sink.format, notice),
+            { ...this.#retry, dispatcher: this.#dispatcher, signal: this.#closing.signal, log },
+          );
+          log.info({ sink: name, attempts: delivery.attempts }, 'policy notification sent');
+          return { sink: name, result: 'sent', events: [event], attempts: delivery.attempts };
+        } catch (error) {
+          log.error({ sink: name, ...failure(error, sink.url) }, 'policy notification not sent');
+          return { sink: name, result: 'failed', events: [event] };
+        }
+      }),
+    );
+  }
+
   /** Stops sends in progress (their sinks are tried again on the next run) and closes connections. */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -149,11 +176,10 @@ export class Notifier {
         { ...this.#retry, dispatcher: this.#dispatcher, signal: this.#closing.signal, log },
       );
     } catch (error) {
-      const detail =
-        error instanceof WebhookError
-          ? { code: error.code, status: error.status, attempts: error.attempts, reason: error.detail.reason }
-          : { reason: scrubUrl(describe(error), sink.url) };
-      log.error({ sink: name, events, ...detail }, 'notification not sent; the next run tries again');
+      log.error(
+        { sink: name, events, ...failure(error, sink.url) },
+        'notification not sent; the next run tries again',
+      );
       return {
         sink: name,
         result: 'failed',
@@ -180,6 +206,13 @@ export class Notifier {
     log.info(sent, 'notification sent');
     return { sink: name, result: 'sent', events, attempts: delivery.attempts };
   }
+}
+
+/** Why a send failed, for the log: never the sink's URL. */
+function failure(error: unknown, url: string): Record<string, unknown> {
+  return error instanceof WebhookError
+    ? { code: error.code, status: error.status, attempts: error.attempts, reason: error.detail.reason }
+    : { reason: scrubUrl(describe(error), url) };
 }
 
 /** An error as one line, without its stack (which could carry request details). */

@@ -1,5 +1,7 @@
 export {
   apiCallStatus,
+  type LastRunRecord,
+  type LastRunSource,
   Metrics,
   type MetricsOptions,
   QUEUE_STATES,

@@ -9,12 +9,29 @@ export interface QueueDepthSource {
   getJobCounts(...types: JobType[]): Promise<Record<string, number>>;
 }
 
+/** When the newest run of a job with an outcome finished (epoch ms). */
+export interface LastRunRecord {
+  job: string;
+  outcome: string;
+  at: number;
+}
+
+/** What the last-run gauges read at each scrape: a `RunHistory` does. */
+export interface LastRunSource {
+  lastRuns(): Promise<readonly LastRunRecord[]>;
+}
+
 export interface MetricsOptions {
   /** The queue whose job counts `nightshift_queue_jobs` reports, read at each scrape. Default: none (the gauge stays empty). */
   queue?: QueueDepthSource;
-  /** How long a scrape waits for the queue's counts before leaving the gauge unset. Default 2000 ms. */
+  /**
+   * The run history the `nightshift_job_last_*_timestamp_seconds` gauges report, read at each
+   * scrape, so they survive restarts. Default: none (the gauges stay empty).
+   */
+  history?: LastRunSource;
+  /** How long a scrape waits for Redis (queue counts, run history) before leaving those gauges unset. Default 2000 ms. */
   queueTimeoutMs?: number;
-  /** Where a failed queue-depth read is reported. Default: nowhere. */
+  /** Where a failed read from Redis is reported. Default: nowhere. */
   log?: Logger;
   /** Node's process metrics (CPU, memory, event loop lag, GC, handles) beside ours. Default true. */
   processMetrics?: boolean;
@@ -73,9 +90,14 @@ export class Metrics {
   readonly #scheduleLag: Histogram;
   readonly #apiCalls: Counter<'operation' | 'status'>;
   readonly #apiDuration: Histogram<'operation'>;
+  readonly #policyInfo: Gauge<'sha'>;
+  readonly #policyRejected: Gauge;
+  readonly #reloadFailures: Counter;
   readonly #options: MetricsOptions;
-  /** Set while queue-depth reads fail, so an outage is logged once, not at every scrape. */
-  #queueFailing = false;
+  /** What is read from Redis while reads fail, so an outage is logged once, not at every scrape. */
+  readonly #failing = new Set<string>();
+  /** This scrape's read of the run history, shared by the gauges that report it. */
+  #lastRuns: Promise<readonly LastRunRecord[] | undefined> | undefined;
 
   constructor(options: MetricsOptions = {}) {
     this.#options = options;
@@ -125,6 +147,58 @@ export class Metrics {
       registers,
       collect: () => this.#collectQueueDepth(queueJobs),
     });
+    const lastRun: Gauge<'job' | 'outcome'> = new Gauge({
+      name: 'nightshift_job_last_run_timestamp_seconds',
+      help: 'When the newest run of each job with each outcome finished (Unix time; dry runs aside), read from the run history in Redis at scrape time.',
+      labelNames: ['job', 'outcome'],
+      registers,
+      collect: async () => {
+        const runs = await this.#readLastRuns();
+        lastRun.reset();
+        for (const run of runs ?? []) lastRun.set({ job: run.job, outcome: run.outcome }, run.at / 1000);
+      },
+    });
+    const lastSuccess: Gauge<'job'> = new Gauge({
+      name: 'nightshift_job_last_success_timestamp_seconds',
+      help: 'When the newest successful run of each job finished (Unix time; dry runs aside), read from the run history in Redis at scrape time.',
+      labelNames: ['job'],
+      registers,
+      collect: async () => {
+        const runs = await this.#readLastRuns();
+        lastSuccess.reset();
+        for (const run of runs ?? [])
+          if (run.outcome === 'succeeded') lastSuccess.set({ job: run.job }, run.at / 1000);
+      },
+    });
+    this.#policyInfo = new Gauge({
+      name: 'nightshift_policy_info',
+      help: "The policy this process's scheduler runs, by the sha256 of its text (as in the log and the runs' policySha); always 1.",
+      labelNames: ['sha'],
+      registers,
+    });
+    this.#policyRejected = new Gauge({
+      name: 'nightshift_policy_rejected',
+      help: "1 while the policy file's latest edit is rejected and the scheduler runs an older policy, else 0.",
+      registers,
+    });
+    this.#reloadFailures = new Counter({
+      name: 'nightshift_policy_reload_failures_total',
+      help: 'Reloads of the policy file the scheduler refused (invalid, or needing what this process lacks), keeping the policy in force.',
+      registers,
+    });
+  }
+
+  /** The scheduler took a policy: it is the one in force, and no edit stands rejected. */
+  policyLoaded(sha: string): void {
+    this.#policyInfo.reset();
+    this.#policyInfo.set({ sha }, 1);
+    this.#policyRejected.set(0);
+  }
+
+  /** The scheduler refused a reload and keeps the policy in force. */
+  policyRejected(): void {
+    this.#reloadFailures.inc();
+    this.#policyRejected.set(1);
   }
 
   /** A run's summary was recorded: count the run, its targets and findings, and its schedule lag. */
@@ -155,34 +229,53 @@ export class Metrics {
 
   /** The exposition text for a scrape, and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    // each scrape reads the run history afresh, once for both gauges that report it
+    this.#lastRuns = undefined;
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
-  /**
-   * Reads the job counts into the gauge. Runs inside a scrape, so it never throws: when Redis
-   * does not answer in time, the gauge is left without values (absent beats stale) and the
-   * failure is logged once per outage.
-   */
+  /** Reads the job counts into the gauge; left without values when Redis does not answer. */
   async #collectQueueDepth(gauge: Gauge<'state'>): Promise<void> {
-    gauge.reset();
     const queue = this.#options.queue;
-    if (!queue) return;
+    const counts = queue
+      ? await this.#fromRedis('queue depth', 'nightshift_queue_jobs', () =>
+          queue.getJobCounts(...QUEUE_STATES),
+        )
+      : undefined;
+    gauge.reset();
+    if (counts) for (const state of QUEUE_STATES) gauge.set({ state }, counts[state] ?? 0);
+  }
+
+  #readLastRuns(): Promise<readonly LastRunRecord[] | undefined> {
+    const history = this.#options.history;
+    this.#lastRuns ??= history
+      ? this.#fromRedis('run history', 'nightshift_job_last_run_timestamp_seconds', () => history.lastRuns())
+      : Promise.resolve(undefined);
+    return this.#lastRuns;
+  }
+
+  /**
+   * What `read` returns from Redis, or undefined when Redis does not answer in time. Runs inside
+   * a scrape, so it never throws: the gauges it feeds are left without values (absent beats
+   * stale), and the failure is logged once per outage.
+   */
+  async #fromRedis<T>(what: string, metric: string, read: () => Promise<T>): Promise<T | undefined> {
     const timeoutMs = this.#options.queueTimeoutMs ?? 2_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      const counts = await Promise.race([queue.getJobCounts(...QUEUE_STATES), timeout]);
-      for (const state of QUEUE_STATES) gauge.set({ state }, counts[state] ?? 0);
-      if (this.#queueFailing) this.#options.log?.info('queue depth readable again');
-      this.#queueFailing = false;
+      const value = await Promise.race([read(), timeout]);
+      if (this.#failing.delete(what)) this.#options.log?.info(`${what} readable again`);
+      return value;
     } catch (error) {
       const log = this.#options.log ?? silentLogger;
-      const fields = { err: { message: (error as Error).message }, metric: 'nightshift_queue_jobs' };
-      if (this.#queueFailing) log.debug(fields, 'queue depth not read: scrape goes on without it');
-      else log.warn(fields, 'queue depth not read: scrape goes on without it');
-      this.#queueFailing = true;
+      const fields = { err: { message: (error as Error).message }, metric };
+      if (this.#failing.has(what)) log.debug(fields, `${what} not read: scrape goes on without it`);
+      else log.warn(fields, `${what} not read: scrape goes on without it`);
+      this.#failing.add(what);
+      return undefined;
     } finally {
       clearTimeout(timer);
     }

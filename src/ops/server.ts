@@ -16,8 +16,18 @@ export const DEFAULT_OPS_HOST = '127.0.0.1';
 /** The port Prometheus exporters conventionally take for an application (the Dockerfile's HEALTHCHECK uses it). */
 export const DEFAULT_OPS_PORT = 9464;
 
-/** One named check of `/readyz`: fine, or why not. */
-export type Readiness = { ok: true } | { ok: false; reason: string };
+/**
+ * One named check of `/readyz`: fine; degraded (still ready: the process does its work, but
+ * something needs an operator, said in `reason` and `problems`); or not ready, and why.
+ */
+export type Readiness =
+  | { ok: true }
+  | { ok: true; degraded: true; reason: string; problems?: readonly string[] }
+  | { ok: false; reason: string };
+
+function isDegraded(check: Readiness | undefined): boolean {
+  return check?.ok === true && 'degraded' in check;
+}
 
 export interface OpsServerOptions {
   /** The address to bind. Default 127.0.0.1. Anything but loopback requires `token`. */
@@ -47,6 +57,8 @@ export interface OpsServerOptions {
 export interface OpsServer {
   /** `http://host:port`, with the port actually bound. */
   url: string;
+  /** The port actually bound. */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -150,7 +162,8 @@ async function redisReadiness(redis: Redis, timeoutMs: number): Promise<Readines
 
 /**
  * The ops HTTP server: `/healthz` (the process answers), `/readyz` (Redis answers and every
- * `ready` check passes; 503 with the failing checks otherwise), `/metrics` (Prometheus text) and
+ * `ready` check passes; 503 with the failing checks otherwise; 200 with `degraded` naming the
+ * checks that pass with a warning), `/metrics` (Prometheus text) and
  * the BullMQ dashboard under `/ui`, read-only: it shows runs, it cannot retry, remove or add
  * them (the scheduler and the run history own those decisions).
  */
@@ -184,10 +197,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       checks.readiness = { ok: false, reason: (error as Error).message };
     }
     const failing = Object.keys(checks).filter((name) => !checks[name]?.ok);
+    const degraded = Object.keys(checks).filter((name) => isDegraded(checks[name]));
     return reply
       .code(failing.length === 0 ? 200 : 503)
       .header('cache-control', 'no-store')
-      .send({ ready: failing.length === 0, failing, checks });
+      .send({ ready: failing.length === 0, ...(degraded.length > 0 ? { degraded } : {}), failing, checks });
   });
 
   await app.register(async (guarded) => {
@@ -227,6 +241,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const bound = (app.server.address() as AddressInfo).port;
   return {
     url: `http://${urlHost(host)}:${bound}`,
+    port: bound,
     close: async () => {
       await app.close();
     },

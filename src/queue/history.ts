@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
+import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';
 
@@ -44,14 +44,29 @@ const DEFAULT_RETENTION: Required<RetentionOptions> = {
 const MemberSchema = z.tuple([z.string(), z.string()]);
 const member = (job: string, runId: string) => JSON.stringify([job, runId]);
 
+/** A field of the last-runs hash: `["<job>","<outcome>"]`, for the same reasons as a member. */
+const LastRunFieldSchema = z.tuple([z.string(), z.enum(RUN_OUTCOMES)]);
+
+/** When the newest run of a job with an outcome finished, as the last-runs hash keeps it. */
+export interface LastRun {
+  job: string;
+  outcome: RunOutcome;
+  /** Epoch ms. */
+  at: number;
+}
+
 /**
  * Stores the summary and indexes it, then applies every retention limit in the same call, so no
  * writer can leave the history over its bounds. The sets get the same TTL as the summaries: a
  * job that stops running leaves nothing behind once its last run has aged out.
  *
- * KEYS: history, this job's history, this run's summary.
+ * It also moves this job's and outcome's entry of the last-runs hash forward (never back: runs
+ * of one job may finish out of order); a dry run, or a run already past the retention, leaves
+ * the hash alone.
+ *
+ * KEYS: history, this job's history, this run's summary, the last-runs hash.
  * ARGV: member, score, summary JSON, maxAgeMs, age cut-off score, maxRunsPerJob, maxRunsTotal,
- *       summary key prefix, job history key prefix.
+ *       summary key prefix, job history key prefix, last-runs field ('' for a dry run).
  * The keys of evicted runs are built from the prefixes: they share the hash tag of KEYS, so the
  * script stays within one Cluster slot.
  */
@@ -63,6 +78,11 @@ redis.call('ZADD', history, ARGV[2], ARGV[1])
 redis.call('ZADD', jobHistory, ARGV[2], ARGV[1])
 redis.call('PEXPIRE', history, ttl)
 redis.call('PEXPIRE', jobHistory, ttl)
+if ARGV[10] ~= '' and tonumber(ARGV[2]) >= tonumber(ARGV[5]) then
+  local newest = tonumber(redis.call('HGET', KEYS[4], ARGV[10]) or '0')
+  if tonumber(ARGV[2]) > newest then redis.call('HSET', KEYS[4], ARGV[10], ARGV[2]) end
+  redis.call('PEXPIRE', KEYS[4], ttl)
+end
 
 local function evict(victims)
   for _, victim in ipairs(victims) do
@@ -102,6 +122,17 @@ end
 return 1
 `);
 
+/**
+ * Drops last-runs entries still older than the cut-off, not one a run has just moved forward. KEYS: the last-runs hash. ARGV: cut-off (epoch ms), fields...
+ */
+const FORGET_STALE_LAST_RUNS = new LuaScript(`
+for i = 2, #ARGV do
+  local at = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '')
+  if at ~= nil and at < tonumber(ARGV[1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+return 1
+`);
+
 function checkRetention(options: RetentionOptions | undefined): Required<RetentionOptions> {
   const retention = { ...DEFAULT_RETENTION, ...options };
   for (const [name, value] of Object.entries(retention)) {
@@ -135,7 +166,12 @@ export class RunHistory {
     const { maxAgeMs, maxRunsPerJob, maxRunsTotal } = this.#retention;
     await RECORD.run(
       this.#redis,
-      [this.#keys.history, this.#keys.jobHistory(summary.job), this.#keys.run(summary.runId)],
+      [
+        this.#keys.history,
+        this.#keys.jobHistory(summary.job),
+        this.#keys.run(summary.runId),
+        this.#keys.lastRuns,
+      ],
       [
         member(summary.job, summary.runId),
         runScore(summary),
@@ -146,8 +182,32 @@ export class RunHistory {
         maxRunsTotal,
         this.#keys.run(''),
         this.#keys.jobHistory(''),
+        summary.dryRun ? '' : JSON.stringify([summary.job, summary.outcome]),
       ],
     );
+  }
+
+  /**
+   * When the newest run of each job with each outcome finished (dry runs aside), in one read of
+   * a hash of at most jobs × outcomes fields, cheap enough for every scrape. Entries older than
+   * the retention (a job gone from the policy) are dropped, as its runs are.
+   */
+  async lastRuns(): Promise<LastRun[]> {
+    const entries = await this.#redis.hgetall(this.#keys.lastRuns);
+    const cutoff = Date.now() - this.#retention.maxAgeMs;
+    const runs: LastRun[] = [];
+    const stale: string[] = [];
+    for (const [field, value] of Object.entries(entries)) {
+      const parsed = LastRunFieldSchema.safeParse(safeJson(field));
+      const at = Number(value);
+      // a field this version cannot read is left alone: a newer version may have written it
+      if (!parsed.success || !Number.isFinite(at)) continue;
+      if (at < cutoff) stale.push(field);
+      else runs.push({ job: parsed.data[0], outcome: parsed.data[1], at });
+    }
+    if (stale.length > 0)
+      await FORGET_STALE_LAST_RUNS.run(this.#redis, [this.#keys.lastRuns], [cutoff, ...stale]);
+    return runs;
   }
 
   async get(runId: string): Promise<RunSummary | undefined> {

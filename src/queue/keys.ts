@@ -21,6 +21,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     history: `${base}:history`,
     /** Sorted set of one job's recorded runs. */
     jobHistory: (job: string) => `${base}:history:job:${job}`,
+    /**
+     * Hash of when the newest run of each job with each outcome finished: `["<job>","<outcome>"]`
+     * (JSON) → epoch ms. What the last-run metrics read at each scrape.
+     */
+    lastRuns: `${base}:last-runs`,
     /** A run's summary (JSON string). */
     run: (runId: string) => `${base}:run:${runId}`,
     /** Hash of a run's finished targets (its checkpoint). */
@@ -39,6 +44,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     runLock: (job: string) => `${base}:lock:${job}`,
     /** A shared token bucket. */
     rateLimit: (name: string) => `${base}:rate:${name}`,
+    /**
+     * Claimed by the first scheduler to tell the sinks about a policy edit rejected (or fixed),
+     * so replicas watching the same file send one notice, not one each.
+     */
+    policyNotice: (event: string, sha: string) => `${base}:policy-notice:${event}:${sha}`,
     /** What one notification sink was last told about one job (JSON string). */
     notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
     /** Hash of the ownership ledger: workspace key → the pause nightshift owns (JSON). */

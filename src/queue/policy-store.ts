@@ -11,7 +11,8 @@ export interface PolicyStoreOptions {
   ttlMs?: number;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** A policy text's identity: its sha256 in hex, as stored, logged and carried by runs (`policySha`). */
+export const policySha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 const CurrentRecordSchema = z.object({
   sha: z.string().regex(/^[0-9a-f]{64}$/),
@@ -49,7 +50,7 @@ export class PolicyStore {
 
   /** Stores the text (again) and returns its sha256 in hex. */
   async put(text: string): Promise<string> {
-    const sha = sha256(text);
+    const sha = policySha(text);
     await this.#redis.set(this.#keys.policy(sha), text, 'PX', this.#ttlMs);
     return sha;
   }
@@ -57,7 +58,7 @@ export class PolicyStore {
   /** The text stored under `sha`, or undefined if it expired or does not match its hash. */
   async get(sha: string): Promise<string | undefined> {
     const text = await this.#redis.get(this.#keys.policy(sha));
-    return text !== null && sha256(text) === sha ? text : undefined;
+    return text !== null && policySha(text) === sha ? text : undefined;
   }
 
   /**

@@ -150,11 +150,27 @@ export class Scheduler {
     this.#arm();
   }
 
-  /** Stops scheduling; a batch of ticks being enqueued finishes first. */
-  async stop(): Promise<void> {
+  /**
+   * Stops scheduling. A batch of ticks being handed over finishes first, for at most `waitMs`:
+   * with Redis gone it would wait for Redis forever. A batch given up on was not recorded as
+   * handled, so the catch-up of the next scheduler to run accounts for its ticks. Resolves to
+   * whether the scheduler's work finished.
+   */
+  async stop(waitMs = 5_000): Promise<boolean> {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#turns;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
+    const finished = await Promise.race([this.#turns.then(() => true), gaveUp]);
+    clearTimeout(timer);
+    if (!finished)
+      this.#options.log.warn(
+        { waitMs },
+        'scheduler stopped with ticks still waiting for Redis; the next catch-up accounts for them',
+      );
+    return finished;
   }
 
   /** Runs `work` once every load, tick and catch-up queued before it has finished. */

@@ -1,29 +1,47 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
+import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { formatProblem, PolicyError, parsePolicy } from '../../policy/index.js';
+import type { Policy, PolicyProblem } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
-  actionRegistry,
   cliLogger,
   envNumber,
   exitOnceIdle,
+  exitWithin,
   type RedisRuntime,
   redisRuntime,
+  SHUTDOWN_LIMIT_MS,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
+
+export interface SchedulerRoleOptions {
+  /** Reports the policy in force and rejected reloads for /metrics. Default: none. */
+  metrics?: Metrics | undefined;
+  /** The policy's state, for /readyz. Default: one of the role's own. */
+  status?: PolicyStatus;
+  /**
+   * Problems with jobs this process could not run, refused like an invalid edit on reload:
+   * `start` (which runs them) passes `bearerTokenProblems` when it has no bearer token. Default: none.
+   */
+  check?: ((policy: Policy) => PolicyProblem[]) | undefined;
+}
+
+/** How long a stopping scheduler waits for policy notifications being sent. */
+const NOTICE_GRACE_MS = 2_000;
 
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
 export async function startSchedulerRole(
   file: string,
   runtime: RedisRuntime,
   log: Logger,
-  { metrics }: { metrics?: Metrics | undefined } = {},
+  { metrics, status, check }: SchedulerRoleOptions = {},
 ): Promise<() => Promise<void>> {
   const scheduler = new Scheduler({
     redis: runtime.redis,
@@ -36,35 +54,44 @@ export async function startSchedulerRole(
     leadMs: envNumber('NIGHTSHIFT_SCHEDULE_LEAD_MS', 2000),
     onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });
-  const text = await readFile(file, 'utf8');
-  await scheduler.load(parsePolicy(text, file, { registry: actionRegistry, env: process.env }), text);
+  // policy notices only: run notifications are the workers'
+  const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
+  const reloader = new PolicyReloader({
+    file,
+    scheduler,
+    status: status ?? new PolicyStatus(file),
+    redis: runtime.redis,
+    prefix: runtime.prefix,
+    notifier,
+    metrics,
+    log,
+    env: process.env,
+    check,
+  });
+  await reloader.load(await readFile(file, 'utf8'));
   await scheduler.start();
   let wasDown = false;
-  runtime.redis.on('error', () => {
+  const onError = () => {
     wasDown = true;
-  });
-  runtime.redis.on('ready', () => {
+  };
+  const onReady = () => {
     if (!wasDown) return;
     wasDown = false;
     scheduler
       .catchUp()
       .catch((error: unknown) => log.error({ err: error }, 'catch-up after reconnect failed'));
-  });
-  const stopWatching = watchPolicy(file, async (next) => {
-    try {
-      await scheduler.load(parsePolicy(next, file, { registry: actionRegistry, env: process.env }), next);
-    } catch (error) {
-      if (!(error instanceof PolicyError)) throw error;
-      log.error(
-        { problems: error.problems.map(formatProblem) },
-        'new policy is invalid; keeping the last good one',
-      );
-    }
-  });
+  };
+  runtime.redis.on('error', onError);
+  runtime.redis.on('ready', onReady);
+  const stopWatching = watchPolicy(file, (next) => reloader.reload(next));
   log.info({ jobs: scheduler.upcoming() }, 'scheduler started');
   return async () => {
     stopWatching();
-    await scheduler.stop();
+    // Redis coming back while the process stops must not start a catch-up behind the stop
+    runtime.redis.off('error', onError);
+    runtime.redis.off('ready', onReady);
+    await Promise.all([scheduler.stop(), reloader.settle(NOTICE_GRACE_MS)]);
+    await notifier.close();
   };
 }
 
@@ -79,7 +106,7 @@ export function registerSchedulerCommand(program: Command): void {
         'Needs only REDIS_URL: workers make the API calls. Run as many replicas as you like; each tick',
         'still becomes one run. The policy is reloaded when the file changes (an invalid edit is logged',
         'and the last good policy kept), also on SIGHUP. Serves /healthz, /readyz, /metrics and the dashboard (/ui)',
-        'on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT (default 127.0.0.1:9464) like start and worker.',
+        'on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT (default 127.0.0.1:9464, or the next free port to 9473) like start and worker.',
         '',
         'Examples:',
         '  REDIS_URL=redis://127.0.0.1:6379 nightshift scheduler config/policy.yaml',
@@ -93,19 +120,19 @@ export function registerSchedulerCommand(program: Command): void {
       const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'scheduler' });
       const runtime = redisRuntime(log, 'scheduler');
-      let policyLoaded = false;
-      const server = await startOpsRole(ops, runtime, log, () => ({
-        policy: policyLoaded ? { ok: true } : { ok: false, reason: `${file} not loaded yet` },
-      })).catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
+      const status = new PolicyStatus(file);
+      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
+        async (error: unknown) => {
+          await runtime.close();
+          throw error;
+        },
+      );
       const stop = await unlessStopped(
-        startSchedulerRole(file, runtime, log, { metrics: server.metrics }),
+        startSchedulerRole(file, runtime, log, { metrics: server.metrics, status }),
         signalled,
       );
-      policyLoaded = stop !== undefined;
       const signal = await signalled;
+      exitWithin(SHUTDOWN_LIMIT_MS, log);
       log.info(
         { signal },
         stop ? 'scheduler stopping' : 'scheduler stopping before it started (Redis unreachable?)',

@@ -1,16 +1,18 @@
 import type { Command } from 'commander';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { bearerTokenProblems, PolicyStatus } from '../policy-reload.js';
 import {
   apiSettings,
   cliLogger,
   exitOnceIdle,
+  exitWithin,
   redisRuntime,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
 import { startSchedulerRole } from './scheduler.js';
-import { startWorkerRole } from './worker.js';
+import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -18,7 +20,7 @@ export function registerStartCommand(program: Command): void {
     .description('run the scheduler and a worker in one process')
     .addHelpText(
       'after',
-      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464; off for none); NIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=https://api.example NIGHTSHIFT_API_KEY_FILE=/run/secrets/key \\\n    nightshift start config/policy.yaml',
+      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=https://api.example NIGHTSHIFT_API_KEY_FILE=/run/secrets/key \\\n    nightshift start config/policy.yaml',
     )
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
@@ -26,26 +28,31 @@ export function registerStartCommand(program: Command): void {
       const ops = opsSettings();
       const policy = await loadOrReport(file, policyCommandDeps());
       if (!policy) return;
-      apiSettings(policy.jobs);
+      const { bearerToken } = apiSettings(policy.jobs);
       const log = cliLogger('stdout');
       const runtime = redisRuntime(log, 'start');
-      let policyLoaded = false;
-      const server = await startOpsRole(ops, runtime, log, () => ({
-        policy: policyLoaded ? { ok: true } : { ok: false, reason: `${file} not loaded yet` },
-      })).catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
+      const status = new PolicyStatus(file);
+      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
+        async (error: unknown) => {
+          await runtime.close();
+          throw error;
+        },
+      );
       const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: server.metrics });
       const stopScheduler = await unlessStopped(
-        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), { metrics: server.metrics }),
+        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), {
+          metrics: server.metrics,
+          status,
+          // this process runs the jobs too: a reload adding one it could not run is refused
+          check: bearerToken ? undefined : bearerTokenProblems,
+        }),
         signalled,
       );
-      policyLoaded = stopScheduler !== undefined;
       const signal = await signalled;
+      exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
-      await stopScheduler?.();
-      await stopWorker();
+      // side by side: the scheduler's wait for a batch of ticks must not add to the worker's grace
+      await Promise.all([stopScheduler?.(), stopWorker()]);
       await server.close();
       await runtime.close();
       exitOnceIdle();

@@ -13,14 +13,38 @@ import {
   cliLogger,
   envNumber,
   exitOnceIdle,
+  exitWithin,
   type RedisRuntime,
   redisRuntime,
+  SHUTDOWN_LIMIT_MS,
   untilSignal,
 } from '../runtime.js';
 
 export interface WorkerRoleOptions {
   /** Counts runs and API calls for the ops server's /metrics. Default: none. */
   metrics?: Metrics;
+}
+
+/** How long runs in flight get to finish at shutdown when Redis is unreachable. */
+const REDIS_DOWN_GRACE_MS = 3_000;
+
+/**
+ * How long runs in flight get to finish once the stop signal came: `NIGHTSHIFT_SHUTDOWN_GRACE_MS`,
+ * but at most 3 s while Redis is unreachable. Their progress then waits for Redis to be
+ * checkpointed; another worker takes them on from the checkpoints they have either way, so
+ * waiting out the whole grace would only delay the exit.
+ */
+export function shutdownGraceMs(runtime: RedisRuntime): number {
+  const configured = envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 30_000);
+  return runtime.redis.status === 'ready' ? configured : Math.min(configured, REDIS_DOWN_GRACE_MS);
+}
+
+/**
+ * The shutdown limit of a role with a worker: its grace period, the time BullMQ takes to hand
+ * runs back (5 s at most) and the rest of the shutdown; never less than SHUTDOWN_LIMIT_MS.
+ */
+export function workerShutdownLimitMs(graceMs: number): number {
+  return Math.max(SHUTDOWN_LIMIT_MS, graceMs + 9_000);
 }
 
 /** Starts the worker role on a runtime; resolves to a function that stops it within its grace period. */
@@ -60,7 +84,7 @@ export function startWorkerRole(
   worker.start();
   log.info({ concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50) }, 'worker started');
   return async () => {
-    await worker.close(envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 30_000));
+    await worker.close(shutdownGraceMs(runtime));
     await notifier.close();
     await api.close();
   };
@@ -72,7 +96,7 @@ export function registerWorkerCommand(program: Command): void {
     .description('run the worker role: take runs off the queue in Redis (REDIS_URL) and execute them')
     .addHelpText(
       'after',
-      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464; off for none); NIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
+      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
     )
     .action(async () => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
@@ -87,6 +111,7 @@ export function registerWorkerCommand(program: Command): void {
       });
       const stop = startWorkerRole(runtime, log, { metrics: server.metrics });
       const signal = await signalled;
+      exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
       log.info({ signal }, 'worker stopping: finishing runs in flight');
       await stop();
       await server.close();

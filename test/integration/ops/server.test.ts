@@ -21,6 +21,7 @@ import {
   useEngineHarness,
 } from '../../helpers/engine.js';
 import { startTestRedis } from '../../helpers/redis.js';
+import { parseExposition, sampleValue } from './exposition.js';
 
 const FLEET = { workgroups: 2, workspacesPerWorkgroup: 2 };
 
@@ -73,39 +74,6 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 });
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition. */
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) continue;
-    const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
-      labels[key as string] = value as string;
-    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-/** The value of the one sample named `name` whose labels include `labels`; summed if several match. */
-function sampleValue(
-  samples: Sample[],
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  const matching = samples.filter(
-    (sample) =>
-      sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
-  );
-  return matching.length === 0 ? undefined : matching.reduce((sum, sample) => sum + sample.value, 0);
-}
 
 describe('health probes', () => {
   it('/healthz answers 200 and /readyz 200 while Redis answers', async () => {
@@ -414,13 +382,16 @@ describe('the token', () => {
 });
 
 describe('settings from the environment', () => {
-  it('defaults to 127.0.0.1:9464 without a token; 0 is a free port; off turns the server off', () => {
-    expect(opsSettings({})).toEqual({ host: '127.0.0.1', port: 9464, token: undefined });
-    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '0' })).toMatchObject({ port: 0 });
+  it('defaults to 127.0.0.1:9464 (or the next free port to 9473) without a token; 0 is a free port; off turns the server off', () => {
+    expect(opsSettings({})).toEqual({ host: '127.0.0.1', port: 9464, fallbackPorts: 9, token: undefined });
+    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '0' })).toMatchObject({ port: 0, fallbackPorts: 0 });
+    // set explicitly, even to the default: no other port will do
+    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '9464' })).toMatchObject({ port: 9464, fallbackPorts: 0 });
     expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: 'off' })).toBeUndefined();
     expect(opsSettings({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0', NIGHTSHIFT_UI_TOKEN: TOKEN })).toEqual({
       host: '0.0.0.0',
       port: 9464,
+      fallbackPorts: 9,
       token: TOKEN,
     });
   });

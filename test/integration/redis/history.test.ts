@@ -79,7 +79,7 @@ describe('RunHistory.record and get', () => {
   it('gives each summary, and the indexes, a TTL of maxAgeMs so an abandoned job leaves nothing behind', async () => {
     const { history, keys } = setup({ maxAgeMs: 60_000 });
     await history.record(summary('nightly', 'r1', { finishedAt: new Date().toISOString() }));
-    for (const key of [keys.run('r1'), keys.history, keys.jobHistory('nightly')]) {
+    for (const key of [keys.run('r1'), keys.history, keys.jobHistory('nightly'), keys.lastRuns]) {
       const ttl = await redis.pttl(key);
       expect(ttl).toBeGreaterThan(55_000);
       expect(ttl).toBeLessThanOrEqual(60_000);
@@ -181,6 +181,7 @@ describe('RunHistory retention bounds memory', () => {
     expect(await keysUnder(prefix)).toEqual(
       [
         keys.history,
+        keys.lastRuns,
         ...jobs.map((job) => keys.jobHistory(job)),
         ...jobs.flatMap((job) => [6, 7, 8].map((i) => keys.run(`${job}-${i}`))),
       ].sort(),
@@ -198,7 +199,7 @@ describe('RunHistory retention bounds memory', () => {
     await history.record(summary('job-1', 'fresh', { finishedAt: new Date(now).toISOString() }));
     expect((await history.list()).map((run) => run.runId)).toEqual(['fresh']);
     expect(await keysUnder(prefix)).toEqual(
-      [keys.history, keys.jobHistory('job-1'), keys.run('fresh')].sort(),
+      [keys.history, keys.lastRuns, keys.jobHistory('job-1'), keys.run('fresh')].sort(),
     );
   });
 
@@ -218,7 +219,8 @@ describe('RunHistory retention bounds memory', () => {
       );
       const reader = writers[0];
       expect(await reader?.count()).toBe(10);
-      expect(await keysUnder(prefix)).toHaveLength(10 + 3 + 1);
+      // the summaries, the three jobs' indexes, the index of all and the last runs
+      expect(await keysUnder(prefix)).toHaveLength(10 + 3 + 1 + 1);
     } finally {
       await other.quit();
     }
