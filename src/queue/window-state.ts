@@ -24,6 +24,13 @@ export class RedisWindowStates implements WindowStateStore {
     await this.#redis.hset(this.#key, window, JSON.stringify(WindowStateSchema.parse(state)));
   }
 
+  /** Forgets the state of every window not in `windows` (removed from the policy): its gauge goes too. */
+  async retain(windows: readonly string[]): Promise<void> {
+    const keep = new Set(windows);
+    const gone = (await this.#redis.hkeys(this.#key)).filter((window) => !keep.has(window));
+    if (gone.length > 0) await this.#redis.hdel(this.#key, ...gone);
+  }
+
   /** Every window's state, by name (the drift gauge reads them at each scrape). */
   async all(): Promise<Map<string, WindowState>> {
     const fields = await this.#redis.hgetall(this.#key);

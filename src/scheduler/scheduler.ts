@@ -14,6 +14,7 @@ import {
   scheduledRunId,
 } from '../queue/run-queue.js';
 import type { Suspensions } from '../queue/suspensions.js';
+import { RedisWindowStates } from '../queue/window-state.js';
 import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../runs/index.js';
 import { planCatchUp } from './catch-up.js';
 
@@ -114,6 +115,10 @@ export class Scheduler {
   async #load(policy: Policy, text: string): Promise<void> {
     const sha = await this.#options.policies.put(text);
     await this.#options.policies.setCurrent(sha, { at: new Date(this.#now()) });
+    // a window removed from the policy leaves no state (nor drift gauge) behind
+    await new RedisWindowStates(this.#options.redis, { prefix: this.#options.prefix }).retain(
+      policy.jobs.filter((job) => job.kind === 'window').map((job) => job.name),
+    );
     const now = new Date(this.#now());
     const entries = new Map<string, Scheduled>();
     for (const job of policy.jobs) {

@@ -161,6 +161,15 @@ describe('a window reconciled by the engine', () => {
 });
 
 describe('windows on the scheduler', () => {
+  it('forgets the state of a window the policy no longer has when it loads it', async () => {
+    const engine = harness.engine('window-removed');
+    await engine.state.windows.save('office', { period: 'down@x', pending: [], drift: 2 });
+    await engine.state.windows.save('gone', { period: 'down@x', pending: [], drift: 5 });
+    const text = policy();
+    await engine.scheduler().load(engine.parse(text), text);
+    expect([...(await engine.state.windows.all()).keys()]).toEqual(['office']);
+  });
+
   it('two schedulers hand each interval tick and edge of one window to the queue once: no run twice', async () => {
     harness.sim.reset();
     const engine = harness.engine('window-schedulers');
