@@ -93,9 +93,11 @@ export const reconcileWindow: Action<typeof params> = {
       workspaces: found.workspaces,
       drift: found.drift,
       held: found.held,
-      reconciledAt: new Date().toISOString(),
     };
-    await ctx.windowStates.save(name, settled);
+    // a reconciliation that found what the last one found writes nothing
+    const before = decision.newPeriod ? undefined : state;
+    if (!before || JSON.stringify(before) !== JSON.stringify(settled))
+      await ctx.windowStates.save(name, settled);
     ctx.evidence({ window: found });
   },
 };

@@ -10,8 +10,7 @@ export const WindowStateSchema = z.object({
   period: z.string(),
   /** Workspaces the period's edge decided to act on and not yet done, by target key. */
   pending: z.array(z.string()),
-  /** When the last reconciliation finished, and what it found. */
-  reconciledAt: z.iso.datetime().optional(),
+  /** What the last reconciliation found. */
   workspaces: z.number().int().nonnegative().optional(),
   drift: z.number().int().nonnegative().optional(),
   held: z.number().int().nonnegative().optional(),
