@@ -1,11 +1,10 @@
 import { actionRegistry } from '../../jobs/index.js';
 import {
   type ActionRegistry,
+  checkPolicyFile,
   formatProblem,
-  loadPolicyFile,
   type Policy,
   type PolicyEnv,
-  PolicyError,
   type PolicyJob,
 } from '../policy/index.js';
 import type { Suspension } from '../queue/suspensions.js';
@@ -45,16 +44,21 @@ export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): P
   };
 }
 
-/** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */
+/**
+ * Loads a policy. Prints its problems on stderr (`file:line:col: message`, warnings as
+ * `file:line:col: warning: message`); on an error sets exit code 2 and returns undefined. Warnings
+ * alone do not stop the command.
+ */
 export async function loadOrReport(file: string, deps: PolicyCommandDeps): Promise<Policy | undefined> {
-  try {
-    return await loadPolicyFile(file, { registry: deps.registry, env: deps.env });
-  } catch (error) {
-    if (!(error instanceof PolicyError)) throw error;
-    deps.stderr(`${error.problems.map(formatProblem).join('\n')}\n`);
-    deps.setExitCode(EXIT.usage);
-    return undefined;
-  }
+  const { problems, policy } = await checkPolicyFile(file, {
+    registry: deps.registry,
+    env: deps.env,
+    now: deps.now(),
+  });
+  if (problems.length > 0) deps.stderr(`${problems.map(formatProblem).join('\n')}\n`);
+  if (policy) return policy;
+  deps.setExitCode(EXIT.usage);
+  return undefined;
 }
 
 /** `dev`, `inline(dev-*)`, or `-` for an action that takes no target. */
