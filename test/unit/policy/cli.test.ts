@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,6 +170,28 @@ jobs:
         'drill  drill   -       2026-03-29T03:00:00+00:00  UTC',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('shows unknown for a schedule from an unset ${VAR}, and lists no jobs when one cannot be read without it', async () => {
+    const schedule = `version: 1
+jobs:
+  a:
+    schedule: "\${UNSET_CRON}"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+`;
+    const listed = await run('validate', write('unset-cron.yaml', schedule));
+    expect(listed.exitCode).toBeUndefined();
+    expect(listed.stdout).toMatch(/\na +pause +inline\(dev-\*\) +unknown +UTC\n$/);
+    const unlisted = write(
+      'unset-action.yaml',
+      `${schedule}  b:\n    schedule: "0 1 * * *"\n    action: "\${UNSET_ACTION}"\n`,
+    );
+    const result = await run('validate', unlisted);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.stdout).toBe(
+      `${unlisted}: valid as far as it can be checked without its unset variables, 2 warnings\n`,
     );
   });
 
