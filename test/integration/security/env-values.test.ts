@@ -1,6 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { DEFAULT_API_KEY, type SimulatorHandle, seedState, startSimulator } from
 import { workspaceStatusFields } from '../../../src/sim/status.js';
 import { assertBuilt, type CliProcess, eventually, startCli } from '../../helpers/engine.js';
 import { dumpRedis, startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const REFERENCE = '${DRILL_BACKUP_ID}';
 
@@ -22,8 +22,8 @@ function printed<T>(cli: CliProcess, opening: string): T {
 describe('values from ${VAR} in a restore drill: the action gets them, everything else shows ${NAME}', () => {
   let sim: SimulatorHandle;
   let server: TestRedis;
-  let hooks: Server;
-  let received = '';
+  let hooks: ScriptedServer;
+  const received = () => hooks.requests.map((request) => request.body).join('\n');
   let worker: CliProcess | undefined;
   const prefix = `env-values-${process.pid}`;
 
@@ -36,18 +36,13 @@ describe('values from ${VAR} in a restore drill: the action gets them, everythin
     Object.assign(drill, workspaceStatusFields('Active'));
     sim = await startSimulator({ port: 0, transitionMs: 50, state });
     server = await startTestRedis();
-    hooks = createServer((req, res) => {
-      req.on('data', (chunk: Buffer) => {
-        received += chunk.toString();
-      });
-      req.on('end', () => res.writeHead(200).end('ok'));
-    });
-    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    hooks = await startScriptedServer();
+    hooks.replyJson(200, { ok: true });
   });
 
   afterAll(async () => {
     await worker?.stop('SIGTERM');
-    await new Promise((resolve) => hooks.close(resolve));
+    await hooks?.close();
     await sim?.close();
     await server?.stop();
   });
@@ -85,7 +80,7 @@ jobs:
       NIGHTSHIFT_LOG_LEVEL: 'warn',
       NIGHTSHIFT_LOG_FORMAT: 'json',
       DRILL_BACKUP_ID: secret,
-      OPS_WEBHOOK: `http://127.0.0.1:${(hooks.address() as { port: number }).port}/hook`,
+      OPS_WEBHOOK: `${hooks.url}/hook`,
     };
 
     const plan = startCli(['plan', file, '--job', 'drill', '--json'], env);
@@ -113,7 +108,7 @@ jobs:
       expect.stringContaining(`from ${REFERENCE} shows vertices`),
     ]);
     expect(failed.targets[0]?.error?.message).toContain(`from ${REFERENCE} shows vertices`);
-    await eventually('the failure notification', () => received.includes('drill-check'), 15_000);
+    await eventually('the failure notification', () => received().includes('drill-check'), 15_000);
 
     const redis = createRedis({ url: server.url, role: 'test' });
     try {
@@ -123,7 +118,7 @@ jobs:
         'run --json (queued)': queued.output(),
         'worker log': worker.output(),
         redis: await dumpRedis(redis, prefix),
-        webhook: received,
+        webhook: received(),
       };
       // the worker logged the target's error and the run's history sits in Redis, both as written
       expect(places['worker log']).toContain(`from ${REFERENCE} shows vertices`);
