@@ -1,10 +1,11 @@
 import { actionRegistry } from '../../jobs/index.js';
 import {
   type ActionRegistry,
-  loadPolicyFile,
+  checkPolicyFile,
+  formatProblem,
+  isWarning,
   type Policy,
   type PolicyEnv,
-  PolicyError,
   type PolicyJob,
   type PolicyProblem,
 } from '../policy/index.js';
@@ -45,14 +46,20 @@ export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): P
   };
 }
 
-/** Loads a policy, or throws a UsageError (`invalid-policy`) carrying every problem. */
+/**
+ * Loads a policy, or throws a UsageError (`invalid-policy`) carrying every problem. Warnings alone
+ * do not stop the command: they are printed on stderr (`file:line:col: warning: message`).
+ */
 export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise<Policy> {
-  try {
-    return await loadPolicyFile(file, { registry: deps.registry, env: deps.env });
-  } catch (error) {
-    if (!(error instanceof PolicyError)) throw error;
-    throw invalidPolicy(error.problems);
-  }
+  const { problems, policy } = await checkPolicyFile(file, {
+    registry: deps.registry,
+    env: deps.env,
+    now: deps.now(),
+  });
+  if (!policy) throw invalidPolicy(problems);
+  const warnings = problems.filter(isWarning);
+  if (warnings.length > 0) deps.stderr(`${warnings.map(formatProblem).join('\n')}\n`);
+  return policy;
 }
 
 /** The usage error for a policy with problems. */

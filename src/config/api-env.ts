@@ -12,8 +12,8 @@ export interface ApiSettings {
 }
 
 /**
- * The API settings from the environment: `NIGHTSHIFT_API_URL`, `NIGHTSHIFT_API_KEY` (or
- * `NIGHTSHIFT_API_KEY_FILE`, for secrets mounted as files) and the optional
+ * The API settings from the environment: `NIGHTSHIFT_API_URL`, `NIGHTSHIFT_API_KEY` or
+ * `NIGHTSHIFT_API_KEY_FILE` (for secrets mounted as files; not both) and the optional
  * `NIGHTSHIFT_BEARER_TOKEN`. Every problem is reported at once, before anything is scheduled.
  */
 export function apiSettingsFromEnv(env: NodeJS.ProcessEnv): ApiSettings {
@@ -24,7 +24,10 @@ export function apiSettingsFromEnv(env: NodeJS.ProcessEnv): ApiSettings {
     problems.push('NIGHTSHIFT_API_URL must start with http:// or https://');
 
   let apiKey = env.NIGHTSHIFT_API_KEY?.trim();
-  if (!apiKey && env.NIGHTSHIFT_API_KEY_FILE) {
+  if (apiKey && env.NIGHTSHIFT_API_KEY_FILE?.trim()) {
+    // which one wins would be a guess, and the wrong guess fails every call with a key nobody looked at
+    problems.push('NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them');
+  } else if (!apiKey && env.NIGHTSHIFT_API_KEY_FILE) {
     try {
       apiKey = readFileSync(env.NIGHTSHIFT_API_KEY_FILE, 'utf8').trim();
       if (!apiKey) problems.push('NIGHTSHIFT_API_KEY_FILE names an empty file');

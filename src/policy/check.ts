@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { ActionRegistry, ActionSpec } from './action-registry.js';
 import type { PolicyProblem } from './errors.js';
-import { parseWithProblems, problemAt } from './issues.js';
+import { parseWithProblems, problemAt, warningAt } from './issues.js';
 import type { ValuePath } from './paths.js';
-import { checkCron } from './schedule.js';
+import { checkCron, frequencyWarning } from './schedule.js';
 import { listNames, suggestionSuffix } from './suggest.js';
-import { isTimeZone, suggestTimeZone } from './timezone.js';
+import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
 import type { YamlSource } from './yaml-source.js';
 
 /**
@@ -48,7 +48,14 @@ function suggestion(
 }
 
 export function checkTimeZone(source: YamlSource, path: ValuePath, value: unknown): PolicyProblem[] {
-  if (typeof value !== 'string' || value === '' || isTimeZone(value)) return [];
+  if (typeof value !== 'string' || value === '') return [];
+  if (isTimeZone(value)) {
+    // the schema reads it as this spelling
+    const canonical = canonicalTimeZone(value);
+    if (canonical === value) return [];
+    const as = source.isInterpolated(path) ? 'its IANA name' : `"${canonical}", its IANA name`;
+    return [warningAt(source, path, `time zone ${shown(source, path, value)} is read as ${as}; write that`)];
+  }
   const hint = source.isInterpolated(path) ? undefined : suggestTimeZone(value);
   const tail = hint ? `; did you mean "${hint}"?` : '; expected an IANA name such as Europe/Berlin or UTC';
   return [problemAt(source, path, `unknown time zone ${shown(source, path, value)}${tail}`)];
@@ -87,11 +94,35 @@ export function checkTarget(context: CheckContext, path: ValuePath, value: unkno
 }
 
 /** Every calendar a `skip:` names must exist. */
-export function checkCalendars(context: CheckContext, path: ValuePath, value: unknown): PolicyProblem[] {
+export function checkCalendarNames(context: CheckContext, path: ValuePath, value: unknown): PolicyProblem[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((calendar, index) =>
     checkReference(context, [...path, index], calendar, CALENDAR, context.calendars),
   );
+}
+
+/**
+ * A calendar whose every date is over, in every time zone: jobs that skip it skip nothing, which
+ * is most likely last year's holidays still waiting for this year's.
+ */
+export function checkCalendars(source: YamlSource, calendars: unknown, now: Date): PolicyProblem[] {
+  if (!isMap(calendars)) return [];
+  // a date is over everywhere once it is over at UTC-12, the last zone to finish a day
+  const today = new Date(now.getTime() - 12 * 3_600_000).toISOString().slice(0, 10);
+  const problems: PolicyProblem[] = [];
+  for (const [name, dates] of Object.entries(calendars)) {
+    if (!Array.isArray(dates) || dates.length === 0) continue;
+    if (!dates.every((date) => typeof date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(date))) continue;
+    const last = (dates as string[]).toSorted().at(-1) as string;
+    if (last >= today) continue;
+    const path: ValuePath = ['calendars', name];
+    const lastIndex = dates.indexOf(last);
+    const named = source.isInterpolated([...path, lastIndex]) ? '' : ` (the last is ${last})`;
+    problems.push(
+      warningAt(source, path, `every date is in the past${named}: jobs that skip it skip nothing`, 'key'),
+    );
+  }
+  return problems;
 }
 
 export interface JobCheck {
@@ -117,11 +148,13 @@ export function checkJob(context: CheckContext, name: string, job: unknown): Job
           `invalid cron expression ${shown(source, path, job.schedule)}: ${cron.message}`,
         ),
       );
+    const warning = cron.ok && !source.isInterpolated(path) ? frequencyWarning(job.schedule) : undefined;
+    if (warning) problems.push(warningAt(source, path, `${JSON.stringify(job.schedule)} ${warning}`));
   }
   problems.push(...checkTimeZone(source, [...at, 'timezone'], job.timezone));
   problems.push(...checkNotify(context, [...at, 'notify'], job.notify));
   problems.push(...checkTarget(context, [...at, 'target'], job.target));
-  problems.push(...checkCalendars(context, [...at, 'skip'], job.skip));
+  problems.push(...checkCalendarNames(context, [...at, 'skip'], job.skip));
 
   if (typeof job.action !== 'string' || job.action === '') return { problems, params: undefined };
   const action = registry.get(job.action);

@@ -5,14 +5,27 @@ export interface SourceLocation {
   readonly col: number;
 }
 
+/**
+ * How bad a problem is. An error makes the policy unusable; a warning names something that is
+ * probably a mistake (a schedule that fires every minute of an hour) but leaves the policy valid.
+ */
+export type Severity = 'error' | 'warning';
+
 /** One thing wrong with a policy file, at the YAML node that is wrong. */
 export interface PolicyProblem extends SourceLocation {
   readonly message: string;
+  /** Absent means error. */
+  readonly severity?: Severity;
 }
 
-/** `file:line:col: message`, the form editors and CI annotations understand. */
+export function isWarning(problem: PolicyProblem): boolean {
+  return problem.severity === 'warning';
+}
+
+/** `file:line:col: message` (`file:line:col: warning: message`), the form editors and CI annotations understand. */
 export function formatProblem(problem: PolicyProblem): string {
-  return `${problem.file}:${problem.line}:${problem.col}: ${problem.message}`;
+  const label = isWarning(problem) ? 'warning: ' : '';
+  return `${problem.file}:${problem.line}:${problem.col}: ${label}${problem.message}`;
 }
 
 /** Problems in file order, so the output reads top to bottom. */
@@ -28,12 +41,18 @@ export function sortProblems(problems: readonly PolicyProblem[]): PolicyProblem[
 export class PolicyError extends Error {
   override name = 'PolicyError';
   readonly code = 'POLICY_INVALID';
+  /** The errors, in file order. */
   readonly problems: readonly PolicyProblem[];
+  /** The warnings found beside them, in file order; they alone would not have refused the file. */
+  readonly warnings: readonly PolicyProblem[];
 
+  /** `problems` may hold warnings too: they are kept apart, in `warnings`. */
   constructor(problems: readonly PolicyProblem[]) {
     const sorted = sortProblems(problems);
-    const count = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
-    super(`invalid policy (${count}):\n${sorted.map(formatProblem).join('\n')}`);
-    this.problems = sorted;
+    const errors = sorted.filter((problem) => !isWarning(problem));
+    const count = errors.length === 1 ? '1 problem' : `${errors.length} problems`;
+    super(`invalid policy (${count}):\n${errors.map(formatProblem).join('\n')}`);
+    this.problems = errors;
+    this.warnings = sorted.filter(isWarning);
   }
 }

@@ -7,22 +7,30 @@ export {
 export { parseDuration } from './duration.js';
 export {
   formatProblem,
+  isWarning,
   PolicyError,
   type PolicyProblem,
+  type Severity,
   type SourceLocation,
   sortProblems,
 } from './errors.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
+  type CheckPolicyOptions,
+  checkPolicy,
+  checkPolicyFile,
   type JobTarget,
   jobProblem,
   type LoadPolicyOptions,
   loadPolicyFile,
+  MAX_POLICY_BYTES,
   type Policy,
+  type PolicyCheck,
   type PolicyJob,
   parsePolicy,
   redactParams,
+  type SecretParam,
 } from './load.js';
 export type { ValuePath } from './paths.js';
 export { type Pricing, PricingSchema } from './pricing.js';

@@ -1,9 +1,12 @@
+import { suggestionSuffix } from './suggest.js';
+
 /** The environment variables a policy may read; `process.env` fits. */
 export type PolicyEnv = Readonly<Record<string, string | undefined>>;
 
 export type InterpolationResult =
   | { readonly ok: true; readonly value: string; readonly interpolated: boolean }
-  | { readonly ok: false; readonly message: string };
+  /** `unset` names a variable that is not set; any other failure is a mistake in the text itself. */
+  | { readonly ok: false; readonly message: string; readonly unset?: string };
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -11,7 +14,7 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Replaces `${NAME}` and `${NAME:-default}` with values from `env`. The default applies when the
  * variable is unset or empty, as in a shell. `$${` stands for a literal `${`; any other `$` is
  * kept. An unset variable without a default is an error, so a missing secret fails the load
- * instead of becoming an empty string.
+ * instead of becoming an empty string; its message suggests a variable of `env` with a close name.
  *
  * Messages name variables, never their values: values are often secrets.
  */
@@ -59,9 +62,11 @@ export function interpolate(text: string, env: PolicyEnv): InterpolationResult {
     if (separator !== -1 && (fromEnv === undefined || fromEnv === '')) {
       value += body.slice(separator + 2);
     } else if (fromEnv === undefined) {
+      const names = Object.keys(env).filter((key) => env[key] !== undefined);
       return {
         ok: false,
-        message: `environment variable ${name} is not set (set it, or give a default: "\${${name}:-default}")`,
+        unset: name,
+        message: `environment variable ${name} is not set${suggestionSuffix(name, names)} (set it, or give a default: "\${${name}:-default}")`,
       };
     } else {
       value += fromEnv;

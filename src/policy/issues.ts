@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { PolicyProblem } from './errors.js';
 import { labelled, pathKey, type ValuePath } from './paths.js';
+import { DURATION_NEEDS_UNIT } from './schema.js';
 import { didYouMean, listNames } from './suggest.js';
 import type { YamlSource } from './yaml-source.js';
 
@@ -13,6 +14,16 @@ export function problemAt(
   labelPath: ValuePath = path,
 ): PolicyProblem {
   return { ...source.locate(path, anchor), message: labelled(labelPath, message) };
+}
+
+/** A warning at the node of `path`: the policy stays valid. */
+export function warningAt(
+  source: YamlSource,
+  path: ValuePath,
+  message: string,
+  anchor: 'key' | 'value' = 'value',
+): PolicyProblem {
+  return { ...problemAt(source, path, message, anchor), severity: 'warning' };
 }
 
 const EXPECTED: Record<string, string> = {
@@ -163,11 +174,16 @@ export function parseWithProblems<Schema extends z.ZodType>(
 
 /**
  * A union whose input has the shape of exactly one of its forms (a map given for "a name or a
- * selector") reports that form's own issues, which say what is wrong inside it; otherwise the
- * union's message, which lists the forms.
+ * selector") reports that form's own issues, which say what is wrong inside it; so does a number
+ * given where one form is a duration (it lacks a unit); otherwise the union's message, which lists
+ * the forms.
  */
 function narrowUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const unitless = issue.errors.find((branch) =>
+    branch.some((inner) => inner.path.length === 0 && inner.message.startsWith(DURATION_NEEDS_UNIT)),
+  );
+  if (unitless) return unitless.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
   const fitting = issue.errors.filter(
     (branch) =>
       branch.length > 0 &&

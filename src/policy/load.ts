@@ -1,8 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ActionRegistry } from './action-registry.js';
 import {
   type CheckContext,
+  checkCalendars,
   checkJob,
   checkNotify,
   checkTimeZone,
@@ -11,7 +13,14 @@ import {
   jobActions,
   type RawMap,
 } from './check.js';
-import { PolicyError, type PolicyProblem, type SourceLocation } from './errors.js';
+import {
+  isWarning,
+  PolicyError,
+  type PolicyProblem,
+  type Severity,
+  type SourceLocation,
+  sortProblems,
+} from './errors.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
@@ -37,6 +46,37 @@ export interface LoadPolicyOptions {
   readonly registry: ActionRegistry;
   /** Where `${VAR}` values come from; pass `process.env` at the edge. */
   readonly env: PolicyEnv;
+  /** The instant calendars are judged past at. Default: now. */
+  readonly now?: Date;
+}
+
+export interface CheckPolicyOptions extends LoadPolicyOptions {
+  /**
+   * What an unset `${VAR}` is. `warning` checks a policy where its secrets are not set (CI): the
+   * strings holding one are not checked further. Default: error.
+   */
+  readonly unsetVariables?: Severity;
+}
+
+/** What `checkPolicy` found. */
+export interface PolicyCheck {
+  /** Every error and warning, in file order. */
+  readonly problems: readonly PolicyProblem[];
+  /** The policy, unless an error refuses it or part of it cannot be read without an unset variable. */
+  readonly policy: Policy | undefined;
+}
+
+/** A policy file larger than this is refused before it is parsed: 5 MB. */
+export const MAX_POLICY_BYTES = 5 * 1024 * 1024;
+
+/** A string of `with:` that came from `${VAR}`s. */
+export interface SecretParam {
+  /** Dotted, within `with:`: `backupId`, `hosts.0.token`. */
+  readonly path: string;
+  /** What the action gets. */
+  readonly value: string;
+  /** The text as written in the file (`${DRILL_BACKUP_ID}`): what nightshift shows instead. */
+  readonly written: string;
 }
 
 /** A job's target: a named selector from `targets:`, or one written inline (no name). */
@@ -59,10 +99,10 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   /** The `with:` parameters, as the action's schema parsed them. */
   readonly params: Readonly<Record<string, unknown>>;
   /**
-   * Dotted paths within `params` whose values came from `${VAR}`s. Log `redactParams(job)`
-   * instead of `params`: these are how secrets reach a job.
+   * The strings of `params` that came from `${VAR}`s: how secrets reach a job. Log
+   * `redactParams(job)` instead of `params`; a run's summary shows each as written (src/runs/redact.ts).
    */
-  readonly secretParams: readonly string[];
+  readonly secretParams: readonly SecretParam[];
   readonly target: JobTarget | undefined;
   /** Calendar names from `skip:`, and the union of their dates (`YYYY-MM-DD`, local). */
   readonly skip: readonly string[];
@@ -89,6 +129,8 @@ export interface Policy {
   readonly jobs: readonly PolicyJob[];
   /** The location of any node, by path (`['jobs', 'nightly', 'maxTargets']`). */
   locate(path: ValuePath): SourceLocation;
+  /** What is probably a mistake but leaves the policy valid, in file order. */
+  readonly warnings: readonly PolicyProblem[];
 }
 
 /** The top level, with each job left for its own parse so one bad job cannot hide the others' problems. */
@@ -97,16 +139,26 @@ const OutlineSchema = policySchema(z.unknown(), z.unknown());
 /**
  * Parses and validates a policy. Throws a PolicyError listing every problem found, each at its
  * YAML node; syntax errors stop the check early, since the tree behind them is not reliable.
+ * Warnings are in the policy's `warnings` (or the error's).
  */
 export function parsePolicy(text: string, file: string, options: LoadPolicyOptions): Policy {
-  const source = readYaml(text, file, options.env);
-  if (source.value === undefined) throw new PolicyError(source.problems);
+  const { problems, policy } = checkPolicy(text, file, { ...options, unsetVariables: 'error' });
+  if (!policy) throw new PolicyError(problems);
+  return policy;
+}
+
+/** Every problem of a policy, errors and warnings, and the policy when it is usable. */
+export function checkPolicy(text: string, file: string, options: CheckPolicyOptions): PolicyCheck {
+  const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
+  if (tooLarge) return { problems: [tooLarge], policy: undefined };
+  const source = readYaml(text, file, options.env, { unsetVariables: options.unsetVariables ?? 'error' });
+  if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
   const problems: PolicyProblem[] = [...source.problems];
   const root = source.value;
   if (!isMap(root)) {
     const got = root === null ? 'the file is empty' : `got ${kindOf(root)}`;
     problems.push(problemAt(source, [], `expected a map with "version" and "jobs"; ${got}`));
-    throw new PolicyError(problems);
+    return { problems: sortProblems(problems), policy: undefined };
   }
 
   const outline = parseWithProblems(OutlineSchema, root, source, { at: [] });
@@ -122,6 +174,7 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
   problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));
   problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
+  problems.push(...checkCalendars(source, root.calendars, options.now ?? new Date()));
 
   const jobs: {
     name: string;
@@ -164,22 +217,67 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
     ),
   );
 
-  if (problems.length > 0 || !outline.data) throw new PolicyError(withoutEchoes(source.problems, problems));
-  return resolve(outline.data, jobs, windows, source, file);
+  const found = sortProblems(withoutEchoes(source.problems, problems));
+  const warnings = found.filter(isWarning);
+  // Without errors, a part still missing failed only on a string holding an unset variable.
+  const usable =
+    found.length === warnings.length &&
+    jobs.every((job) => job.document && job.params) &&
+    windows.every((window) => window.document);
+  const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
+  const policy =
+    usable && outlineData ? resolve(outlineData, jobs, windows, source, file, warnings) : undefined;
+  return { problems: found, policy };
+}
+
+/**
+ * The outline of a policy whose notification URLs come from unset variables (they are where
+ * secrets sit outside jobs): checked without them, its jobs can still be listed.
+ */
+function withoutNotifications(root: RawMap): Outline | undefined {
+  const rest = Object.fromEntries(Object.entries(root).filter(([key]) => key !== 'notifications'));
+  return OutlineSchema.safeParse(rest).data;
 }
 
 /** Reads and parses a policy file; an unreadable file is a PolicyError too, so callers handle one error type. */
 export async function loadPolicyFile(path: string, options: LoadPolicyOptions): Promise<Policy> {
-  let text: string;
+  const { problems, policy } = await checkPolicyFile(path, { ...options, unsetVariables: 'error' });
+  if (!policy) throw new PolicyError(problems);
+  return policy;
+}
+
+/** `checkPolicy` of a file; a file that cannot be read, is too large or is not text is one problem at 1:1. */
+export async function checkPolicyFile(path: string, options: CheckPolicyOptions): Promise<PolicyCheck> {
+  const text = await readPolicyText(path);
+  if (typeof text !== 'string') return { problems: [text], policy: undefined };
+  return checkPolicy(text, path, options);
+}
+
+async function readPolicyText(path: string): Promise<string | PolicyProblem> {
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    // refused before it is read: a file given by mistake may be any size
+    const tooLarge = sizeProblem(path, (await stat(path)).size);
+    if (tooLarge) return tooLarge;
+    bytes = await readFile(path);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new PolicyError([
-      { file: path, line: 1, col: 1, message: `cannot read the policy file: ${reason}` },
-    ]);
+    return { file: path, line: 1, col: 1, message: `cannot read the policy file: ${reason}` };
   }
-  return parsePolicy(text, path, options);
+  const nul = bytes.includes(0);
+  if (nul || !isUtf8(bytes)) {
+    const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+    const what = bom ? 'is UTF-16 text' : nul ? 'is not text (it holds NUL bytes)' : 'is not UTF-8 text';
+    const message = `the file ${what}: a policy is a YAML file in UTF-8${bom ? '; save it as UTF-8' : ''}`;
+    return { file: path, line: 1, col: 1, message };
+  }
+  return bytes.toString('utf8');
+}
+
+function sizeProblem(file: string, bytes: number): PolicyProblem | undefined {
+  if (bytes <= MAX_POLICY_BYTES) return undefined;
+  const message = `the policy file is ${bytes} bytes, over the limit of 5 MB (${MAX_POLICY_BYTES} bytes)`;
+  return { file, line: 1, col: 1, message };
 }
 
 /**
@@ -214,6 +312,7 @@ function resolve(
   windows: readonly { name: string; document: WindowDocument | undefined }[],
   source: ReturnType<typeof readYaml>,
   file: string,
+  warnings: readonly PolicyProblem[],
 ): Policy {
   const defaults = applySettings(BUILTIN_DEFAULTS, outline.defaults);
   const calendars = outline.calendars ?? {};
@@ -234,7 +333,7 @@ function resolve(
       schedule: { cron: document.schedule, timezone, kind: checkCron(document.schedule).kind ?? 'fixed' },
       action: document.action,
       params,
-      secretParams: source.interpolatedBelow(['jobs', name, 'with']).map((path) => path.join('.')),
+      secretParams: secretParamsBelow(source, ['jobs', name, 'with']),
       target: resolveTarget(document.target, targets),
       skip,
       skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
@@ -271,6 +370,7 @@ function resolve(
     pricing: outline.pricing,
     jobs: resolved,
     locate: (path) => source.locate(path),
+    warnings,
   };
 }
 
@@ -325,6 +425,15 @@ function resolveWindow(
 /** How often a window is reconciled when it does not say. */
 export const DEFAULT_EVERY_MS = 5 * 60_000;
 
+/** The strings below `at` that came from `${VAR}`s, with their values and their text as written. */
+function secretParamsBelow(source: ReturnType<typeof readYaml>, at: readonly string[]): SecretParam[] {
+  return source.interpolatedBelow(at).map((path) => {
+    let value: unknown = source.value;
+    for (const segment of [...at, ...path]) value = (value as Record<string, unknown>)[segment];
+    return { path: path.join('.'), value: String(value), written: source.templateOf([...at, ...path]) ?? '' };
+  });
+}
+
 /** How each job finds its `location`; see withLazyLocation. */
 const locators = new WeakMap<object, () => SourceLocation>();
 
@@ -365,10 +474,10 @@ export function jobProblem(job: Pick<PolicyJob, 'location'>, message: string): P
   return { ...job.location, message };
 }
 
-/** The job's parameters with every value that came from the environment replaced, for logs. */
+/** The job's parameters with every value that came from the environment shown as written (`${VAR}`), for logs. */
 export function redactParams(job: Pick<PolicyJob, 'params' | 'secretParams'>): Record<string, unknown> {
   const copy = structuredClone(job.params) as Record<string, unknown>;
-  for (const path of job.secretParams) {
+  for (const { path, written } of job.secretParams) {
     const segments = path.split('.');
     let parent: unknown = copy;
     for (const segment of segments.slice(0, -1)) {
@@ -376,7 +485,7 @@ export function redactParams(job: Pick<PolicyJob, 'params' | 'secretParams'>): R
     }
     const last = segments[segments.length - 1];
     if (last !== undefined && parent !== null && typeof parent === 'object' && last in parent) {
-      (parent as Record<string, unknown>)[last] = '[redacted]';
+      (parent as Record<string, unknown>)[last] = written;
     }
   }
   return copy;

@@ -79,6 +79,35 @@ export function checkCron(expression: string): CronCheck {
   return { ok: true, kind };
 }
 
+/**
+ * A schedule that fires far more often than it reads: a seconds field that matches twice in a
+ * minute (`*\/10 0 9 * * *`), or `*` for the minute under a set hour (`* 19 * * 1-5` fires every
+ * minute from 19:00 to 19:59, where `0 19 * * 1-5` was meant). `* * * * *`, every minute of every
+ * hour, is taken as meant.
+ */
+export function frequencyWarning(expression: string): string | undefined {
+  const cron = wallCron(expression);
+  if (typeof cron === 'string') return undefined;
+  const fields = expression.trim().split(/\s+/);
+  const [seconds, minute, hour] = fields.length === 6 ? fields : ['0', ...fields];
+  if (seconds !== undefined && !/^\d+$/.test(seconds)) {
+    // the first firing is the first matching second of its minute: is the next one in that minute too?
+    const first = cron.nextRun(new Date(-1000));
+    const second = first && cron.nextRun(first);
+    if (first && second && Math.floor(first.getTime() / 60_000) === Math.floor(second.getTime() / 60_000))
+      return `fires more than once a minute (seconds field "${seconds}")`;
+  }
+  if ((minute === '*' || minute === '?') && hour !== undefined && !/[*?]/.test(hour)) {
+    const minuteAt = fields.length - 5;
+    const meant = fields.map((field, index) => (index === minuteAt ? '0' : field));
+    const span = /^\d+$/.test(hour)
+      ? `from ${hour.padStart(2, '0')}:00 to ${hour.padStart(2, '0')}:59`
+      : `of the hours ${hour}`;
+    return `fires every minute ${span}; did you mean "${meant.join(' ')}"?`;
+  }
+  return undefined;
+}
+
 /** The local date `YYYY-MM-DD` of a wall-clock time encoded as UTC. */
 function dateOf(wallMs: number): string {
   return new Date(wallMs).toISOString().slice(0, 10);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
 import { PricingSchema } from './pricing.js';
+import { canonicalTimeZone } from './timezone.js';
 
 /**
  * The policy file format as zod schemas: the single source of the policy's types (`z.output`),
@@ -19,13 +20,22 @@ export const NameSchema = z
   );
 
 const DURATION_RULE = 'expected a duration like "90s", "15m", "2h" or "1h30m"';
+/** How the message for a bare number starts; a union that takes durations reports it over its own. */
+export const DURATION_NEEDS_UNIT = 'a duration needs a unit';
+
+/** `waitReady: 20` is 20 what? The message says how to write each reading. */
+function bareNumberRule(input: unknown): string | undefined {
+  const amount = typeof input === 'number' ? String(input) : typeof input === 'string' ? input : '';
+  if (!/^\d+$/.test(amount)) return typeof input === 'number' ? `${DURATION_RULE}, not a number` : undefined;
+  return `${DURATION_NEEDS_UNIT}: write "${amount}m" for minutes or "${amount}s" for seconds (units: d, h, m, s)`;
+}
 
 function durationSchema(max: { ms: number; text: string }) {
   // Checks run on the string, before the transform, so each failure keeps its own message inside a
   // union; a string that is no duration at all stops at the first check.
   return z
-    .string()
-    .regex(DURATION_PATTERN, { error: DURATION_RULE, abort: true })
+    .string({ error: (issue) => bareNumberRule(issue.input) })
+    .regex(DURATION_PATTERN, { error: (issue) => bareNumberRule(issue.input) ?? DURATION_RULE, abort: true })
     .refine((text) => (parseDuration(text) ?? 1) > 0, 'a duration must be longer than 0s')
     .refine((text) => (parseDuration(text) ?? 0) <= max.ms, `a duration here must be at most ${max.text}`)
     .transform((text) => parseDuration(text) ?? 0);
@@ -71,6 +81,8 @@ export const SettingsSchema = z.strictObject({
   timezone: z
     .string()
     .min(1)
+    // `europe/berlin` is read as Europe/Berlin; check.ts warns about the spelling
+    .transform((zone) => canonicalTimeZone(zone) ?? zone)
     .optional()
     .meta({ description: 'IANA time zone the schedule is read in, e.g. Europe/Berlin.', default: 'UTC' }),
   retry: RetrySchema.optional(),

@@ -1,4 +1,22 @@
-import { closest, distance } from 'fastest-levenshtein';
+import { distance } from 'fastest-levenshtein';
+
+/** `a` with two neighbouring characters swapped is `b` (`pasue` for `pause`): the commonest typo. */
+function isTransposition(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let index = 0;
+  while (index < a.length && a[index] === b[index]) index += 1;
+  return (
+    index + 1 < a.length &&
+    a[index] === b[index + 1] &&
+    a[index + 1] === b[index] &&
+    a.slice(index + 2) === b.slice(index + 2)
+  );
+}
+
+/** Edits from one to the other, a swap of neighbours counting as one edit rather than two. */
+function typoDistance(a: string, b: string): number {
+  return isTransposition(a, b) ? 1 : distance(a, b);
+}
 
 /**
  * The candidate the input was most likely meant to be, or undefined when none is close enough to
@@ -8,15 +26,18 @@ export function didYouMean(input: string, candidates: Iterable<string>): string 
   const list = [...candidates];
   if (list.length === 0 || input.length === 0) return undefined;
   const lowered = input.toLowerCase();
-  const exactIgnoringCase = list.find((candidate) => candidate.toLowerCase() === lowered);
-  if (exactIgnoringCase !== undefined) return exactIgnoringCase;
-  const best = closest(
-    lowered,
-    list.map((candidate) => candidate.toLowerCase()),
-  );
-  const index = list.findIndex((candidate) => candidate.toLowerCase() === best);
-  const tolerance = Math.max(1, Math.floor(Math.max(best.length, lowered.length) / 3));
-  return distance(lowered, best) <= tolerance ? list[index] : undefined;
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of list) {
+    const edits = typoDistance(lowered, candidate.toLowerCase());
+    if (edits === 0) return candidate;
+    if (edits < bestDistance) {
+      best = candidate;
+      bestDistance = edits;
+    }
+  }
+  const tolerance = Math.max(1, Math.floor(Math.max(best?.length ?? 0, lowered.length) / 3));
+  return bestDistance <= tolerance ? best : undefined;
 }
 
 /** `; did you mean "x"?` or an empty string, for the end of a message. */

@@ -43,11 +43,31 @@ export function isTimeZone(name: string): boolean {
 }
 
 let knownZones: readonly string[] | undefined;
+let zonesByLowerCase: ReadonlyMap<string, string> | undefined;
 
 /** A known zone name close to a misspelt one, for `did you mean`. */
 export function suggestTimeZone(name: string): string | undefined {
   knownZones ??= Intl.supportedValuesOf('timeZone');
   return didYouMean(name, knownZones);
+}
+
+/**
+ * The IANA spelling of a zone the runtime knows in any case: `Europe/Berlin` for `europe/berlin`,
+ * or `name` itself when it is spelt so already (or is an alias spelt with capitals, such as
+ * `Asia/Kolkata`, which is kept). A name in lower case only that is no zone's but an alias's
+ * (`us/eastern`) becomes the zone ICU names for it (`America/New_York`). Undefined for an unknown
+ * zone. The runtime reads zone names in any case, but what `next`, logs and the dashboard show
+ * should be the name people search for.
+ */
+export function canonicalTimeZone(name: string): string | undefined {
+  if (!isTimeZone(name)) return undefined;
+  zonesByLowerCase ??= new Map(
+    [...Intl.supportedValuesOf('timeZone'), 'UTC'].map((zone) => [zone.toLowerCase(), zone]),
+  );
+  const known = zonesByLowerCase.get(name.toLowerCase());
+  if (known !== undefined) return known;
+  if (/[A-Z]/.test(name)) return name;
+  return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
 }
 
 /** Milliseconds to add to a UTC instant to get the wall-clock time in `timeZone`. */

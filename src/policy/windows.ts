@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import {
   type CheckContext,
-  checkCalendars,
+  checkCalendarNames,
   checkNotify,
   checkTarget,
   checkTimeZone,
@@ -112,7 +112,7 @@ export function checkWindow(context: CheckContext, name: string, window: unknown
   problems.push(...checkTimeZone(source, [...at, 'timezone'], window.timezone));
   problems.push(...checkNotify(context, [...at, 'notify'], window.notify));
   problems.push(...checkTarget(context, [...at, 'target'], window.target));
-  problems.push(...checkCalendars(context, [...at, 'skip'], window.skip));
+  problems.push(...checkCalendarNames(context, [...at, 'skip'], window.skip));
   return problems;
 }
 

@@ -12,7 +12,7 @@ import {
   type YAMLMap,
   type YAMLSeq,
 } from 'yaml';
-import type { PolicyProblem, SourceLocation } from './errors.js';
+import type { PolicyProblem, Severity, SourceLocation } from './errors.js';
 import { interpolate, type PolicyEnv } from './interpolate.js';
 import { labelled, pathKey, type ValuePath } from './paths.js';
 import { readYamlFast } from './yaml-fast.js';
@@ -37,6 +37,14 @@ export interface YamlSource {
   templateOf(path: ValuePath): string | undefined;
   /** Paths below `prefix` whose strings came from the environment, relative to `prefix`. */
   interpolatedBelow(prefix: ValuePath): string[][];
+}
+
+export interface ReadYamlOptions {
+  /**
+   * What an unset `${VAR}` is: an error (the default), or a warning, for checking a policy where
+   * its secrets are not set (CI). Either way the string keeps its text as written.
+   */
+  readonly unsetVariables?: Severity;
 }
 
 /** Beyond this many alias expansions a file is taken as an alias bomb, not a policy. */
@@ -65,9 +73,14 @@ function materialize(link: PathLink | undefined): (string | number)[] {
  * differently) is read the slow way; otherwise the slow reader runs on the first `locate`, which
  * for a valid policy is never.
  */
-export function readYaml(text: string, file: string, env: PolicyEnv): YamlSource {
+export function readYaml(
+  text: string,
+  file: string,
+  env: PolicyEnv,
+  options: ReadYamlOptions = {},
+): YamlSource {
   const fast = readYamlFast(text, env, { maxAliasExpansions: MAX_ALIAS_EXPANSIONS, maxDepth: MAX_DEPTH });
-  if (!fast) return readYamlDocument(text, file, env);
+  if (!fast) return readYamlDocument(text, file, env, options);
   let document: YamlSource | undefined;
   const locate = (path: ValuePath, anchor?: Anchor): SourceLocation => {
     document ??= readYamlDocument(text, file, env);
@@ -82,7 +95,12 @@ export function readYaml(text: string, file: string, env: PolicyEnv): YamlSource
  * are found in linear time (the parser's own check is quadratic in the size of a map), and
  * `${VAR}`s are replaced in place with their origin recorded.
  */
-export function readYamlDocument(text: string, file: string, env: PolicyEnv): YamlSource {
+export function readYamlDocument(
+  text: string,
+  file: string,
+  env: PolicyEnv,
+  options: ReadYamlOptions = {},
+): YamlSource {
   const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   // Offsets become lines and columns from the text itself: the parser's LineCounter misses the
   // line breaks inside a scalar it reads while recovering from a syntax error, which put later
@@ -101,7 +119,8 @@ export function readYamlDocument(text: string, file: string, env: PolicyEnv): Ya
     return { file, line: low + 1, col: offset - (lineStarts[low] as number) + 1 };
   };
   const problems: PolicyProblem[] = [];
-  const report = (offset: number, message: string) => problems.push({ ...at(offset), message });
+  const report = (offset: number, message: string, severity: Severity = 'error') =>
+    problems.push(severity === 'warning' ? { ...at(offset), message, severity } : { ...at(offset), message });
 
   for (const error of [...doc.errors, ...doc.warnings]) {
     report(error.pos[0], `invalid YAML: ${yamlMessage(error.code, error.message, text, error.pos[0])}`);
@@ -176,7 +195,8 @@ export function readYamlDocument(text: string, file: string, env: PolicyEnv): Ya
       if (typeof raw !== 'string') return raw;
       const result = interpolate(raw, env);
       if (!result.ok) {
-        report(start(node), labelled(materialize(link), result.message));
+        const severity = result.unset === undefined ? 'error' : (options.unsetVariables ?? 'error');
+        report(start(node), labelled(materialize(link), result.message), severity);
         return raw;
       }
       if (result.interpolated) interpolated.set(pathKey(materialize(link)), raw);

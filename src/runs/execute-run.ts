@@ -19,6 +19,7 @@ import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
+import { asWrittenFor, checkpointsAsWritten } from './redact.js';
 import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
 import {
   countTargets,
@@ -124,9 +125,14 @@ function identity(request: RunRequest) {
 export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
   const { job } = request;
   const startedAt = request.startedAt ?? new Date();
-  const log = deps.log.child({ runId: request.runId, job: job.name, action: job.action });
+  // what the run shows and stores has the job's ${VAR} values as written; only the action sees them
+  const asWritten = asWrittenFor(job);
+  const log = deps.log.child(
+    { runId: request.runId, job: job.name, action: job.action },
+    { formatters: { log: asWritten } },
+  );
   const runRequestIds: string[] = [];
-  return callScope.run({ log, requestIds: runRequestIds }, async () => {
+  const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
     if (!action) return refused(request, startedAt, `unknown action "${job.action}"`, runRequestIds);
 
@@ -223,7 +229,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
             runId: request.runId,
             concurrency: job.concurrency,
             retry: job.retry,
-            checkpoints: deps.checkpoints,
+            checkpoints: checkpointsAsWritten(deps.checkpoints, asWritten),
             done,
             log,
             signal,
@@ -290,6 +296,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     log.info({ outcome: summary.outcome, counts, durationMs: summary.durationMs }, 'run finished');
     return summary;
   });
+  return asWritten(finished);
 }
 
 /** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */

@@ -125,3 +125,19 @@ export async function flushRedis(url: string): Promise<void> {
 export function uniquePrefix(label = 'test'): string {
   return `${label}-${randomUUID().slice(0, 8)}`;
 }
+
+/** Every key under `prefix` and every value it holds, as text, whatever the key's type. */
+export async function dumpRedis(redis: Redis, prefix: string): Promise<string> {
+  const keys = await redis.keys(`*${prefix}*`);
+  const parts: string[] = [...keys];
+  for (const key of keys) {
+    const type = await redis.type(key);
+    if (type === 'string') parts.push((await redis.get(key)) ?? '');
+    else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
+    else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+    else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
+    else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1, 'WITHSCORES')));
+    else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+  }
+  return parts.join('\n');
+}

@@ -2,34 +2,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '../../../src/queue/redis.js';
 import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
 import { assertBuilt, type CliProcess, eventually, startCli } from '../../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
+import { dumpRedis, startTestRedis, type TestRedis } from '../../helpers/redis.js';
 
 // Distinctive values, so a leak cannot hide behind a common substring.
 const API_KEY = 'k-QX7vTz41';
 const BEARER = 'b-Rm2Lw9pE';
 const DB_PASSWORD = 'p-Hq5Ns8dK3';
 const WEBHOOK_PATH = '/hooks/T0-s3cr3t-Zx81';
-
-/** Every value a Redis key holds, as text, whatever the key's type. */
-async function dumpRedis(redis: Redis, prefix: string): Promise<string> {
-  const keys = await redis.keys(`*${prefix}*`);
-  const parts: string[] = [...keys];
-  for (const key of keys) {
-    const type = await redis.type(key);
-    if (type === 'string') parts.push((await redis.get(key)) ?? '');
-    else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
-    else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-    else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
-    else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1, 'WITHSCORES')));
-    else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
-  }
-  return parts.join('\n');
-}
 
 describe('secrets in a full run through the queue', () => {
   let sim: SimulatorHandle;

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { apiSettingsFromEnv } from '../../../src/config/api-env.js';
 import { freePort } from '../../../src/redis/local-server.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 
@@ -41,6 +42,32 @@ describe('missing API settings are reported at start, naming each variable, befo
     expect(cli.output()).toBe(
       'nightshift: NIGHTSHIFT_API_URL is not set (the base URL of the management API); NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE) is not set\n',
     );
+  });
+
+  it('NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE both set: exit 2, naming both, neither value', async () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'nightshift-key-')), 'key');
+    writeFileSync(keyFile, 'k-from-file-7Qz\n');
+    const cli = startCli(['run', policyFile(), 'nightly-pause', '--inline'], {
+      ...UNSET,
+      NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+      NIGHTSHIFT_API_KEY: 'k-from-env-3Wx',
+      NIGHTSHIFT_API_KEY_FILE: keyFile,
+    });
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toBe(
+      'nightshift: NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them\n',
+    );
+  });
+
+  it('either one alone is enough', () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'nightshift-key-')), 'key');
+    writeFileSync(keyFile, 'k-from-file\n');
+    const url = { NIGHTSHIFT_API_URL: 'https://api.example' };
+    expect(apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY: 'k-env' }).apiKey).toBe('k-env');
+    expect(apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY_FILE: keyFile }).apiKey).toBe('k-from-file');
+    expect(
+      apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY: 'k-env', NIGHTSHIFT_API_KEY_FILE: '' }).apiKey,
+    ).toBe('k-env');
   });
 
   it('an unreadable NIGHTSHIFT_API_KEY_FILE is named with why', async () => {

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/main.js';
 import type { PolicyCommandDeps } from '../../../src/cli/policy-io.js';
-import { POLICY_SCHEMA_PATH } from '../../../src/policy/index.js';
+import { MAX_POLICY_BYTES, POLICY_SCHEMA_PATH } from '../../../src/policy/index.js';
 import { testEnv, testRegistry } from '../../fixtures/policies/test-registry.js';
 
 interface Run {
@@ -143,6 +144,117 @@ describe('nightshift validate', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`${BROKEN}:4:5:`);
     expect(result.stdout).toContain(`${POLICY}: valid, 4 jobs`);
+  });
+
+  const UNSET_VARIABLE = write(
+    'unset-variable.yaml',
+    `version: 1
+jobs:
+  drill:
+    schedule: "0 3 * * 0"
+    action: drill
+    with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_BACKUP_IDD}" }
+`,
+  );
+
+  it('treats an unset ${VAR} as a warning with a did-you-mean from the environment, exits 0 and lists the jobs', async () => {
+    const result = await run('validate', UNSET_VARIABLE);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.stderr).toBe(
+      `${UNSET_VARIABLE}:6:57: warning: jobs.drill.with.backupId: environment variable DRILL_BACKUP_IDD is not set; did you mean "DRILL_BACKUP_ID"? (set it, or give a default: "\${DRILL_BACKUP_IDD:-default}")\n`,
+    );
+    expect(result.stdout).toBe(
+      [
+        `${UNSET_VARIABLE}: valid, 1 job, 1 warning`,
+        'JOB    ACTION  TARGET  NEXT FIRING                TIME ZONE  NOTES',
+        'drill  drill   -       2026-03-29T03:00:00+00:00  UTC',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('shows unknown for a schedule from an unset ${VAR}, and lists no jobs when one cannot be read without it', async () => {
+    const schedule = `version: 1
+jobs:
+  a:
+    schedule: "\${UNSET_CRON}"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+`;
+    const listed = await run('validate', write('unset-cron.yaml', schedule));
+    expect(listed.exitCode).toBeUndefined();
+    expect(listed.stdout).toMatch(/\na +pause +inline\(dev-\*\) +unknown +UTC\n$/);
+    const unlisted = write(
+      'unset-action.yaml',
+      `${schedule}  b:\n    schedule: "0 1 * * *"\n    action: "\${UNSET_ACTION}"\n`,
+    );
+    const result = await run('validate', unlisted);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.stdout).toBe(
+      `${unlisted}: valid as far as it can be checked without its unset variables, 2 warnings\n`,
+    );
+  });
+
+  it('--strict-env makes an unset ${VAR} an error and exits 2', async () => {
+    const result = await run('validate', '--strict-env', UNSET_VARIABLE);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^${UNSET_VARIABLE}:6:57: jobs\\.drill\\.with\\.backupId: environment variable DRILL_BACKUP_IDD is not set;`,
+      ),
+    );
+  });
+
+  it('prints a warning as file:line:col: warning: message and still exits 0', async () => {
+    const file = write(
+      'every-minute.yaml',
+      `version: 1
+jobs:
+  evening:
+    schedule: "* 19 * * 1-5"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+`,
+    );
+    const result = await run('validate', file);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.stderr).toBe(
+      `${file}:4:15: warning: jobs.evening.schedule: "* 19 * * 1-5" fires every minute from 19:00 to 19:59; did you mean "0 19 * * 1-5"?\n`,
+    );
+    expect(result.stdout).toMatch(new RegExp(`^${file}: valid, 1 job, 1 warning\n`));
+  });
+
+  it.each([
+    [
+      'binary garbage',
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x00, 0xff]),
+      'is not text (it holds NUL bytes)',
+    ],
+    ['Latin-1', Buffer.from('version: 1\njobs: {}\n# caf\u00e9\n', 'latin1'), 'is not UTF-8 text'],
+    [
+      'UTF-16',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('version: 1\n', 'utf16le')]),
+      'is UTF-16 text',
+    ],
+  ])('refuses a file of %s at 1:1, saying it is not UTF-8 text, and exits 2', async (_, bytes, what) => {
+    const file = join(directory, 'not-text.yaml');
+    writeFileSync(file, bytes);
+    const result = await run('validate', file);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `${file}:1:1: the file ${what}: a policy is a YAML file in UTF-8${what === 'is UTF-16 text' ? '; save it as UTF-8' : ''}\n`,
+    );
+  });
+
+  it('refuses a policy file over 5 MB before reading it, naming the limit, and exits 2', async () => {
+    const file = join(directory, 'huge.yaml');
+    writeFileSync(file, `version: 1\njobs: {}\n${'#'.repeat(MAX_POLICY_BYTES)}\n`);
+    const result = await run('validate', file);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `${file}:1:1: the policy file is 5242901 bytes, over the limit of 5 MB (5242880 bytes)\n`,
+    );
   });
 
   it('reports a file that cannot be read at 1:1 and exits 2', async () => {

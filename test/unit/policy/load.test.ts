@@ -10,6 +10,7 @@ import {
   formatProblem,
   jobProblem,
   loadPolicyFile,
+  MAX_POLICY_BYTES,
   type Policy,
   PolicyError,
   type PolicyJob,
@@ -96,13 +97,19 @@ jobs:
     expect([...job(policy, 'nightly-pause').skipDates]).toEqual(['2026-12-24', '2026-12-25', '2026-12-31']);
   });
 
-  it('reads ${VAR} from the environment and records it as a secret parameter', () => {
+  it('reads ${VAR} from the environment and records it as a secret parameter, shown as written', () => {
     const drill = job(policy, 'weekly-restore-drill');
     expect(drill.timezone).toBe('UTC');
     expect(drill.target).toBeUndefined();
     expect(drill.params).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: SECRET_VALUES[0] });
-    expect(drill.secretParams).toEqual(['backupId']);
-    expect(redactParams(drill)).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: '[redacted]' });
+    expect(drill.secretParams).toEqual([
+      { path: 'backupId', value: SECRET_VALUES[0], written: '${DRILL_BACKUP_ID}' },
+    ]);
+    expect(redactParams(drill)).toEqual({
+      workgroup: 'ops',
+      workspace: 'drill',
+      backupId: '${DRILL_BACKUP_ID}',
+    });
   });
 
   it('keeps each job’s place in the file', () => {
@@ -324,10 +331,14 @@ jobs:
     const drill = job(policy, 'd');
     expect(drill.description).toBe('costs ${HOURS} hours');
     expect(drill.params).toEqual({ workgroup: 'ops', workspace: 'drill', backupId: `b-${SECRET_VALUES[0]}` });
-    expect(drill.secretParams).toEqual(['workgroup', 'workspace', 'backupId']);
+    expect(drill.secretParams).toEqual([
+      { path: 'workgroup', value: 'ops', written: '${WG:-ops}' },
+      { path: 'workspace', value: 'drill', written: '${EMPTY:-drill}' },
+      { path: 'backupId', value: `b-${SECRET_VALUES[0]}`, written: 'b-${DRILL_BACKUP_ID}' },
+    ]);
   });
 
-  it('redacts secrets nested in lists and maps, and leaves the job’s own params untouched', () => {
+  it('shows secrets nested in lists and maps as written, and leaves the job’s own params untouched', () => {
     const registry = createActionRegistry([
       {
         name: 'nested',
@@ -352,8 +363,8 @@ jobs:
       { registry, env: testEnv },
     );
     const nested = job(policy, 'n');
-    expect(nested.secretParams).toEqual(['hosts.0.token']);
-    expect(redactParams(nested)).toEqual({ hosts: [{ name: 'a', token: '[redacted]' }] });
+    expect(nested.secretParams.map((param) => param.path)).toEqual(['hosts.0.token']);
+    expect(redactParams(nested)).toEqual({ hosts: [{ name: 'a', token: '${DRILL_BACKUP_ID}' }] });
     expect(nested.params).toEqual({ hosts: [{ name: 'a', token: SECRET_VALUES[0] }] });
   });
 
@@ -476,5 +487,13 @@ describe('loadPolicyFile', () => {
     expect(error).toBeInstanceOf(PolicyError);
     expect((error as PolicyError).problems[0]).toMatchObject({ file, line: 1, col: 1 });
     expect((error as PolicyError).problems[0]?.message).toMatch(/^cannot read the policy file: ENOENT/);
+  });
+
+  it('refuses policy text over 5 MB however it arrives (a reload, a worker), before parsing it', () => {
+    const text = `version: 1\njobs: {}\n${'#'.repeat(MAX_POLICY_BYTES)}\n`;
+    expect(problems(text)).toEqual([
+      `1:1: the policy file is ${MAX_POLICY_BYTES + 21} bytes, over the limit of 5 MB (5242880 bytes)`,
+    ]);
+    expect(load(`version: 1\njobs: {}\n${'#'.repeat(MAX_POLICY_BYTES - 100)}\n`).jobs).toEqual([]);
   });
 });

@@ -51,7 +51,18 @@ describe('interpolation', () => {
   it('refuses an unset variable, naming it and how to give a default', () => {
     expect(interpolate('${MISSING}', env)).toEqual({
       ok: false,
+      unset: 'MISSING',
       message: 'environment variable MISSING is not set (set it, or give a default: "${MISSING:-default}")',
+    });
+  });
+
+  it('suggests a set variable with a close name for an unset one, by name only', () => {
+    const result = interpolate('${DRILL_BACKUP_IDD}', { DRILL_BACKUP_ID: 'bk-secret-1', OTHER: 'x' });
+    expect(result).toEqual({
+      ok: false,
+      unset: 'DRILL_BACKUP_IDD',
+      message:
+        'environment variable DRILL_BACKUP_IDD is not set; did you mean "DRILL_BACKUP_ID"? (set it, or give a default: "${DRILL_BACKUP_IDD:-default}")',
     });
   });
 
@@ -84,6 +95,12 @@ describe('did you mean', () => {
 
   it('ignores case', () => {
     expect(didYouMean('DryRun', ['dryRun', 'description'])).toBe('dryRun');
+  });
+
+  it('counts two neighbouring letters swapped as one typo, so a short word still gets its suggestion', () => {
+    expect(didYouMean('pasue', ['pause', 'resume', 'inventory'])).toBe('pause');
+    expect(didYouMean('resmue', ['pause', 'resume'])).toBe('resume');
+    expect(didYouMean('uapse', ['pause', 'resume'])).toBeUndefined();
   });
 
   it('suggests nothing when no candidate is close', () => {

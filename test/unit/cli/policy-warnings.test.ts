@@ -1,0 +1,75 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../src/redis/local-server.js';
+import { assertBuilt, startCli } from '../../helpers/engine.js';
+
+function policyFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'nightshift-policy-warnings-')), 'policy.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+const API = {
+  NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+  NIGHTSHIFT_API_KEY: 'k',
+  NIGHTSHIFT_API_KEY_FILE: '',
+  NIGHTSHIFT_LOG_LEVEL: 'silent',
+  NIGHTSHIFT_API_TIMEOUT_MS: '500',
+};
+
+describe('policy warnings and unset variables on the command line', () => {
+  beforeAll(() => {
+    assertBuilt('src/cli/policy-io.ts', 'src/cli/commands/validate.ts', 'src/policy/load.ts');
+  });
+
+  const unset = () =>
+    policyFile(`version: 1
+jobs:
+  drill:
+    schedule: "0 3 * * 0"
+    action: restore-drill
+    with: { workgroup: ops, workspace: drill, backupId: "\${NIGHTSHIFT_TEST_UNSET_BACKUP}" }
+`);
+  const UNSET_MESSAGE =
+    'jobs.drill.with.backupId: environment variable NIGHTSHIFT_TEST_UNSET_BACKUP is not set (set it, or give a default: "${NIGHTSHIFT_TEST_UNSET_BACKUP:-default}")';
+
+  it.each([
+    ['start', (file: string) => ['start', file]],
+    ['run --inline', (file: string) => ['run', file, 'drill', '--inline']],
+    ['plan', (file: string) => ['plan', file]],
+  ])('%s refuses a policy with an unset ${VAR}: exit 2, the problem as an error', async (_, args) => {
+    const file = unset();
+    const cli = startCli(args(file), { ...API, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toBe(`${file}:6:57: ${UNSET_MESSAGE}\n`);
+  });
+
+  it('validate only warns about it, and exits 0', async () => {
+    const file = unset();
+    const cli = startCli(['validate', file], API);
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toContain(`${file}:6:57: warning: ${UNSET_MESSAGE}\n`);
+    expect(cli.output()).toContain(`${file}: valid, 1 job, 1 warning\n`);
+  });
+
+  it('run prints a warning of its policy on stderr and goes on with the run', async () => {
+    const file = policyFile(`version: 1
+jobs:
+  evening:
+    schedule: "* 19 * * 1-5"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+    retry: { attempts: 1 }
+`);
+    const cli = startCli(['run', file, 'evening', '--inline', '--json'], API);
+    // it gets as far as the API (nothing listens there): the run fails, it is not refused
+    expect(await cli.exited).toBe(1);
+    expect(cli.output()).toContain(
+      `${file}:4:15: warning: jobs.evening.schedule: "* 19 * * 1-5" fires every minute from 19:00 to 19:59; did you mean "0 19 * * 1-5"?\n`,
+    );
+    expect(cli.output()).toContain('"reason": "could not list the fleet"');
+  });
+});
