@@ -262,72 +262,59 @@ const GraceSchema = z.union([z.literal('0s').transform(() => 0), DurationSchema]
   error: 'expected a duration like "0s", "30m" or "2h"',
 });
 
-export const WindowSchema = z
-  .strictObject({
-    description: z.string().optional().meta({ description: 'What the window is for; shown in listings.' }),
-    target: z
-      .union([z.string().min(1), TargetSelectorSchema], {
-        error: 'expected the name of a target, or a selector with workgroups',
-      })
-      .meta({ description: 'A name from targets, or an inline selector: the workspaces the window keeps.' }),
-    uptime: z
-      .string()
-      .min(1)
-      .meta({
-        description:
-          'When the workspaces should run: days (Mon..Sun, ranges and commas) and HH:MM-HH:MM, several joined by ", "; 24:00 ends a day; a range may cross midnight. Outside it they are paused.',
-        examples: ['Mon-Fri 07:30-19:30', 'Mon-Fri 08:00-18:00, Sat 09:00-13:00'],
-      }),
-    timezone: z
-      .string()
-      .min(1)
-      .optional()
-      .meta({ description: 'IANA time zone uptime is read in.', default: 'defaults.timezone, else UTC' }),
-    skip: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({ description: 'Calendars whose days are entirely outside uptime (holidays).' }),
-    enforce: z.boolean().optional().meta({
+/** Windows share these settings with jobs (and inherit them from `defaults:` the same way). */
+const SharedWithJobs = SettingsSchema.pick({
+  timezone: true,
+  retry: true,
+  timeout: true,
+  concurrency: true,
+  notify: true,
+});
+
+export const WindowSchema = SharedWithJobs.extend({
+  description: z.string().optional().meta({ description: 'What the window is for; shown in listings.' }),
+  target: z
+    .union([z.string().min(1), TargetSelectorSchema], {
+      error: 'expected the name of a target, or a selector with workgroups',
+    })
+    .meta({ description: 'A name from targets, or an inline selector: the workspaces the window keeps.' }),
+  uptime: z
+    .string()
+    .min(1)
+    .meta({
       description:
-        'true: a workspace found Active outside uptime is paused again (and with resume: all, one found Stopped in uptime is resumed); false: it is left and reported as drift.',
-      default: false,
+        'When the workspaces should run: days (Mon..Sun, ranges and commas) and HH:MM-HH:MM, several joined by ", "; 24:00 ends a day; a range may cross midnight. Outside it they are paused.',
+      examples: ['Mon-Fri 07:30-19:30', 'Mon-Fri 08:00-18:00, Sat 09:00-13:00'],
     }),
-    resume: z.enum(WINDOW_RESUME_MODES).optional().meta({
-      description:
-        'What uptime brings back: owned (what the window paused), all (every Stopped workspace of the target), none.',
-      default: 'owned',
-    }),
-    every: EverySchema.optional().meta({
-      description: 'How often the window is reconciled besides its edges (at least 1s).',
-      default: '5m',
-    }),
-    grace: GraceSchema.optional().meta({
-      description: 'A workspace created less than this ago is left alone.',
-      default: '0s',
-    }),
-    retry: RetrySchema.optional(),
-    timeout: TimeoutSchema.optional().meta({
-      description: 'A reconciliation still going after this is cancelled.',
-      default: '30m',
-    }),
-    concurrency: z
-      .int()
-      .min(1)
-      .max(256)
-      .optional()
-      .meta({ description: 'API calls a reconciliation makes in parallel.', default: 16 }),
-    notify: z
-      .array(z.string().min(1))
-      .optional()
-      .meta({ description: 'Names from notifications that hear about reconciliations.', default: [] }),
-    maxTargets: MaxTargetsSchema.optional(),
-    dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
-    suspend: z
-      .boolean()
-      .optional()
-      .meta({ description: 'Keep the window defined but never reconcile it.', default: false }),
-  })
-  .meta({ description: 'A desired state over time for a target: paused outside uptime, reconciled.' });
+  skip: z
+    .array(z.string().min(1))
+    .optional()
+    .meta({ description: 'Calendars whose days are entirely outside uptime (holidays).' }),
+  enforce: z.boolean().optional().meta({
+    description:
+      'true: a workspace found Active outside uptime is paused again (and with resume: all, one found Stopped in uptime is resumed); false: it is left and reported as drift.',
+    default: false,
+  }),
+  resume: z.enum(WINDOW_RESUME_MODES).optional().meta({
+    description:
+      'What uptime brings back: owned (what the window paused), all (every Stopped workspace of the target), none.',
+    default: 'owned',
+  }),
+  every: EverySchema.optional().meta({
+    description: 'How often the window is reconciled besides its edges (at least 1s).',
+    default: '5m',
+  }),
+  grace: GraceSchema.optional().meta({
+    description: 'A workspace created less than this ago is left alone.',
+    default: '0s',
+  }),
+  maxTargets: MaxTargetsSchema.optional(),
+  dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
+  suspend: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Keep the window defined but never reconcile it.', default: false }),
+}).meta({ description: 'A desired state over time for a target: paused outside uptime, reconciled.' });
 
 export type WindowDocument = z.output<typeof WindowSchema>;
 

@@ -12,6 +12,7 @@ import { problemAt } from './issues.js';
 import type { ValuePath } from './paths.js';
 import { type Firing, nextFiring } from './schedule.js';
 import type { TargetSelector, WindowResumeMode } from './schema.js';
+import { wallClockMs } from './timezone.js';
 import { nextEdge, parseUptime, type Uptime } from './uptime.js';
 
 /**
@@ -46,20 +47,8 @@ export function nextWindowFiring(window: PolicyWindow, after: Date): Firing {
   return { at, localDate: edge && edge.at === at ? edge.localDate : localDateOf(at, window.timezone) };
 }
 
-const dateFormatters = new Map<string, Intl.DateTimeFormat>();
-
 function localDateOf(at: Date, timeZone: string): string {
-  let format = dateFormatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    dateFormatters.set(timeZone, format);
-  }
-  return format.format(at);
+  return new Date(wallClockMs(at.getTime(), timeZone)).toISOString().slice(0, 10);
 }
 
 /** The next `count` uptime edges of a window after `from`, for `nightshift next`. */

@@ -54,6 +54,23 @@ describe('config examples', () => {
     }
   });
 
+  it.each(['README.md', 'docs/windows.md'])(
+    'the first policy example of %s validates, windows included',
+    (doc) => {
+      const text = readFileSync(join(root, doc), 'utf8');
+      const example = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
+        .map((block) => block[1] as string)
+        .find((block) => /^version: 1$/m.test(block));
+      expect(example, `no policy example in ${doc}`).toBeDefined();
+      const policy = parsePolicy(example ?? '', doc, {
+        registry: actionRegistry,
+        env,
+        now: new Date('2026-03-27T12:00:00Z'),
+      });
+      expect(policy.jobs.some((job) => job.window)).toBe(true);
+    },
+  );
+
   it.each(files)('%s starts with the yaml-language-server line pointing at the committed schema', (file) => {
     const firstLine = readFileSync(join(root, file), 'utf8').split('\n')[0] ?? '';
     const match = /^# yaml-language-server: \$schema=(.+)$/.exec(firstLine);
