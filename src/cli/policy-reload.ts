@@ -12,7 +12,7 @@ import {
   parsePolicy,
 } from '../policy/index.js';
 import { redisKeys } from '../queue/keys.js';
-import { policySha } from '../queue/policy-store.js';
+import { PolicyStore, policySha } from '../queue/policy-store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
@@ -128,11 +128,42 @@ export class PolicyReloader {
     this.#options = options;
   }
 
-  /** The first load; a problem ends the start (PolicyError), as it does for `validate`. */
+  /**
+   * The first load. A file with problems falls back on the policy in force in Redis (the one a
+   * scheduler of this installation last loaded), reported like a rejected reload, so a restart
+   * after a bad edit keeps scheduling instead of exiting over and over; with no policy in force to
+   * run, its problems end the start (PolicyError).
+   */
   async load(text: string): Promise<void> {
-    const policy = this.#parse(text);
+    let policy: Policy;
+    try {
+      policy = this.#parse(text);
+    } catch (error) {
+      if (!(error instanceof PolicyError)) throw error;
+      const inForce = await this.#inForce();
+      if (!inForce) throw error;
+      await this.#options.scheduler.load(inForce.policy, inForce.text);
+      this.#accepted(inForce.policy);
+      this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: error.problems });
+      this.#options.log.error(
+        { problems: error.problems.map(formatProblem), policySha: inForce.sha, loadedAt: inForce.loadedAt },
+        'policy file is invalid; running the policy in force (the last one loaded) until it is fixed',
+      );
+      return;
+    }
     await this.#options.scheduler.load(policy, text);
     this.#accepted(policy);
+  }
+
+  /** The policy a scheduler of this installation last loaded, if it is still stored and still parses here. */
+  async #inForce(): Promise<{ policy: Policy; text: string; sha: string; loadedAt: string } | undefined> {
+    const current = await new PolicyStore(this.#options.redis, { prefix: this.#options.prefix }).current();
+    if (!current?.text) return undefined;
+    try {
+      return { policy: this.#parse(current.text), text: current.text, sha: current.sha, loadedAt: current.loadedAt };
+    } catch {
+      return undefined;
+    }
   }
 
   /** A change of the file. Never throws: whatever goes wrong, the policy in force stays. */

@@ -166,7 +166,6 @@ async function showDemo(
     NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
     NIGHTSHIFT_BEARER_TOKEN: DEFAULT_BEARER_TOKEN,
     NIGHTSHIFT_POLL_INTERVAL_MS: '500',
-    NIGHTSHIFT_SHUTDOWN_GRACE_MS: '15000',
     DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
     DEMO_UPTIME: oddMinutesUptime(),
   });

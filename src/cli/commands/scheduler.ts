@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import type { Logger } from '../../log/logger.js';
 import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import type { Policy, PolicyProblem } from '../../policy/index.js';
+import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
 import { watchPolicy } from '../../scheduler/policy-watcher.js';
 import { Scheduler } from '../../scheduler/scheduler.js';
+import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
@@ -95,6 +96,17 @@ export async function startSchedulerRole(
   };
 }
 
+/**
+ * Why a role does not start on `file`: a file with problems (printed already) and no policy in
+ * force in Redis to run meanwhile is bad usage (exit 2); anything else goes on as it was.
+ */
+export function notStarting(file: string, error: unknown): unknown {
+  if (!(error instanceof PolicyError)) return error;
+  return new UsageError(
+    `${file} is invalid and no policy is in force in Redis to run until it is fixed (a first start needs a valid file)`,
+  );
+}
+
 export function registerSchedulerCommand(program: Command): void {
   program
     .command('scheduler <policy>')
@@ -116,7 +128,8 @@ export function registerSchedulerCommand(program: Command): void {
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
-      if (!(await loadOrReport(file, policyCommandDeps()))) return;
+      // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
+      if (!(await loadOrReport(file, policyCommandDeps()))) process.exitCode = undefined;
       const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'scheduler' });
       const runtime = redisRuntime(log, 'scheduler');
@@ -130,7 +143,11 @@ export function registerSchedulerCommand(program: Command): void {
       const stop = await unlessStopped(
         startSchedulerRole(file, runtime, log, { metrics: server.metrics, status }),
         signalled,
-      );
+      ).catch(async (error: unknown) => {
+        await server.close();
+        await runtime.close();
+        throw notStarting(file, error);
+      });
       const signal = await signalled;
       exitWithin(SHUTDOWN_LIMIT_MS, log);
       log.info(

@@ -11,7 +11,7 @@ import {
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
-import { startSchedulerRole } from './scheduler.js';
+import { notStarting, startSchedulerRole } from './scheduler.js';
 import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
 
 export function registerStartCommand(program: Command): void {
@@ -26,9 +26,10 @@ export function registerStartCommand(program: Command): void {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
       const ops = opsSettings();
+      // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
       const policy = await loadOrReport(file, policyCommandDeps());
-      if (!policy) return;
-      const { bearerToken } = apiSettings(policy.jobs);
+      if (!policy) process.exitCode = undefined;
+      const { bearerToken } = apiSettings(policy?.jobs ?? []);
       const log = cliLogger('stdout');
       const runtime = redisRuntime(log, 'start');
       const status = new PolicyStatus(file);
@@ -47,7 +48,12 @@ export function registerStartCommand(program: Command): void {
           check: bearerToken ? undefined : bearerTokenProblems,
         }),
         signalled,
-      );
+      ).catch(async (error: unknown) => {
+        await stopWorker();
+        await server.close();
+        await runtime.close();
+        throw notStarting(file, error);
+      });
       const signal = await signalled;
       exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');

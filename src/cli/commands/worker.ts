@@ -35,7 +35,9 @@ const REDIS_DOWN_GRACE_MS = 3_000;
  * waiting out the whole grace would only delay the exit.
  */
 export function shutdownGraceMs(runtime: RedisRuntime): number {
-  const configured = envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 30_000);
+  // 5 s by default: a worker is then gone within 15 s of SIGTERM (grace, BullMQ's hand-back, the
+  // rest), and a run cut short loses nothing: another worker resumes it from its checkpoints
+  const configured = envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 5_000);
   return runtime.redis.status === 'ready' ? configured : Math.min(configured, REDIS_DOWN_GRACE_MS);
 }
 

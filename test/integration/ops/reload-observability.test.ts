@@ -286,3 +286,44 @@ describe('a rejected hot reload is visible', () => {
     for (const replica of replicas) expect((await signalGroup(replica, 'SIGTERM', 15_000)).exit).toBe(0);
   }, 60_000);
 });
+
+describe('a scheduler restarted on a file with problems', () => {
+  it('runs the policy in force and reports the edit as rejected, instead of exiting over and over', async () => {
+    const file = join(dir, 'restart.yaml');
+    const prefix = uniquePrefix('restart-invalid');
+    const good = policy(['alpha']);
+    await save(file, good);
+    const first = start(['scheduler', file], prefix);
+    await line(first, 'scheduler started');
+    expect((await signalGroup(first, 'SIGTERM', 15_000)).exit).toBe(0);
+
+    await save(file, INVALID);
+    const restarted = start(['scheduler', file], prefix);
+    const { address } = await line(restarted, 'ops server listening');
+    const fallback = await line(
+      restarted,
+      'policy file is invalid; running the policy in force (the last one loaded) until it is fixed',
+    );
+    expect(fallback.policySha).toBe(policySha(good));
+    await line(restarted, 'scheduler started');
+    const { status, body } = await readyz(address as string);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ degraded: ['policy'] });
+    expect(
+      sampleValue(await metrics(address as string), 'nightshift_policy_info', { sha: policySha(good) }),
+    ).toBe(1);
+    expect(restarted.output()).toMatch(/restart\.yaml:9:15: .*schedule/);
+    expect((await signalGroup(restarted, 'SIGTERM', 15_000)).exit).toBe(0);
+  });
+
+  it('with no policy in force to run (a first start), exits 2 naming the problems', async () => {
+    const file = join(dir, 'first.yaml');
+    await save(file, INVALID);
+    const scheduler = start(['scheduler', file], uniquePrefix('first-invalid'));
+    expect(await scheduler.exited).toBe(2);
+    expect(scheduler.output()).toMatch(/first\.yaml:9:15: .*schedule/);
+    expect(scheduler.output()).toContain(
+      'is invalid and no policy is in force in Redis to run until it is fixed',
+    );
+  });
+});
