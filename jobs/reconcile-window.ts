@@ -64,7 +64,8 @@ export const reconcileWindow: Action<typeof params> = {
         ? decision.decisions.filter((d) => d.owed).map((d) => d.key)
         : (state?.pending ?? []),
     );
-    if (decision.newPeriod)
+    // (an edge that owes nothing has nothing to lose: its period is recorded at the end)
+    if (decision.newPeriod && pending.size > 0)
       await ctx.windowStates.save(name, { period: decision.period, pending: [...pending] });
     for (const d of decision.decisions) {
       // running as wanted: whatever pause was recorded for it was undone by someone
