@@ -160,7 +160,12 @@ export class PolicyReloader {
     const current = await new PolicyStore(this.#options.redis, { prefix: this.#options.prefix }).current();
     if (!current?.text) return undefined;
     try {
-      return { policy: this.#parse(current.text), text: current.text, sha: current.sha, loadedAt: current.loadedAt };
+      return {
+        policy: this.#parse(current.text),
+        text: current.text,
+        sha: current.sha,
+        loadedAt: current.loadedAt,
+      };
     } catch {
       return undefined;
     }

@@ -55,6 +55,19 @@ export class PolicyStore {
     return sha;
   }
 
+  /**
+   * Keeps the text under `sha` (and the record of the policy in force) for another full TTL, so a
+   * scheduler that runs one policy for months without a reload never lets it expire under the
+   * runs it enqueues.
+   */
+  async keep(sha: string): Promise<void> {
+    await this.#redis
+      .multi()
+      .pexpire(this.#keys.policy(sha), this.#ttlMs)
+      .pexpire(this.#keys.currentPolicy, this.#ttlMs)
+      .exec();
+  }
+
   /** The text stored under `sha`, or undefined if it expired or does not match its hash. */
   async get(sha: string): Promise<string | undefined> {
     const text = await this.#redis.get(this.#keys.policy(sha));

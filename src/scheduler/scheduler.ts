@@ -78,6 +78,8 @@ export class Scheduler {
   readonly #now: () => number;
   #entries = new Map<string, Scheduled>();
   #policySha = '';
+  /** When the policy's text in Redis last had its TTL renewed (loading it renews it too). */
+  #keptAt = 0;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   /**
@@ -114,6 +116,7 @@ export class Scheduler {
 
   async #load(policy: Policy, text: string): Promise<void> {
     const sha = await this.#options.policies.put(text);
+    this.#keptAt = this.#now();
     await this.#options.policies.setCurrent(sha, { at: new Date(this.#now()) });
     // a window removed from the policy leaves no state (nor drift gauge) behind
     await new RedisWindowStates(this.#options.redis, { prefix: this.#options.prefix }).retain(
@@ -338,6 +341,11 @@ export class Scheduler {
       }
     }
     if (runs.length > 0) await enqueueRuns(this.#options.queue, runs);
+    // the policy's text outlives the runs that name it, however long this scheduler runs it
+    if (this.#now() - this.#keptAt > KEEP_POLICY_EVERY_MS) {
+      await this.#options.policies.keep(this.#policySha);
+      this.#keptAt = this.#now();
+    }
     for (const summary of skipped) await this.#recordSummary(summary);
     await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
     if (due.length > 0)
@@ -392,6 +400,9 @@ export class Scheduler {
     };
   }
 }
+
+/** How often a running scheduler renews its policy text's TTL in Redis (30 days). */
+const KEEP_POLICY_EVERY_MS = 3_600_000;
 
 /** Two schedulers may record the same tick; the key only ever moves forward. */
 const SET_IF_LATER = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
