@@ -192,12 +192,6 @@ export class RunOwnership {
     return (await this.records()).get(key);
   }
 
-  /** Whether this run's owner holds `record`: its confirmed pause, or an intent of this very run. */
-  ownsPause(record: Ownership | undefined): boolean {
-    if (!record || record.owner !== this.owner) return false;
-    return record.state === 'confirmed' || record.runId === this.runId;
-  }
-
   /** Written before the pause call: a crash after it leaves a record that the pause may have happened. */
   async intend(ws: SelectedWorkspace): Promise<void> {
     const typeName = ws.workspace.workspace_type?.typeName ?? undefined;

@@ -21,16 +21,3 @@ export interface WindowStateStore {
   get(window: string): Promise<WindowState | undefined>;
   save(window: string, state: WindowState): Promise<void>;
 }
-
-/** For tests and runs without Redis. */
-export class MemoryWindowStates implements WindowStateStore {
-  readonly states = new Map<string, WindowState>();
-
-  async get(window: string): Promise<WindowState | undefined> {
-    return this.states.get(window);
-  }
-
-  async save(window: string, state: WindowState): Promise<void> {
-    this.states.set(window, WindowStateSchema.parse(state));
-  }
-}
