@@ -255,6 +255,33 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
   }
 }
 
+/**
+ * Whether Redis holds a policy in force (one a scheduler of this installation loaded) for a
+ * service to run while its own file has problems. Asked once, within a few seconds: a start on a
+ * bad file does not wait for a Redis that does not answer (it is then bad usage, exit 2).
+ */
+export async function policyInForceStored(): Promise<boolean> {
+  let redis: Redis;
+  try {
+    redis = createRedis({
+      url: redisUrl(),
+      role: 'policy-check',
+      maxRetriesPerRequest: 1,
+      connectTimeout: 3_000,
+      retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+    });
+  } catch {
+    return false;
+  }
+  try {
+    return (await new PolicyStore(redis, { prefix: prefix() }).current())?.text !== undefined;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** The ownership ledger, holds and windows' state for runs in this process; `close()` once they are done. */
 export interface InlineFleetState {
   state: FleetStateStores;

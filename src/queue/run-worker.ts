@@ -401,7 +401,7 @@ export class RunWorker {
     // first released would answer their Redis and API replies before the last were released.
     let gate = this.#gates.get(at);
     if (!gate) {
-      gate = sleep(at - now, undefined, { signal: this.#closing.signal }).then(
+      gate = this.#sleepUntil(at, now).then(
         () => true,
         () => false,
       );
@@ -409,6 +409,15 @@ export class RunWorker {
       void gate.then(() => this.#gates.delete(at));
     }
     return gate;
+  }
+
+  /**
+   * Sleeps until the clock reads `at`. A timer may fire a millisecond early (libuv measures from
+   * the loop's cached time), and a run must never start before its tick: the rest is slept again.
+   */
+  async #sleepUntil(at: number, now: number): Promise<void> {
+    for (let left = at - now; left > 0; left = at - this.#now())
+      await sleep(left, undefined, { signal: this.#closing.signal });
   }
 
   /**

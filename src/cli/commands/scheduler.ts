@@ -15,6 +15,7 @@ import {
   envNumber,
   exitOnceIdle,
   exitWithin,
+  policyInForceStored,
   type RedisRuntime,
   redisRuntime,
   SHUTDOWN_LIMIT_MS,
@@ -96,15 +97,23 @@ export async function startSchedulerRole(
   };
 }
 
+/** A service does not start on a file with problems (printed) when no policy in force could run meanwhile: exit 2. */
+export function refuseToStart(file: string): void {
+  process.stderr.write(`nightshift: ${notStartingMessage(file)}\n`);
+  process.exitCode = 2;
+}
+
+function notStartingMessage(file: string): string {
+  return `${file} is invalid and no policy is in force in Redis to run until it is fixed (a first start needs a valid file)`;
+}
+
 /**
  * Why a role does not start on `file`: a file with problems (printed already) and no policy in
  * force in Redis to run meanwhile is bad usage (exit 2); anything else goes on as it was.
  */
 export function notStarting(file: string, error: unknown): unknown {
   if (!(error instanceof PolicyError)) return error;
-  return new UsageError(
-    `${file} is invalid and no policy is in force in Redis to run until it is fixed (a first start needs a valid file)`,
-  );
+  return new UsageError(notStartingMessage(file));
 }
 
 export function registerSchedulerCommand(program: Command): void {
@@ -129,7 +138,10 @@ export function registerSchedulerCommand(program: Command): void {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
-      if (!(await loadOrReport(file, policyCommandDeps()))) process.exitCode = undefined;
+      if (!(await loadOrReport(file, policyCommandDeps()))) {
+        if (!(await policyInForceStored())) return refuseToStart(file);
+        process.exitCode = undefined;
+      }
       const ops = opsSettings();
       const log = cliLogger('stdout', { role: 'scheduler' });
       const runtime = redisRuntime(log, 'scheduler');

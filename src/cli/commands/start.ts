@@ -7,11 +7,12 @@ import {
   cliLogger,
   exitOnceIdle,
   exitWithin,
+  policyInForceStored,
   redisRuntime,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';
-import { notStarting, startSchedulerRole } from './scheduler.js';
+import { notStarting, refuseToStart, startSchedulerRole } from './scheduler.js';
 import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
 
 export function registerStartCommand(program: Command): void {
@@ -28,7 +29,10 @@ export function registerStartCommand(program: Command): void {
       const ops = opsSettings();
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
       const policy = await loadOrReport(file, policyCommandDeps());
-      if (!policy) process.exitCode = undefined;
+      if (!policy) {
+        if (!(await policyInForceStored())) return refuseToStart(file);
+        process.exitCode = undefined;
+      }
       const { bearerToken } = apiSettings(policy?.jobs ?? []);
       const log = cliLogger('stdout');
       const runtime = redisRuntime(log, 'start');
