@@ -29,6 +29,7 @@ import {
   seedState,
   startSimulator,
 } from '../../src/sim/index.js';
+import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 
 /** A pino line as a test reads it back. */
@@ -322,8 +323,12 @@ export function startCli(
     stderr += chunk.toString();
   });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal));
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(code ?? signal);
+    });
   });
+  running.set(child, ownGroup);
   return {
     child,
     output: () => text,
