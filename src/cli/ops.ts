@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../log/logger.js';
-import { registerFleetMetrics } from '../ops/fleet-metrics.js';
+import { fleetSnapshots } from '../ops/fleet-metrics.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
@@ -108,8 +108,12 @@ export async function startOpsRole(
     log.info('ops server off (NIGHTSHIFT_HTTP_PORT=off)');
     return OFF;
   }
-  const metrics = new Metrics({ queue: runtime.queue, history: runtime.history, log });
-  registerFleetMetrics(metrics.registry, runtime.state, { log });
+  const metrics = new Metrics({
+    queue: runtime.queue,
+    history: runtime.history,
+    fleet: fleetSnapshots(runtime.state),
+    log,
+  });
   const last = settings.port + settings.fallbackPorts;
   let server: Awaited<ReturnType<typeof startOpsServer>> | undefined;
   for (let port = settings.port; !server; port += 1) {

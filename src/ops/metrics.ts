@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ApiCallRecord } from '../api/index.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 import type { RunSummary, TargetOutcome } from '../runs/index.js';
+import type { FleetSnapshot, FleetSnapshotSource } from './fleet-metrics.js';
 
 /** What the queue-depth gauge reads at each scrape: a BullMQ `Queue` does. */
 export interface QueueDepthSource {
@@ -29,7 +30,13 @@ export interface MetricsOptions {
    * scrape, so they survive restarts. Default: none (the gauges stay empty).
    */
   history?: LastRunSource;
-  /** How long a scrape waits for Redis (queue counts, run history) before leaving those gauges unset. Default 2000 ms. */
+  /**
+   * The ownership ledger, holds and windows' state the window, hold and savings metrics report,
+   * read at each scrape: every process reports the same figures, and a restart loses none.
+   * Default: none (those metrics are not registered).
+   */
+  fleet?: FleetSnapshotSource;
+  /** How long a scrape waits for Redis (queue counts, run history, fleet state) before going on without them. Default 2000 ms. */
   queueTimeoutMs?: number;
   /** Where a failed read from Redis is reported. Default: nowhere. */
   log?: Logger;
@@ -98,6 +105,10 @@ export class Metrics {
   readonly #failing = new Set<string>();
   /** This scrape's read of the run history, shared by the gauges that report it. */
   #lastRuns: Promise<readonly LastRunRecord[] | undefined> | undefined;
+  /** This scrape's read of the fleet state, shared by the metrics that report it. */
+  #fleet: Promise<FleetSnapshot | undefined> | undefined;
+  /** The last fleet state read: a scrape that cannot read Redis reports it, so a counter never drops. */
+  #lastFleet: FleetSnapshot | undefined;
 
   constructor(options: MetricsOptions = {}) {
     this.#options = options;
@@ -147,6 +158,7 @@ export class Metrics {
       registers,
       collect: () => this.#collectQueueDepth(queueJobs),
     });
+    if (options.fleet) this.#registerFleetMetrics(registers);
     const lastRun: Gauge<'job' | 'outcome'> = new Gauge({
       name: 'nightshift_job_last_run_timestamp_seconds',
       help: 'When the newest run of each job with each outcome finished (Unix time; dry runs aside), read from the run history in Redis at scrape time.',
@@ -231,6 +243,7 @@ export class Metrics {
   async scrape(): Promise<{ contentType: string; body: string }> {
     // each scrape reads the run history afresh, once for both gauges that report it
     this.#lastRuns = undefined;
+    this.#fleet = undefined;
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 
@@ -244,6 +257,65 @@ export class Metrics {
       : undefined;
     gauge.reset();
     if (counts) for (const state of QUEUE_STATES) gauge.set({ state }, counts[state] ?? 0);
+  }
+
+  #readFleet(): Promise<FleetSnapshot | undefined> {
+    const fleet = this.#options.fleet;
+    this.#fleet ??= fleet
+      ? this.#fromRedis('fleet state', 'nightshift_paused_hours_total', () =>
+          fleet.snapshot(new Date()),
+        ).then((read) => {
+          this.#lastFleet = read ?? this.#lastFleet;
+          return this.#lastFleet;
+        })
+      : Promise.resolve(undefined);
+    return this.#fleet;
+  }
+
+  /** The window, hold and savings metrics (see `fleet`); aggregate them across processes with `max`. */
+  #registerFleetMetrics(registers: Registry[]): void {
+    const drift: Gauge<'window'> = new Gauge({
+      name: 'nightshift_window_drift_workspaces',
+      help: "Workspaces differing from their window's desired state at its last reconciliation (held ones not counted), by window.",
+      labelNames: ['window'],
+      registers,
+      collect: async () => {
+        drift.reset();
+        for (const [window, count] of (await this.#readFleet())?.drift ?? []) drift.set({ window }, count);
+      },
+    });
+    const holds: Gauge<'state'> = new Gauge({
+      name: 'nightshift_holds',
+      help: 'Holds in force (nightshift hold), by held state.',
+      labelNames: ['state'],
+      registers,
+      collect: async () => {
+        holds.reset();
+        const read = await this.#readFleet();
+        if (read) for (const state of ['active', 'stopped'] as const) holds.set({ state }, read.holds[state]);
+      },
+    });
+    const hours: Counter = new Counter({
+      name: 'nightshift_paused_hours_total',
+      help: 'Hours workspaces spent paused by nightshift (owned pauses only), all time: what nightshift savings counts.',
+      registers,
+      collect: async () => {
+        const read = await this.#readFleet();
+        hours.reset();
+        if (read) hours.inc(read.hours);
+      },
+    });
+    const cost: Counter<'currency'> = new Counter({
+      name: 'nightshift_estimated_cost_avoided_total',
+      help: 'Estimated cost of those hours, from the price table of the policy in force when each pause was made, by currency.',
+      labelNames: ['currency'],
+      registers,
+      collect: async () => {
+        const read = await this.#readFleet();
+        cost.reset();
+        for (const [currency, value] of Object.entries(read?.cost ?? {})) cost.inc({ currency }, value);
+      },
+    });
   }
 
   #readLastRuns(): Promise<readonly LastRunRecord[] | undefined> {

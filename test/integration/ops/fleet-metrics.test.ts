@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerFleetMetrics } from '../../../src/ops/fleet-metrics.js';
+import { fleetSnapshots } from '../../../src/ops/fleet-metrics.js';
 import { Metrics } from '../../../src/ops/index.js';
 import { fleetStateStores } from '../../../src/queue/fleet-state.js';
 import { createRedis } from '../../../src/queue/redis.js';
@@ -28,8 +28,7 @@ function sample(text: string, line: string): number | undefined {
 describe('fleet metrics, read from Redis at each scrape', () => {
   it('report drift per window, holds in force, and owned paused hours and their cost, closed and still owned', async () => {
     const state = fleetStateStores(redis, uniquePrefix('fleet-metrics'));
-    const metrics = new Metrics({ processMetrics: false });
-    registerFleetMetrics(metrics.registry, state);
+    const metrics = new Metrics({ processMetrics: false, fleet: fleetSnapshots(state) });
     const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
     const record = (key: string, pausedHoursAgo: number) => ({
       key,
@@ -74,8 +73,11 @@ describe('fleet metrics, read from Redis at each scrape', () => {
       retryStrategy: () => null,
     });
     gone.on('error', () => undefined);
-    const metrics = new Metrics({ processMetrics: false });
-    registerFleetMetrics(metrics.registry, fleetStateStores(gone, 'nowhere'), { timeoutMs: 500 });
+    const metrics = new Metrics({
+      processMetrics: false,
+      fleet: fleetSnapshots(fleetStateStores(gone, 'nowhere')),
+      queueTimeoutMs: 500,
+    });
     const { body } = await metrics.scrape();
     expect(sample(body, 'nightshift_paused_hours_total')).toBe(0);
     expect(sample(body, 'nightshift_window_drift_workspaces{window="office"}')).toBeUndefined();
