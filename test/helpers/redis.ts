@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis as RedisClient } from 'ioredis';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
+import { createRedis } from '../../src/queue/redis.js';
 import { freePort, RedisServerMissingError, startLocalRedis } from '../../src/redis/local-server.js';
 
 /** A Redis for one test file, and the means to break it. */
@@ -140,4 +143,27 @@ export async function dumpRedis(redis: Redis, prefix: string): Promise<string> {
     else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
   }
   return parts.join('\n');
+}
+
+/** A test file's Redis and a client on it. */
+export interface TestRedisClient {
+  server: TestRedis;
+  redis: RedisClient;
+}
+
+/**
+ * A Redis for the test file (startTestRedis) and a client on it, started before its first test
+ * and stopped after its last; `started` hands them to the file's own variables.
+ */
+export function useTestRedisClient(started: (client: TestRedisClient) => void): void {
+  let client: TestRedisClient | undefined;
+  beforeAll(async () => {
+    const server = await startTestRedis();
+    client = { server, redis: createRedis({ url: server.url, role: 'test' }) };
+    started(client);
+  });
+  afterAll(async () => {
+    await client?.redis.quit();
+    await client?.server.stop();
+  });
 }

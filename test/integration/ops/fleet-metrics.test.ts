@@ -1,22 +1,14 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fleetSnapshots } from '../../../src/ops/fleet-metrics.js';
 import { Metrics } from '../../../src/ops/index.js';
 import { fleetStateStores } from '../../../src/queue/fleet-state.js';
 import { createRedis } from '../../../src/queue/redis.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
-let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
+useTestRedisClient((client) => {
+  redis = client.redis;
 });
 
 /** The value of one sample line of the exposition text, or undefined. */

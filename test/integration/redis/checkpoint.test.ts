@@ -1,25 +1,15 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
 import { RedisCheckpointStore } from '../../../src/queue/checkpoint.js';
 import { redisKeys } from '../../../src/queue/keys.js';
-import { createRedis } from '../../../src/queue/redis.js';
 import { type CheckpointStore, MemoryCheckpointStore } from '../../../src/runs/checkpoint.js';
 import type { TargetRecord } from '../../../src/runs/summary.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
-});
+useTestRedisClient((client) => ({ server, redis } = client));
 
 function record(key: string, overrides: Partial<TargetRecord> = {}): TargetRecord {
   return {

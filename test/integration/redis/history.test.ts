@@ -1,23 +1,14 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RetentionOptions, RunHistory } from '../../../src/queue/history.js';
 import { redisKeys } from '../../../src/queue/keys.js';
 import { createRedis } from '../../../src/queue/redis.js';
 import type { RunSummary } from '../../../src/runs/summary.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
-});
+useTestRedisClient((client) => ({ server, redis } = client));
 
 const BASE = Date.parse('2030-01-01T00:00:00Z');
 const at = (offsetMs: number) => new Date(BASE + offsetMs).toISOString();

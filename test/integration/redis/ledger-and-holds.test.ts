@@ -1,24 +1,15 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Holds } from '../../../src/queue/holds.js';
 import { redisKeys } from '../../../src/queue/keys.js';
 import { RedisOwnershipLedger } from '../../../src/queue/ledger.js';
-import { createRedis } from '../../../src/queue/redis.js';
 import { RunStarts } from '../../../src/queue/run-starts.js';
 import type { Hold, Ownership } from '../../../src/runs/index.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
-let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
+useTestRedisClient((client) => {
+  redis = client.redis;
 });
 
 const T0 = Date.parse('2026-11-20T19:30:00Z');

@@ -1,22 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisKeys } from '../../../src/queue/keys.js';
 import { PolicyStore } from '../../../src/queue/policy-store.js';
-import { createRedis } from '../../../src/queue/redis.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
-let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
+useTestRedisClient((client) => {
+  redis = client.redis;
 });
 
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a policy's own ${VAR} syntax

@@ -1,22 +1,13 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisKeys } from '../../../src/queue/keys.js';
 import { createRedis } from '../../../src/queue/redis.js';
 import { Suspensions } from '../../../src/queue/suspensions.js';
-import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;
 let redis: Redis;
-
-beforeAll(async () => {
-  server = await startTestRedis();
-  redis = createRedis({ url: server.url, role: 'test' });
-});
-
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
-});
+useTestRedisClient((client) => ({ server, redis } = client));
 
 function setup() {
   const prefix = uniquePrefix('suspend');
