@@ -37,7 +37,7 @@ export async function driftRows(
   const [{ result: workgroups }, owned, holds, states] = await Promise.all([
     api.listWorkgroups(),
     state.ledger.all(),
-    state.holds.active(now),
+    state.holds.active(now, { readOnly: true }),
     state.windows.all(),
   ]);
   return windows.flatMap((job) => {

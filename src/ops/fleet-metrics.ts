@@ -24,7 +24,7 @@ export function fleetSnapshots(state: RedisFleetState): FleetSnapshotSource {
     async snapshot(now) {
       const [windows, held, closed, owned] = await Promise.all([
         state.windows.all(),
-        state.holds.active(now),
+        state.holds.active(now, { readOnly: true }),
         state.ledger.closedTotals(),
         state.ledger.all(),
       ]);

@@ -82,8 +82,11 @@ export class Holds implements HoldReader {
     }
   }
 
-  /** The holds in force at `now`, oldest first; expired ones are removed on the way. */
-  async active(now: Date): Promise<Hold[]> {
+  /**
+   * The holds in force at `now`, oldest first. Expired ones are removed (and logged) on the way,
+   * unless `readOnly`: what plans, drift and scrapes read must change nothing.
+   */
+  async active(now: Date, { readOnly = false }: { readOnly?: boolean } = {}): Promise<Hold[]> {
     const fields = await this.#redis.hgetall(this.#keys.holds);
     const holds: Hold[] = [];
     for (const [pattern, text] of Object.entries(fields)) {
@@ -92,6 +95,7 @@ export class Holds implements HoldReader {
         holds.push(hold);
         continue;
       }
+      if (readOnly) continue;
       // a record nobody can read holds nothing; one past its time is logged as expired once
       if (hold) await this.#delete(pattern, text, { at: hold.until, event: 'expired', hold });
       else await this.#redis.hdel(this.#keys.holds, pattern);

@@ -56,7 +56,7 @@ export interface ActionContext {
    * by `run --inline` and `plan` when REDIS_URL is set; absent otherwise. Read-only in a dry run.
    */
   ownership?: RunOwnership;
-  /** The holds in force when the run started; absent when unknown (no Redis). */
+  /** The holds in force when the run started (workspace actions only); absent when unknown (no Redis). */
   holds?: readonly Hold[];
   /** Windows' reconciliation state; absent without Redis. */
   windowStates?: WindowStateStore;

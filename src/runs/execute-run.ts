@@ -184,9 +184,10 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     });
     const now = deps.now ?? (() => new Date());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
-    if (deps.state) {
+    // holds are about workspaces: a run over workgroups or named resources does not read them
+    if (deps.state && action.scope === 'workspace') {
       try {
-        holds = await deps.state.holds.active(now());
+        holds = await deps.state.holds.active(now(), { readOnly: request.dryRun });
       } catch (error) {
         if (deps.signal.aborted) throw deps.signal.reason;
         log.error({ err: errorRecord(error) }, 'run could not read the holds');

@@ -91,7 +91,8 @@ export type Hold = z.infer<typeof HoldSchema>;
 
 /** Reads the holds in force. */
 export interface HoldReader {
-  active(now: Date): Promise<Hold[]>;
+  /** The holds in force at `now`; with `readOnly`, the read changes nothing (no expired hold is removed). */
+  active(now: Date, options?: { readOnly?: boolean }): Promise<Hold[]>;
 }
 
 /** A workspace as holds and the ledger name it. */

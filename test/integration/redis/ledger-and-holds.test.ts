@@ -141,6 +141,16 @@ describe('Holds', () => {
     expect(await holds.active(until)).toEqual([]);
     expect((await holds.log()).map((e) => e.event)).toEqual(['expired', 'held']);
   });
+
+  it('a read-only read (a plan, drift, a scrape) leaves an expired hold for the next read to remove', async () => {
+    const holds = new Holds(redis, { prefix: uniquePrefix('holds-read-only') });
+    const until = new Date(Date.now() + 60_000);
+    await holds.place(hold('dev-a/kg', { until: until.toISOString() }));
+    expect(await holds.active(until, { readOnly: true })).toEqual([]);
+    expect((await holds.log()).map((e) => e.event)).toEqual(['held']);
+    await holds.active(until);
+    expect((await holds.log()).map((e) => e.event)).toEqual(['expired', 'held']);
+  });
 });
 
 describe('RunStarts', () => {
