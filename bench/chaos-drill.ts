@@ -1,10 +1,10 @@
 /**
- * `npm run chaos`: the chaos drill at full size (test/chaos/drill.ts says what it does and how
+ * `npm run chaos`: the chaos drill at full size (bench/harness/chaos-drill.ts says what it does and how
  * every figure is defined). 2,000 workspaces (200 workgroups × 10), 3 `nightshift worker` and 2
  * `nightshift scheduler` processes, the simulator with 5 % 500s, 2 % hangs and a throttle of
  * 400 req/s; for three minutes a worker is SIGKILLed every few seconds and started again, Redis
  * is restarted once and a scheduler once; then one tick runs in quiet and the report is printed
- * as Markdown tables, followed by the bad-input round (test/chaos/bad-input.ts). Exit 1 if any
+ * as Markdown tables, followed by the bad-input round (bench/harness/bad-input.ts). Exit 1 if any
  * goal fails.
  *
  *   npm run build && npm run chaos [-- --workgroups 200] [--per-workgroup 10] [--chaos-s 180]
@@ -17,8 +17,8 @@
  * the workers' default is 5, past which a run is recorded as failed, `abandoned`). Run one at a time: it needs most of a 2-core machine for about six minutes.
  */
 import { parseArgs } from 'node:util';
-import { runBadInputRound } from '../test/chaos/bad-input.js';
-import { assertDistFresh, formatReport, runChaosDrill } from '../test/chaos/drill.js';
+import { runBadInputRound } from './harness/bad-input.js';
+import { assertDistFresh, formatReport, runChaosDrill } from './harness/chaos-drill.js';
 
 const { values } = parseArgs({
   options: {

@@ -44,15 +44,15 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
+import type { RunSummary } from '../src/engine/index.js';
 import { parsePolicy } from '../src/policy/index.js';
-import { RunHistory } from '../src/queue/history.js';
-import { redisKeys } from '../src/queue/keys.js';
-import { PolicyStore } from '../src/queue/policy-store.js';
-import { createRedis } from '../src/queue/redis.js';
 import { createRunQueue, enqueueRuns, manualRunId } from '../src/queue/run-queue.js';
-import { startLocalRedis } from '../src/redis/local-server.js';
-import type { RunSummary } from '../src/runs/index.js';
 import { parseFleet, seedState, startSimulator } from '../src/sim/index.js';
+import { RunHistory } from '../src/store/history.js';
+import { redisKeys } from '../src/store/keys.js';
+import { startLocalRedis } from '../src/store/local-server.js';
+import { PolicyStore } from '../src/store/policy-store.js';
+import { createRedis } from '../src/store/redis.js';
 
 const API_KEY = 'bench-key';
 /** Workgroups are named `partNN-<seeded name>` with NN = index mod PARTS, so K shards (K dividing PARTS) are K sets of globs. */

@@ -22,16 +22,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
 import { actionRegistry, actions } from '../jobs/index.js';
+import type { RunSummary } from '../src/engine/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { parsePolicy } from '../src/policy/index.js';
-import { RunHistory } from '../src/queue/history.js';
-import { PolicyStore } from '../src/queue/policy-store.js';
-import { createRedis } from '../src/queue/redis.js';
 import { createRunQueue, manualRunId } from '../src/queue/run-queue.js';
-import { Suspensions } from '../src/queue/suspensions.js';
-import { startLocalRedis } from '../src/redis/local-server.js';
-import type { RunSummary } from '../src/runs/index.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
+import { RunHistory } from '../src/store/history.js';
+import { startLocalRedis } from '../src/store/local-server.js';
+import { PolicyStore } from '../src/store/policy-store.js';
+import { createRedis } from '../src/store/redis.js';
+import { Suspensions } from '../src/store/suspensions.js';
 
 const { values } = parseArgs({
   options: {
@@ -174,7 +174,7 @@ async function usedMemory(redis: Redis): Promise<number> {
 async function realSummary(targets: number): Promise<RunSummary> {
   // imported here, so the scheduler children load no more than a scheduler does
   const { ApiClient } = await import('../src/api/index.js');
-  const { executeRun, MemoryCheckpointStore, recordApiCall } = await import('../src/runs/index.js');
+  const { executeRun, MemoryCheckpointStore, recordApiCall } = await import('../src/engine/index.js');
   const { startSimulator } = await import('../src/sim/index.js');
   const sim = await startSimulator({
     apiKey: 'k',

@@ -21,14 +21,14 @@ import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
+import { executeRun, MemoryCheckpointStore, type RunSummary } from '../src/engine/index.js';
 import { createLogger } from '../src/log/logger.js';
 import { type PolicyJob, parsePolicy } from '../src/policy/index.js';
-import { fleetStateStores } from '../src/queue/fleet-state.js';
-import { createRedis } from '../src/queue/redis.js';
-import { startLocalRedis } from '../src/redis/local-server.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../src/runs/index.js';
 import { seedState, startSimulator } from '../src/sim/index.js';
 import { workspaceStatusFields } from '../src/sim/status.js';
+import { fleetStateStores } from '../src/store/fleet-state.js';
+import { startLocalRedis } from '../src/store/local-server.js';
+import { createRedis } from '../src/store/redis.js';
 
 const API_KEY = 'bench-key';
 

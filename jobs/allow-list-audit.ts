@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AllowListEntry } from '../src/api/index.js';
-import type { SelectedWorkgroup } from '../src/policy/index.js';
 import {
   type Action,
   type ActionContext,
@@ -8,7 +7,8 @@ import {
   FindingSchema,
   type StepResult,
   workgroupRef,
-} from '../src/runs/index.js';
+} from '../src/engine/index.js';
+import type { SelectedWorkgroup } from '../src/policy/index.js';
 import {
   type Cidr,
   CidrSchema,
@@ -19,7 +19,7 @@ import {
   parseCidr,
   runnerBlocked,
   sameRange,
-} from './allow-list.js';
+} from './support/allow-list.js';
 
 const ipv4Prefix = z.number().int().min(0).max(32);
 const ipv6Prefix = z.number().int().min(0).max(128);

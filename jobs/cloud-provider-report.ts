@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CloudProvider } from '../src/api/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/runs/index.js';
+import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -11,7 +11,7 @@ import {
   providerLabel,
   providerRef,
   providerTargets,
-} from './cloud-providers.js';
+} from './support/cloud-providers.js';
 
 const params = z.strictObject({
   cloudProviderIds: CloudProviderIdsSchema,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../src/api/index.js';
-import { type Action, workspaceRef } from '../src/runs/index.js';
+import { type Action, workspaceRef } from '../src/engine/index.js';
 import {
   checkSink,
   DbUsernameSchema,
@@ -13,7 +13,7 @@ import {
   SecretSinkSchema,
   secretIdentity,
   withoutSecret,
-} from './secret-sink.js';
+} from './support/secret-sink.js';
 
 const params = z
   .strictObject({

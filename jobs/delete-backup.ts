@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, TargetRef } from '../src/runs/index.js';
-import { findWorkgroup, findWorkspace, type Named } from './by-name-or-id.js';
+import type { Action, ActionContext, TargetRef } from '../src/engine/index.js';
+import { findWorkgroup, findWorkspace, type Named } from './support/by-name-or-id.js';
 
 const params = z.strictObject({
   workgroup: z.string().min(1).meta({ description: 'The workgroup, by name or id.' }),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ApiError, type Database, type Workgroup } from '../src/api/index.js';
-import type { Action, ActionContext, StepResult, TargetRef } from '../src/runs/index.js';
-import { rewordApiError } from './api-errors.js';
-import { findDatabase, findWorkgroup, type Named } from './by-name-or-id.js';
+import type { Action, ActionContext, StepResult, TargetRef } from '../src/engine/index.js';
+import { rewordApiError } from './support/api-errors.js';
+import { findDatabase, findWorkgroup, type Named } from './support/by-name-or-id.js';
 
 const params = z.strictObject({
   workgroup: z.string().min(1).meta({ description: 'The workgroup holding the database, by name or id.' }),

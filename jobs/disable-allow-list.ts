@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup } from '../src/api/index.js';
+import { type Action, type ActionContext, type StepContext, workgroupRef } from '../src/engine/index.js';
 import type { SelectedWorkgroup } from '../src/policy/index.js';
-import { type Action, type ActionContext, type StepContext, workgroupRef } from '../src/runs/index.js';
-import { isEnforced } from './allow-list.js';
+import { isEnforced } from './support/allow-list.js';
 
 const params = z.strictObject({});
 

@@ -1,5 +1,5 @@
+import type { Action } from '../src/engine/index.js';
 import { type ActionRegistry, createActionRegistry } from '../src/policy/index.js';
-import type { Action } from '../src/runs/index.js';
 import { allowListAudit } from './allow-list-audit.js';
 import { checkIp } from './check-ip.js';
 import { cloudProviderReport } from './cloud-provider-report.js';

@@ -4,9 +4,9 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Workspace } from '../src/api/index.js';
+import type { Action, ActionContext, TargetRef } from '../src/engine/index.js';
 import type { SelectedWorkspace } from '../src/policy/index.js';
-import type { Action, ActionContext, TargetRef } from '../src/runs/index.js';
-import { STATUS } from './workspace-state.js';
+import { STATUS } from './support/workspace-state.js';
 
 const FORMATS = ['json', 'csv', 'markdown'] as const;
 const GROUPINGS = ['workgroup', 'region', 'status', 'type'] as const;

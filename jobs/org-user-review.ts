@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { OrgUser } from '../src/api/index.js';
+import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
 import { DurationSchema } from '../src/policy/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/runs/index.js';
 
 const DAY_MS = 86_400_000;
 

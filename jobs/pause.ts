@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Action, workspaceRef } from '../src/runs/index.js';
+import { type Action, workspaceRef } from '../src/engine/index.js';
 import { pauseStep, planPause } from './support/owned-steps.js';
 
 const params = z.strictObject({});

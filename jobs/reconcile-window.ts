@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { WINDOW_ACTION } from '../src/policy/index.js';
 import {
   type Action,
   type ActionContext,
@@ -7,7 +6,8 @@ import {
   type StepResult,
   type WindowState,
   workspaceRef,
-} from '../src/runs/index.js';
+} from '../src/engine/index.js';
+import { WINDOW_ACTION } from '../src/policy/index.js';
 import { pauseStep, resumeStep } from './support/owned-steps.js';
 import { decideWindow, type WindowDecision, type WorkspaceDecision } from './support/window-decision.js';
 

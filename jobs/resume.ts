@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import type { SelectedWorkspace } from '../src/policy/index.js';
-import { DurationSchema } from '../src/policy/index.js';
 import {
   type Action,
   type ActionContext,
@@ -8,9 +6,11 @@ import {
   LISTING_LAG_MS,
   type StepContext,
   workspaceRef,
-} from '../src/runs/index.js';
+} from '../src/engine/index.js';
+import type { SelectedWorkspace } from '../src/policy/index.js';
+import { DurationSchema } from '../src/policy/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
-import { STATUS } from './workspace-state.js';
+import { STATUS } from './support/workspace-state.js';
 
 const params = z.strictObject({
   waitReady: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Action, workspaceRef } from '../src/runs/index.js';
+import { type Action, workspaceRef } from '../src/engine/index.js';
 import {
   checkSink,
   DbUsernameSchema,
@@ -12,7 +12,7 @@ import {
   SecretSinkSchema,
   secretIdentity,
   withoutSecret,
-} from './secret-sink.js';
+} from './support/secret-sink.js';
 
 const params = z.strictObject({
   username: DbUsernameSchema.meta({

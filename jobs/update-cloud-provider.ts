@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ApiError, type CloudProvider, type CloudProviderUpdate } from '../src/api/index.js';
-import type { Action, ActionContext, StepContext, StepResult } from '../src/runs/index.js';
+import type { Action, ActionContext, StepContext, StepResult } from '../src/engine/index.js';
 import {
   type ProviderReference,
   providerRef,
   resolveProviderReference,
   unknownProvider,
-} from './cloud-providers.js';
+} from './support/cloud-providers.js';
 
 const params = z
   .strictObject({

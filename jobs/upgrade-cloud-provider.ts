@@ -9,9 +9,9 @@ import {
   NODE_GROUP_NAMES,
   type NodeGroupName,
 } from '../src/api/index.js';
+import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
 import type { Logger } from '../src/log/logger.js';
 import { DurationSchema } from '../src/policy/index.js';
-import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/runs/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -24,7 +24,7 @@ import {
   providerLabel,
   providerRef,
   providerTargets,
-} from './cloud-providers.js';
+} from './support/cloud-providers.js';
 
 const size = z.int().nonnegative();
 const NodeGroupSizeSchema = z

@@ -1,4 +1,3 @@
-import type { SelectedWorkspace } from '../../src/policy/index.js';
 import {
   type ActionContext,
   describeHold,
@@ -8,8 +7,9 @@ import {
   type StepContext,
   type StepResult,
   workspaceRef,
-} from '../../src/runs/index.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from '../workspace-state.js';
+} from '../../src/engine/index.js';
+import type { SelectedWorkspace } from '../../src/policy/index.js';
+import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
 
 /**
  * The pause and resume steps every cost-saving action shares (`pause`, `resume`, windows), with

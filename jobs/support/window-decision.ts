@@ -1,6 +1,4 @@
 import type { Workgroup } from '../../src/api/index.js';
-import { type PolicyWindow, type SelectedWorkspace, selectTargets } from '../../src/policy/index.js';
-import { currentPeriod } from '../../src/policy/uptime.js';
 import {
   describeHold,
   type Hold,
@@ -8,8 +6,10 @@ import {
   type Ownership,
   type WindowState,
   workspaceRef,
-} from '../../src/runs/index.js';
-import { STATUS } from '../workspace-state.js';
+} from '../../src/engine/index.js';
+import { type PolicyWindow, type SelectedWorkspace, selectTargets } from '../../src/policy/index.js';
+import { currentPeriod } from '../../src/policy/uptime.js';
+import { STATUS } from './workspace-state.js';
 
 /**
  * What a window wants of each of its workspaces at one instant, and what a reconciliation does

@@ -1,9 +1,9 @@
 import { decideWindow } from '../../jobs/support/window-decision.js';
 import type { ApiClient } from '../api/index.js';
+import { type SavingsReport, savingsReport } from '../engine/savings.js';
 import { type Policy, selectTargets } from '../policy/index.js';
-import type { RedisFleetState } from '../queue/fleet-state.js';
-import type { RedisOwnershipLedger } from '../queue/ledger.js';
-import { type SavingsReport, savingsReport } from '../runs/savings.js';
+import type { RedisFleetState } from '../store/fleet-state.js';
+import type { RedisOwnershipLedger } from '../store/ledger.js';
 
 /** One workspace under a window, as `nightshift drift` shows it. */
 export interface DriftRow {

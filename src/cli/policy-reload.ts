@@ -11,9 +11,9 @@ import {
   type PolicyProblem,
   parsePolicy,
 } from '../policy/index.js';
-import { redisKeys } from '../queue/keys.js';
-import { PolicyStore, policySha } from '../queue/policy-store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import { redisKeys } from '../store/keys.js';
+import { PolicyStore, policySha } from '../store/policy-store.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {

@@ -1,4 +1,4 @@
-import type { Finding, RunSummary, TargetRecord } from '../runs/index.js';
+import type { Finding, RunSummary, TargetRecord } from '../engine/index.js';
 import { outcomeStyle, type Painter, plain, type Style, severityStyle } from './color.js';
 import { alignColumns, type Cell, styled } from './table.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { type Finding, FindingSchema, type RunOutcome, type RunSummary } from '../engine/index.js';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../policy/index.js';
-import { type Finding, FindingSchema, type RunOutcome, type RunSummary } from '../runs/index.js';
 
 /** The outcomes that say something about a job's health; `skipped` and `missed` runs say nothing. */
 export const NOTIFIABLE_OUTCOMES = ['succeeded', 'partial', 'failed'] as const;

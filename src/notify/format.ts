@@ -1,5 +1,5 @@
+import type { ErrorRecord, Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../engine/index.js';
 import type { NotifyEvent, NotifyFormat, PolicyProblem } from '../policy/index.js';
-import type { ErrorRecord, Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../runs/index.js';
 import type { NotifiableOutcome } from './events.js';
 
 /** What one sink is told about one run: the events it listens to, and what changed. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { DEFAULT_PREFIX, redisKeys } from '../queue/keys.js';
-import { LuaScript } from '../queue/lua.js';
+import { DEFAULT_PREFIX, redisKeys } from '../store/keys.js';
+import { LuaScript } from '../store/lua.js';
 import { type SinkState, SinkStateSchema } from './events.js';
 
 /** What each sink was last told about each job; see SinkState. */

@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
+import type { RunSummary } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
-import type { RunSummary } from '../runs/index.js';
 import { runChange } from './events.js';
 import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';
 import type { NotificationMemory } from './memory.js';

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, request } from 'undici';
 import { parseRetryAfter } from '../api/index.js';
+import { retryDelay } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/logger.js';
-import { retryDelay } from '../runs/index.js';
 
 /** Where a message goes. The URL is a secret: it is used for the request and for nothing else. */
 export interface WebhookSink {

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type Logger, silentLogger } from '../log/logger.js';
-import { pingRedis } from '../queue/redis.js';
+import { pingRedis } from '../store/redis.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */

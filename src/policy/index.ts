@@ -1,4 +1,14 @@
 export {
+  checkTargetLimit,
+  countWorkgroups,
+  countWorkspaces,
+  type SelectedWorkgroup,
+  type SelectedWorkspace,
+  selectTargets,
+  selectWorkgroups,
+  type TargetLimitCheck,
+} from '../engine/targets.js';
+export {
   type ActionRegistry,
   type ActionScope,
   type ActionSpec,
@@ -67,16 +77,6 @@ export {
 } from './schema.js';
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
-export {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-  type TargetLimitCheck,
-} from './targets.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
 export {
   checkWindowOverlaps,

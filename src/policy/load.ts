@@ -100,7 +100,7 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly params: Readonly<Record<string, unknown>>;
   /**
    * The strings of `params` that came from `${VAR}`s: how secrets reach a job. Log
-   * `redactParams(job)` instead of `params`; a run's summary shows each as written (src/runs/redact.ts).
+   * `redactParams(job)` instead of `params`; a run's summary shows each as written (src/engine/redact.ts).
    */
   readonly secretParams: readonly SecretParam[];
   readonly target: JobTarget | undefined;

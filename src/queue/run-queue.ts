@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ConnectionOptions, Queue } from 'bullmq';
 import { z } from 'zod';
-import { RUN_TRIGGERS } from '../runs/index.js';
+import { RUN_TRIGGERS } from '../engine/index.js';
 
 /** The BullMQ queue every run goes through. */
 export const RUN_QUEUE = 'runs';

@@ -4,10 +4,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
-import type { Notifier } from '../notify/index.js';
-import type { Metrics } from '../ops/metrics.js';
-import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
 import {
   type Action,
   type CheckpointStore,
@@ -16,13 +12,17 @@ import {
   type Finding,
   type FleetStateStores,
   type RunSummary,
-} from '../runs/index.js';
-import type { RunHistory } from './history.js';
-import { type RedisKeys, redisKeys } from './keys.js';
-import type { PolicyStore } from './policy-store.js';
+} from '../engine/index.js';
+import type { Logger } from '../log/logger.js';
+import type { Notifier } from '../notify/index.js';
+import type { Metrics } from '../ops/metrics.js';
+import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
+import type { RunHistory } from '../store/history.js';
+import { type RedisKeys, redisKeys } from '../store/keys.js';
+import type { PolicyStore } from '../store/policy-store.js';
+import type { RunStarts } from '../store/run-starts.js';
+import type { Suspensions } from '../store/suspensions.js';
 import { RUN_QUEUE, type RunJobData, RunJobDataSchema, type RunJobResult } from './run-queue.js';
-import type { RunStarts } from './run-starts.js';
-import type { Suspensions } from './suspensions.js';
 
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */

@@ -1,11 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
-import type { RunHistory } from '../queue/history.js';
-import { type RedisKeys, redisKeys } from '../queue/keys.js';
-import type { PolicyStore } from '../queue/policy-store.js';
 import {
   compactInstant,
   enqueueRuns,
@@ -13,9 +11,11 @@ import {
   type RunJobResult,
   scheduledRunId,
 } from '../queue/run-queue.js';
-import type { Suspensions } from '../queue/suspensions.js';
-import { RedisWindowStates } from '../queue/window-state.js';
-import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../runs/index.js';
+import type { RunHistory } from '../store/history.js';
+import { type RedisKeys, redisKeys } from '../store/keys.js';
+import type { PolicyStore } from '../store/policy-store.js';
+import type { Suspensions } from '../store/suspensions.js';
+import { RedisWindowStates } from '../store/window-state.js';
 import { planCatchUp } from './catch-up.js';
 
 export interface SchedulerOptions {

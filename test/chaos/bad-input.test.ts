@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPolicy, runPolicyRound, runResponseRound } from '../../bench/harness/bad-input.js';
+import { type ScriptedServer, startScriptedServer } from '../../bench/harness/scripted-server.js';
 import { actionRegistry } from '../../jobs/index.js';
 import { ApiClient, ApiError } from '../../src/api/index.js';
 import { PolicyError, parsePolicy } from '../../src/policy/index.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { checkPolicy, runPolicyRound, runResponseRound } from './bad-input.js';
 
 /**
  * The chaos drill's bad-input round, with smaller counts than `npm run chaos` (1,000 policies,
- * 10,000 responses): every case is rebuilt from the seed and its number (test/chaos/bad-input.ts).
+ * 10,000 responses): every case is rebuilt from the seed and its number (bench/harness/bad-input.ts).
  */
 const SEED = 11;
 

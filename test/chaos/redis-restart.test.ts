@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { startLocalRedis } from '../../src/redis/local-server.js';
 import { DEFAULT_API_KEY } from '../../src/sim/index.js';
+import { startLocalRedis } from '../../src/store/local-server.js';
 import {
   assertBuilt,
   eventually,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../src/runs/index.js';
+import type { RunSummary } from '../../src/engine/index.js';
 import { type Engine, untilMsIntoSecond, useEngineHarness } from '../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 1 });

@@ -22,7 +22,7 @@ let engine: Engine | undefined;
 const workers: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt('src/queue/run-worker.ts', 'src/runs/execute-run.ts', 'src/runs/target-runner.ts');
+  assertBuilt('src/queue/run-worker.ts', 'src/engine/execute-run.ts', 'src/engine/target-runner.ts');
   [server, sim] = await Promise.all([
     startTestRedis(),
     // 80 ms per pause, two at a time: the run takes a few seconds

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
+import { executeRun, MemoryCheckpointStore, type RunSummary, recordApiCall } from '../../src/engine/index.js';
 import { type PolicyEnv, parsePolicy } from '../../src/policy/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary, recordApiCall } from '../../src/runs/index.js';
 import {
   DEFAULT_API_KEY,
   DEFAULT_BEARER_TOKEN,

@@ -6,19 +6,11 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
+import type { RunSummary } from '../../src/engine/index.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { type Policy, parsePolicy } from '../../src/policy/index.js';
-import { RedisCheckpointStore } from '../../src/queue/checkpoint.js';
-import { fleetStateStores } from '../../src/queue/fleet-state.js';
-import { RunHistory } from '../../src/queue/history.js';
-import { redisKeys } from '../../src/queue/keys.js';
-import { PolicyStore } from '../../src/queue/policy-store.js';
-import { createRedis } from '../../src/queue/redis.js';
 import { createRunQueue, enqueueRuns, manualRunId } from '../../src/queue/run-queue.js';
-import { RunStarts } from '../../src/queue/run-starts.js';
 import { RunWorker, type RunWorkerOptions } from '../../src/queue/run-worker.js';
-import { Suspensions } from '../../src/queue/suspensions.js';
-import type { RunSummary } from '../../src/runs/index.js';
 import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import {
   DEFAULT_API_KEY,
@@ -29,6 +21,14 @@ import {
   seedState,
   startSimulator,
 } from '../../src/sim/index.js';
+import { RedisCheckpointStore } from '../../src/store/checkpoint.js';
+import { fleetStateStores } from '../../src/store/fleet-state.js';
+import { RunHistory } from '../../src/store/history.js';
+import { redisKeys } from '../../src/store/keys.js';
+import { PolicyStore } from '../../src/store/policy-store.js';
+import { createRedis } from '../../src/store/redis.js';
+import { RunStarts } from '../../src/store/run-starts.js';
+import { Suspensions } from '../../src/store/suspensions.js';
 import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 

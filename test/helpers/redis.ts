@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Redis as RedisClient } from 'ioredis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { createRedis } from '../../src/queue/redis.js';
-import { freePort, RedisServerMissingError, startLocalRedis } from '../../src/redis/local-server.js';
+import { freePort, RedisServerMissingError, startLocalRedis } from '../../src/store/local-server.js';
+import { createRedis } from '../../src/store/redis.js';
 
 /** A Redis for one test file, and the means to break it. */
 export interface TestRedis {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { failure } from '../../bench/harness/scripted-server.js';
 import type { SimulatorHandle } from '../../src/sim/index.js';
-import { failure } from './scripted-server.js';
 
 /**
  * A refusal the proxy answers in the simulator's place: for the refusals the simulator never

@@ -1,4 +1,4 @@
-import { countTargets, type Finding, type RunSummary, type TargetRecord } from '../../src/runs/index.js';
+import { countTargets, type Finding, type RunSummary, type TargetRecord } from '../../src/engine/index.js';
 
 let runs = 0;
 

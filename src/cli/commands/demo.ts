@@ -5,10 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
+import type { RunSummary } from '../../engine/index.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { parseDuration, WINDOW_ACTION } from '../../policy/index.js';
-import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../redis/local-server.js';
-import type { RunSummary } from '../../runs/index.js';
 import {
   DEFAULT_API_KEY,
   DEFAULT_BEARER_TOKEN,
@@ -16,6 +15,7 @@ import {
   type SimulatorHandle,
   startSimulator,
 } from '../../sim/index.js';
+import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/local-server.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';

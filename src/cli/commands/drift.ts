@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import type { SavingsReport } from '../../engine/savings.js';
 import { parseDuration } from '../../policy/index.js';
-import type { SavingsReport } from '../../runs/savings.js';
 import { painterFor } from '../color.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts, type DriftRow, driftRows, savingsSince } from '../fleet-report.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { RunSummary } from '../../runs/index.js';
+import type { RunSummary } from '../../engine/index.js';
 import { outcomeStyle, painterFor } from '../color.js';
 import { reportingUsageErrors } from '../exit.js';
 import { policyInForce, unknownName } from '../policy-in-force.js';

@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
 import { parseDuration } from '../../policy/index.js';
-import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../runs/index.js';
 import { UsageError } from '../exit.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 import { alignColumns } from '../table.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RunSummary } from '../../runs/index.js';
+import type { RunSummary } from '../../engine/index.js';
 import { painterFor } from '../color.js';
 import { EXIT } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';

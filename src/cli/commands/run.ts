@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import type { RunSummary } from '../../engine/index.js';
 import type { Policy, PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
-import type { Suspension } from '../../queue/suspensions.js';
-import type { RunSummary } from '../../runs/index.js';
+import type { Suspension } from '../../store/suspensions.js';
 import { painterFor } from '../color.js';
 import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';

@@ -3,14 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
 import { actionRegistry } from '../../../jobs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
+import { MemoryCheckpointStore } from '../../../src/engine/index.js';
 import { Notifier, RedisNotificationMemory, type RunPayload } from '../../../src/notify/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
-import type { RunSummary } from '../../../src/runs/index.js';
-import { MemoryCheckpointStore } from '../../../src/runs/index.js';
 import { mutatingCalls, useActionSim, workgroupNamed } from '../../helpers/actions.js';
 import { assertBuilt, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
-import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 import { allowListPath, allowListState, type GroupSpec } from './allow-list-fixtures.js';
 
 const policy = (params = '') => `version: 1

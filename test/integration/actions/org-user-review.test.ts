@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_BEARER_TOKEN, type SimState, seedState } from '../../../src/sim/index.js';
 import { expectNoSecretLeak, mutatingCalls, useActionSim } from '../../helpers/actions.js';
 

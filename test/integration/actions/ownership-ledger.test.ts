@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Ownership, RunSummary } from '../../../src/runs/index.js';
+import type { Ownership, RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY, type SimState, seedState } from '../../../src/sim/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
 import { READ_ONLY_OPERATIONS, useActionSim, workspacesIn } from '../../helpers/actions.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { type SimState, seedState } from '../../../src/sim/index.js';
 import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
 import {

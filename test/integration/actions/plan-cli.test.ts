@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY, seedState } from '../../../src/sim/index.js';
 import { READ_ONLY_OPERATIONS, useActionSim } from '../../helpers/actions.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';

@@ -52,7 +52,7 @@ describe('npm run demo -- --duration 75s', () => {
 
 describe('npm run demo, stopped or refused', () => {
   it('stops on Ctrl-C (SIGINT to its whole process group, its redis-server too) with a summary, exit 0, and no redis-server left', async () => {
-    assertBuilt('src/cli/commands/demo.ts', 'src/redis/local-server.ts');
+    assertBuilt('src/cli/commands/demo.ts', 'src/store/local-server.ts');
     const demo = startCli(
       ['demo'],
       { REDIS_URL: '', NIGHTSHIFT_REDIS_PREFIX: '', NO_COLOR: '1' },

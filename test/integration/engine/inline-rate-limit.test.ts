@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { redisKeys } from '../../../src/queue/keys.js';
 import { DEFAULT_API_KEY, type RequestLogEntry } from '../../../src/sim/index.js';
+import { redisKeys } from '../../../src/store/keys.js';
 import { assertBuilt, busiestSecond, startCli, useEngineHarness } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
 
@@ -25,7 +25,7 @@ jobs:
 
 let file: string;
 beforeAll(() => {
-  assertBuilt('src/cli/inline-run.ts', 'src/cli/runtime.ts', 'src/queue/rate-limiter.ts');
+  assertBuilt('src/cli/inline-run.ts', 'src/cli/runtime.ts', 'src/store/rate-limiter.ts');
   file = join(mkdtempSync(join(tmpdir(), 'nightshift-rate-')), 'policy.yaml');
   writeFileSync(file, POLICY);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policySha } from '../../../src/queue/policy-store.js';
+import { policySha } from '../../../src/store/policy-store.js';
 import { eventually, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 1 });

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../../src/api/index.js';
-import { RedisRateLimiter } from '../../../src/queue/rate-limiter.js';
-import { createRedis } from '../../../src/queue/redis.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
+import { RedisRateLimiter } from '../../../src/store/rate-limiter.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { busiestSecond, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 4, workspacesPerWorkgroup: 10 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Hold, RunSummary } from '../../../src/runs/index.js';
+import type { Hold, RunSummary } from '../../../src/engine/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
 import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 

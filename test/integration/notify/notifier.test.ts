@@ -2,6 +2,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { createLogger, type Logger } from '../../../src/log/logger.js';
 import {
   Notifier,
@@ -11,12 +13,10 @@ import {
   type SlackMessage,
 } from '../../../src/notify/index.js';
 import { createActionRegistry, type Policy, type PolicyJob, parsePolicy } from '../../../src/policy/index.js';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { createRedis } from '../../../src/queue/redis.js';
-import { freePort } from '../../../src/redis/local-server.js';
-import type { RunSummary } from '../../../src/runs/index.js';
+import { redisKeys } from '../../../src/store/keys.js';
+import { freePort } from '../../../src/store/local-server.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
-import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 import { finding, runSummary } from '../../helpers/summaries.js';
 
 /** Where the webhooks live on the receiver: a path that reads like the secret a real one holds. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
 import { assertBuilt, type Engine, startCli, useEngineHarness } from '../../helpers/engine.js';
 import { runSummary } from '../../helpers/summaries.js';
@@ -44,7 +44,7 @@ beforeAll(() => {
     'src/cli/commands/run.ts',
     'src/cli/policy-in-force.ts',
     'src/cli/exit.ts',
-    'src/queue/policy-store.ts',
+    'src/store/policy-store.ts',
   );
   dir = mkdtempSync(join(tmpdir(), 'nightshift-cli-names-'));
 });

@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetSnapshots } from '../../../src/ops/fleet-metrics.js';
 import { Metrics } from '../../../src/ops/index.js';
-import { fleetStateStores } from '../../../src/queue/fleet-state.js';
-import { createRedis } from '../../../src/queue/redis.js';
+import { fleetStateStores } from '../../../src/store/fleet-state.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { Metrics } from '../../../src/ops/index.js';
-import { RunHistory } from '../../../src/queue/history.js';
-import { createRedis } from '../../../src/queue/redis.js';
-import type { RunSummary } from '../../../src/runs/index.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
+import { RunHistory } from '../../../src/store/history.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { assertBuilt, captureLog, eventually, useEngineHarness } from '../../helpers/engine.js';
 import { startTestRedis } from '../../helpers/redis.js';
 import { runSummary } from '../../helpers/summaries.js';
@@ -17,7 +17,7 @@ const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt('src/cli/ops.ts', 'src/ops/metrics.ts', 'src/queue/history.ts');
+  assertBuilt('src/cli/ops.ts', 'src/ops/metrics.ts', 'src/store/history.ts');
   dir = mkdtempSync(join(tmpdir(), 'nightshift-last-run-'));
 });
 afterAll(() => {

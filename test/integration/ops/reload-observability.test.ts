@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { policySha } from '../../../src/queue/policy-store.js';
+import { policySha } from '../../../src/store/policy-store.js';
 import { assertBuilt, type CliProcess, eventually, type LogLine } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
 import { parseExposition, sampleValue } from './exposition.js';

@@ -9,9 +9,9 @@ import {
   type OpsServerOptions,
   startOpsServer,
 } from '../../../src/ops/index.js';
-import { createRedis } from '../../../src/queue/redis.js';
 import { createRunQueue, scheduledRunId } from '../../../src/queue/run-queue.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
+import { createRedis } from '../../../src/store/redis.js';
 import {
   activeFleet,
   captureLog,

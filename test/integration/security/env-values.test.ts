@@ -3,13 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '../../../src/queue/redis.js';
-import type { RunSummary } from '../../../src/runs/index.js';
+import { type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY, type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { assertBuilt, type CliProcess, eventually, startCli } from '../../helpers/engine.js';
 import { dumpRedis, startTestRedis, type TestRedis } from '../../helpers/redis.js';
-import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const REFERENCE = '${DRILL_BACKUP_ID}';
 
@@ -28,7 +28,7 @@ describe('values from ${VAR} in a restore drill: the action gets them, everythin
   const prefix = `env-values-${process.pid}`;
 
   beforeAll(async () => {
-    assertBuilt('src/runs/execute-run.ts', 'src/runs/redact.ts', 'src/cli/commands/plan.ts');
+    assertBuilt('src/engine/execute-run.ts', 'src/engine/redact.ts', 'src/cli/commands/plan.ts');
     // a 4×4 fleet has ops/drill, with backups of its own
     const state = seedState({ seed: 11, fleet: { workgroups: 4, workspacesPerWorkgroup: 4 } });
     const drill = state.workspaces.find((ws) => ws.name === 'drill');

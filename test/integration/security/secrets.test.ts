@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedis } from '../../../src/queue/redis.js';
 import { type SimulatorHandle, seedState, startSimulator } from '../../../src/sim/index.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { assertBuilt, type CliProcess, eventually, startCli } from '../../helpers/engine.js';
 import { dumpRedis, startTestRedis, type TestRedis } from '../../helpers/redis.js';
 

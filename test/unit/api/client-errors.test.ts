@@ -1,8 +1,13 @@
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  failure,
+  ok,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../../../bench/harness/scripted-server.js';
 import { parseRetryAfter } from '../../../src/api/client.js';
 import { type ApiCallRecord, ApiClient, ApiError, isRetryable } from '../../../src/api/index.js';
-import { failure, ok, type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const API_KEY = 'key-must-not-leak-01';
 const TOKEN = 'token-must-not-leak-02';

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ok, type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
 import { ApiClient } from '../../../src/api/index.js';
-import { ok, type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 const API_KEY = 'test-key-0123456789';
 const TOKEN = 'test-bearer-abcdef';

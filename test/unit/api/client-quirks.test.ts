@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ok, type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
 import { ApiClient, ApiError } from '../../../src/api/index.js';
-import { ok, type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 
 let server: ScriptedServer;
 let client: ApiClient;

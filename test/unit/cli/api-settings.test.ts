@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiSettingsFromEnv } from '../../../src/config/api-env.js';
-import { freePort } from '../../../src/redis/local-server.js';
+import { freePort } from '../../../src/store/local-server.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 
 const POLICY = `version: 1

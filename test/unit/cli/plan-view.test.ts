@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeFindings, formatPlans } from '../../../src/cli/summary-view.js';
-import { countTargets, type RunSummary, type TargetRecord } from '../../../src/runs/index.js';
+import { countTargets, type RunSummary, type TargetRecord } from '../../../src/engine/index.js';
 import { finding } from '../../helpers/summaries.js';
 
 function target(name: string, outcome: TargetRecord['outcome'], reason?: string): TargetRecord {

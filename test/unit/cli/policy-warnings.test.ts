@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../src/redis/local-server.js';
+import { freePort } from '../../../src/store/local-server.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 
 function policyFile(text: string): string {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { assertBuilt, startCli, useEngineHarness } from '../../helpers/engine.js';
 
 const POLICY = `version: 1

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/runs/index.js';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY, type SimulatorHandle } from '../../../src/sim/index.js';
 import { assertBuilt, startCli, startFleetSim } from '../../helpers/engine.js';
 

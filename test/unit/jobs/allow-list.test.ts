@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { contains, overlaps, parseCidr, sameRange } from '../../../jobs/allow-list.js';
 import { allowListAudit, auditAllowList, failOnReason } from '../../../jobs/allow-list-audit.js';
-import type { Finding } from '../../../src/runs/index.js';
+import { contains, overlaps, parseCidr, sameRange } from '../../../jobs/support/allow-list.js';
+import type { Finding } from '../../../src/engine/index.js';
 
 const cidr = parseCidr;
 

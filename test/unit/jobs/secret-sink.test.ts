@@ -10,7 +10,7 @@ import {
   SecretSinkError,
   SecretSinkSchema,
   withoutSecret,
-} from '../../../jobs/secret-sink.js';
+} from '../../../jobs/support/secret-sink.js';
 import { ApiError } from '../../../src/api/index.js';
 import { jsonLines, type Recorded, useSinkFolder } from '../../helpers/secret-sink.js';
 

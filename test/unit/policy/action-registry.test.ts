@@ -9,7 +9,7 @@ const specs = [...actionRegistry.values()];
 const reference = readFileSync(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
 const actionsDoc = readFileSync(new URL('../../../docs/actions.md', import.meta.url), 'utf8');
 /** The action modules, plus the run engine that lists the fleet for them. */
-const actionSources = ['../../../jobs/', '../../../src/runs/']
+const actionSources = ['../../../jobs/', '../../../src/engine/']
   .map((path) => new URL(path, import.meta.url))
   .flatMap((dir) =>
     readdirSync(dir)

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/log/logger.js';
 import {
   type Hold,
   holdFor,
@@ -9,8 +8,9 @@ import {
   priceOf,
   RunOwnership,
   readOnlyLedger,
-} from '../../../src/runs/index.js';
-import { savingsReport } from '../../../src/runs/savings.js';
+} from '../../../src/engine/index.js';
+import { savingsReport } from '../../../src/engine/savings.js';
+import { createLogger } from '../../../src/log/logger.js';
 
 const log = createLogger({ level: 'silent' });
 const T0 = Date.parse('2026-11-20T00:00:00Z');

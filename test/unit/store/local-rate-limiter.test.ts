@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalRateLimiter } from '../../../src/queue/rate-limiter.js';
+import { LocalRateLimiter } from '../../../src/store/rate-limiter.js';
 
 /** Whether `acquire` settles without waiting on a timer: a token was there. */
 async function immediate(limiter: LocalRateLimiter): Promise<boolean> {

@@ -8,7 +8,7 @@ import {
   retryDelay,
   throttleDelay,
   withRetries,
-} from '../../../src/runs/retry.js';
+} from '../../../src/engine/retry.js';
 
 const policy = { attempts: 4, backoff: 100, strategy: 'exponential' as const };
 const apiError = (status: number, type: string, retryAfterMs?: number) =>

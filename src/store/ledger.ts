@@ -7,7 +7,7 @@ import {
   PausedIntervalSchema,
   pausedInterval,
   type ReleaseReason,
-} from '../runs/ownership.js';
+} from '../engine/ownership.js';
 import { parseJson } from './json.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';

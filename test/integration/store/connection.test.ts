@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
+import { freePort } from '../../../src/store/local-server.js';
 import {
   createRedis,
   MAX_RECONNECT_DELAY_MS,
@@ -8,8 +9,7 @@ import {
   RedisUrlError,
   reconnectDelay,
   safeRedisUrl,
-} from '../../../src/queue/redis.js';
-import { freePort } from '../../../src/redis/local-server.js';
+} from '../../../src/store/redis.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
 
 interface LogLine {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { type Hold, type HoldReader, HoldSchema } from '../runs/ownership.js';
+import { type Hold, type HoldReader, HoldSchema } from '../engine/ownership.js';
 import { parseJson } from './json.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';

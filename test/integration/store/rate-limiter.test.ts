@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RateLimiter, RedisRateLimiter, unlimited } from '../../../src/queue/rate-limiter.js';
-import { createRedis } from '../../../src/queue/redis.js';
+import { type RateLimiter, RedisRateLimiter, unlimited } from '../../../src/store/rate-limiter.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
 
 let server: TestRedis;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../runs/summary.js';
+import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';
 

@@ -1,4 +1,4 @@
-import type { Database, Workgroup, Workspace } from '../src/api/index.js';
+import type { Database, Workgroup, Workspace } from '../../src/api/index.js';
 
 /** A `with:` reference that names nothing in the fleet, or more than one thing. */
 export class NotFoundInFleetError extends Error {

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { type CheckpointStore, MemoryCheckpointStore } from '../../../src/engine/checkpoint.js';
+import type { TargetRecord } from '../../../src/engine/summary.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { RedisCheckpointStore } from '../../../src/queue/checkpoint.js';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { type CheckpointStore, MemoryCheckpointStore } from '../../../src/runs/checkpoint.js';
-import type { TargetRecord } from '../../../src/runs/summary.js';
+import { RedisCheckpointStore } from '../../../src/store/checkpoint.js';
+import { redisKeys } from '../../../src/store/keys.js';
 import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;

@@ -1,8 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore, type TargetRecord } from '../../../src/engine/index.js';
+import { asWrittenFor, checkpointsAsWritten, MIN_EMBEDDED_LENGTH } from '../../../src/engine/redact.js';
 import { parsePolicy, type SecretParam } from '../../../src/policy/index.js';
-import { MemoryCheckpointStore, type TargetRecord } from '../../../src/runs/index.js';
-import { asWrittenFor, checkpointsAsWritten, MIN_EMBEDDED_LENGTH } from '../../../src/runs/redact.js';
 import { testRegistry } from '../../fixtures/policies/test-registry.js';
 
 const BACKUP = 'bk-3f9a1c2e';

@@ -6,8 +6,8 @@ import {
   type NodeGroup,
   type NodeGroupName,
   type Workgroup,
-} from '../src/api/index.js';
-import type { ActionContext, TargetRef } from '../src/runs/index.js';
+} from '../../src/api/index.js';
+import type { ActionContext, TargetRef } from '../../src/engine/index.js';
 import { NotFoundInFleetError } from './by-name-or-id.js';
 
 /**

@@ -1,5 +1,5 @@
-import { ApiError } from '../src/api/index.js';
-import type { ActionContext, StepContext } from '../src/runs/index.js';
+import { ApiError } from '../../src/api/index.js';
+import type { ActionContext, StepContext } from '../../src/engine/index.js';
 
 /**
  * The workspace statuses the actions reason about. The spec leaves status values open; these

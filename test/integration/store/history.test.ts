@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { type RetentionOptions, RunHistory } from '../../../src/queue/history.js';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { createRedis } from '../../../src/queue/redis.js';
-import type { RunSummary } from '../../../src/runs/summary.js';
+import type { RunSummary } from '../../../src/engine/summary.js';
+import { type RetentionOptions, RunHistory } from '../../../src/store/history.js';
+import { redisKeys } from '../../../src/store/keys.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { Holds } from '../../../src/queue/holds.js';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { RedisOwnershipLedger } from '../../../src/queue/ledger.js';
-import { RunStarts } from '../../../src/queue/run-starts.js';
-import type { Hold, Ownership } from '../../../src/runs/index.js';
+import type { Hold, Ownership } from '../../../src/engine/index.js';
+import { Holds } from '../../../src/store/holds.js';
+import { redisKeys } from '../../../src/store/keys.js';
+import { RedisOwnershipLedger } from '../../../src/store/ledger.js';
+import { RunStarts } from '../../../src/store/run-starts.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;

@@ -35,13 +35,9 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
 import { PAUSED_AGAIN } from '../../jobs/resume.js';
+import type { RunSummary } from '../../src/engine/index.js';
 import { nextFiring, type PolicyJob, parsePolicy } from '../../src/policy/index.js';
-import { RunHistory } from '../../src/queue/history.js';
-import { redisKeys } from '../../src/queue/keys.js';
-import { createRedis } from '../../src/queue/redis.js';
 import { createRunQueue, scheduledRunId } from '../../src/queue/run-queue.js';
-import { type LocalRedis, startLocalRedis } from '../../src/redis/local-server.js';
-import type { RunSummary } from '../../src/runs/index.js';
 import {
   DEFAULT_API_KEY,
   type FaultConfigInput,
@@ -51,7 +47,11 @@ import {
   startSimulator,
 } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
-import { eventually } from '../helpers/engine.js';
+import { RunHistory } from '../../src/store/history.js';
+import { redisKeys } from '../../src/store/keys.js';
+import { type LocalRedis, startLocalRedis } from '../../src/store/local-server.js';
+import { createRedis } from '../../src/store/redis.js';
+import { eventually } from '../../test/helpers/engine.js';
 
 export interface ChaosDrillOptions {
   /** Workgroups in the simulated fleet; every workspace starts Active. Default 20. */
@@ -255,9 +255,9 @@ const EXERCISED = [
   'src/queue/run-worker.ts',
   'src/queue/run-queue.ts',
   'src/scheduler/scheduler.ts',
-  'src/runs/execute-run.ts',
-  'src/runs/target-runner.ts',
-  'src/runs/fleet.ts',
+  'src/engine/execute-run.ts',
+  'src/engine/target-runner.ts',
+  'src/engine/fleet.ts',
   'src/api/client.ts',
   'src/cli/commands/worker.ts',
   'src/cli/commands/scheduler.ts',

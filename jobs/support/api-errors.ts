@@ -1,4 +1,4 @@
-import { ApiError } from '../src/api/index.js';
+import { ApiError } from '../../src/api/index.js';
 
 type ApiErrorFields = ConstructorParameters<typeof ApiError>[0];
 

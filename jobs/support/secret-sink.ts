@@ -4,9 +4,9 @@ import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { ApiError } from '../src/api/index.js';
-import { DurationSchema, type SelectedWorkspace } from '../src/policy/index.js';
-import type { ActionContext } from '../src/runs/index.js';
+import { ApiError } from '../../src/api/index.js';
+import type { ActionContext } from '../../src/engine/index.js';
+import { DurationSchema, type SelectedWorkspace } from '../../src/policy/index.js';
 import { rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;

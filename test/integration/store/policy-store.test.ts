@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { PolicyStore } from '../../../src/queue/policy-store.js';
+import { redisKeys } from '../../../src/store/keys.js';
+import { PolicyStore } from '../../../src/store/policy-store.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { redisKeys } from '../../../src/queue/keys.js';
-import { createRedis } from '../../../src/queue/redis.js';
-import { Suspensions } from '../../../src/queue/suspensions.js';
+import { redisKeys } from '../../../src/store/keys.js';
+import { createRedis } from '../../../src/store/redis.js';
+import { Suspensions } from '../../../src/store/suspensions.js';
 import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let server: TestRedis;

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
-import type { Workgroup } from '../src/api/index.js';
-import type { Finding } from '../src/runs/index.js';
+import type { Workgroup } from '../../src/api/index.js';
+import type { Finding } from '../../src/engine/index.js';
 
 export type IpFamily = 'ipv4' | 'ipv6';
 

@@ -60,7 +60,7 @@ export const PausedIntervalSchema = OwnershipSchema.pick({
 });
 export type PausedInterval = z.infer<typeof PausedIntervalSchema>;
 
-/** The ledger as the engine uses it; `src/queue/ledger.ts` keeps it in Redis. */
+/** The ledger as the engine uses it; `src/store/ledger.ts` keeps it in Redis. */
 export interface OwnershipLedger {
   /** Every record, by key. */
   all(): Promise<Map<string, Ownership>>;

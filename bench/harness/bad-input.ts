@@ -30,7 +30,7 @@ import { ApiClient, ApiError } from '../../src/api/index.js';
 import { PolicyError, parsePolicy } from '../../src/policy/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN, startSimulator } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
-import { type RecordedRequest, startScriptedServer } from '../helpers/scripted-server.js';
+import { type RecordedRequest, startScriptedServer } from './scripted-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { type WindowState, WindowStateSchema, type WindowStateStore } from '../runs/window-state.js';
+import { type WindowState, WindowStateSchema, type WindowStateStore } from '../engine/window-state.js';
 import { parseJson } from './json.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 
