@@ -5,10 +5,10 @@ import {
   type ActionContext,
   type Finding,
   FindingSchema,
+  type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
 } from '../src/engine/index.js';
-import type { SelectedWorkgroup } from '../src/policy/index.js';
 import {
   type Cidr,
   CidrSchema,

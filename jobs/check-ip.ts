@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { type Action, type ActionContext, type StepResult, workgroupRef } from '../src/engine/index.js';
-import type { SelectedWorkgroup } from '../src/policy/index.js';
+import {
+  type Action,
+  type ActionContext,
+  type SelectedWorkgroup,
+  type StepResult,
+  workgroupRef,
+} from '../src/engine/index.js';
 import { isEnforced, runnerBlocked } from './support/allow-list.js';
 
 const params = z.strictObject({});

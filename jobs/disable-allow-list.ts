@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup } from '../src/api/index.js';
-import { type Action, type ActionContext, type StepContext, workgroupRef } from '../src/engine/index.js';
-import type { SelectedWorkgroup } from '../src/policy/index.js';
+import {
+  type Action,
+  type ActionContext,
+  type SelectedWorkgroup,
+  type StepContext,
+  workgroupRef,
+} from '../src/engine/index.js';
 import { isEnforced } from './support/allow-list.js';
 
 const params = z.strictObject({});

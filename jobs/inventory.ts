@@ -4,8 +4,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, TargetRef } from '../src/engine/index.js';
-import type { SelectedWorkspace } from '../src/policy/index.js';
+import type { Action, ActionContext, SelectedWorkspace, TargetRef } from '../src/engine/index.js';
 import { STATUS } from './support/workspace-state.js';
 
 const FORMATS = ['json', 'csv', 'markdown'] as const;

@@ -4,10 +4,10 @@ import {
   type ActionContext,
   describeHold,
   LISTING_LAG_MS,
+  type SelectedWorkspace,
   type StepContext,
   workspaceRef,
 } from '../src/engine/index.js';
-import type { SelectedWorkspace } from '../src/policy/index.js';
 import { DurationSchema } from '../src/policy/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
 import { STATUS } from './support/workspace-state.js';

@@ -4,11 +4,11 @@ import {
   type Hold,
   holdFor,
   type Ownership,
+  type SelectedWorkspace,
   type StepContext,
   type StepResult,
   workspaceRef,
 } from '../../src/engine/index.js';
-import type { SelectedWorkspace } from '../../src/policy/index.js';
 import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
 
 /**

@@ -5,8 +5,8 @@ import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
-import type { ActionContext } from '../../src/engine/index.js';
-import { DurationSchema, type SelectedWorkspace } from '../../src/policy/index.js';
+import type { ActionContext, SelectedWorkspace } from '../../src/engine/index.js';
+import { DurationSchema } from '../../src/policy/index.js';
 import { rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;

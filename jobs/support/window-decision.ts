@@ -4,10 +4,12 @@ import {
   type Hold,
   holdFor,
   type Ownership,
+  type SelectedWorkspace,
+  selectTargets,
   type WindowState,
   workspaceRef,
 } from '../../src/engine/index.js';
-import { type PolicyWindow, type SelectedWorkspace, selectTargets } from '../../src/policy/index.js';
+import type { PolicyWindow } from '../../src/policy/index.js';
 import { currentPeriod } from '../../src/policy/uptime.js';
 import { STATUS } from './workspace-state.js';
 

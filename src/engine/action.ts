@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
-import type { ActionSpec, PolicyWindow, SelectedWorkgroup, SelectedWorkspace } from '../policy/index.js';
+import type { ActionSpec, PolicyWindow } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, RunOwnership } from './ownership.js';
 import type { Finding } from './summary.js';
+import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
 /** How a target is named in a run's records. `key` is stable across deliveries of the run. */

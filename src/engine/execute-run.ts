@@ -1,19 +1,6 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
-import {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  formatProblem,
-  jobProblem,
-  type PolicyJob,
-  type Pricing,
-  redactParams,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-} from '../policy/index.js';
+import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
 import type { Action, ActionContext, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
@@ -32,6 +19,15 @@ import {
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
+import {
+  checkTargetLimit,
+  countWorkgroups,
+  countWorkspaces,
+  type SelectedWorkgroup,
+  type SelectedWorkspace,
+  selectTargets,
+  selectWorkgroups,
+} from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
 export interface RunRequest {

@@ -15,4 +15,14 @@ export { FleetView, WaitTimeoutError } from './fleet.js';
 export * from './ownership.js';
 export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
 export * from './summary.js';
+export {
+  checkTargetLimit,
+  countWorkgroups,
+  countWorkspaces,
+  type SelectedWorkgroup,
+  type SelectedWorkspace,
+  selectTargets,
+  selectWorkgroups,
+  type TargetLimitCheck,
+} from './targets.js';
 export * from './window-state.js';

@@ -1,7 +1,8 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Logger } from '../log/logger.js';
-import type { Pricing, SelectedWorkspace } from '../policy/index.js';
+import type { Pricing } from '../policy/index.js';
+import type { SelectedWorkspace } from './targets.js';
 
 /**
  * The ownership ledger: which paused workspaces nightshift paused itself, and so may resume.

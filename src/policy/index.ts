@@ -1,14 +1,4 @@
 export {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-  type TargetLimitCheck,
-} from '../engine/targets.js';
-export {
   type ActionRegistry,
   type ActionScope,
   type ActionSpec,

@@ -15,7 +15,6 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
-import type { Metrics } from '../ops/metrics.js';
 import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
 import type { RunHistory } from '../store/history.js';
 import { type RedisKeys, redisKeys } from '../store/keys.js';
@@ -23,6 +22,11 @@ import type { PolicyStore } from '../store/policy-store.js';
 import type { RunStarts } from '../store/run-starts.js';
 import type { Suspensions } from '../store/suspensions.js';
 import { RUN_QUEUE, type RunJobData, RunJobDataSchema, type RunJobResult } from './run-queue.js';
+
+/** What the worker needs of the metrics (src/ops implements it): a count per finished run. */
+export interface RunCounter {
+  runFinished(summary: RunSummary): void;
+}
 
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
@@ -59,7 +63,7 @@ export interface RunWorkerOptions {
   /** Sends finished runs to the job's notification sinks; never fails a run. */
   notifier?: Notifier;
   /** Counts every summary this worker records (skipped runs included). Default: none. */
-  metrics?: Metrics;
+  metrics?: RunCounter;
   /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
   state?: FleetStateStores;
   /** Records each run's first start and worker, so a takeover keeps the one and names the other. */

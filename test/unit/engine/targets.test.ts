@@ -6,8 +6,8 @@ import {
   countWorkspaces,
   selectTargets,
   selectWorkgroups,
-  type TargetSelector,
-} from '../../../src/policy/index.js';
+} from '../../../src/engine/index.js';
+import type { TargetSelector } from '../../../src/policy/index.js';
 
 const WORKGROUPS: Workgroup[] = [
   {
