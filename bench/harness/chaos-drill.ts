@@ -51,7 +51,7 @@ import { RunHistory } from '../../src/store/history.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { type LocalRedis, startLocalRedis } from '../../src/store/local-server.js';
 import { createRedis } from '../../src/store/redis.js';
-import { eventually } from '../../test/helpers/engine.js';
+import { eventually } from './eventually.js';
 
 export interface ChaosDrillOptions {
   /** Workgroups in the simulated fleet; every workspace starts Active. Default 20. */

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { eventually } from '../../bench/harness/eventually.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
 import type { RunSummary } from '../../src/engine/index.js';
@@ -32,6 +33,9 @@ import { Suspensions } from '../../src/store/suspensions.js';
 import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 
+// the chaos drill in bench/ polls with it too, and bench/ imports nothing from test/
+export { eventually };
+
 /** A pino line as a test reads it back. */
 export interface LogLine {
   level: number;
@@ -47,22 +51,6 @@ export function captureLog(level = 'info'): { log: Logger; lines: LogLine[] } {
     destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
   });
   return { log, lines };
-}
-
-/** Polls `check` until it returns something other than undefined or false. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 10_000,
-  intervalMs = 20,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
 }
 
 /** The most of `times` (milliseconds, in order) inside any one-second window. */
