@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { nextFirings } from '../../../src/policy/index.js';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
-import { eventually, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
+import { type Engine, eventually, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 2 });
 
@@ -45,7 +45,8 @@ describe('two schedulers on one Redis', () => {
     expect(expected.filter((tick) => tick.job === 'every-second')).toHaveLength(5);
     // the worker has every run to do; wait until it has done them
     await eventually('every tick recorded', async () => (await engine?.history.count()) === expected.length);
-    await sleep(300); // a duplicate run, if there were one, would be recorded by now
+    // a duplicate run, if there were one, would be recorded by the time the queue is idle
+    await queueIdle(engine);
 
     const recorded = await engine.history.list({ limit: 100 });
     const ticks = recorded.map((run) => ({ job: run.job, at: run.scheduledAt }));
@@ -96,7 +97,7 @@ describe('one scheduler taking reloads and reconnect catch-ups while it ticks', 
         .map((firing) => ({ job: job.name, at: firing.at.toISOString() })),
     );
     await eventually('every tick recorded', async () => (await engine.history.count()) >= expected.length);
-    await sleep(300);
+    await queueIdle(engine);
     const recorded = await engine.history.list({ limit: 100 });
     expect(recorded.filter((run) => run.outcome !== 'succeeded')).toEqual([]);
     expect(recorded.map((run) => ({ job: run.job, at: run.scheduledAt })).sort(byTick)).toEqual(
@@ -105,6 +106,14 @@ describe('one scheduler taking reloads and reconnect catch-ups while it ticks', 
     for (const run of recorded) expect(run.trigger).toBe('schedule');
   });
 });
+
+/** Resolves once no run waits, runs or is delayed: nothing more can be recorded. */
+async function queueIdle(engine: Engine): Promise<void> {
+  await eventually('the queue idle', async () => {
+    const counts = await engine.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).every((count) => count === 0);
+  });
+}
 
 function byTick(a: { job: string; at?: string }, b: { job: string; at?: string }): number {
   return `${a.job} ${a.at}`.localeCompare(`${b.job} ${b.at}`);
