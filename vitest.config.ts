@@ -13,6 +13,8 @@ export default defineConfig({
           // no Redis, no child process, no build: the loop to run while editing
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // two files at a time even on 2 cores, where vitest's default is one
+          maxWorkers: 2,
         },
       },
       {
@@ -21,14 +23,21 @@ export default defineConfig({
           // real Redis, the simulator and the built CLI
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // most of an integration file's time is spent waiting on ticks, timers and child
+          // processes, so two files share 2 cores well; projects in one group need one figure
+          maxWorkers: 2,
         },
       },
       {
         extends: true,
         test: {
-          // Redis killed and restarted, processes crashed mid-run
+          // Redis killed and restarted, workers crashed mid-run: short locks and per-second ticks
+          // that a second file's load would turn into false failures, so one file at a time,
+          // after the other projects
           name: 'chaos',
           include: ['test/chaos/**/*.test.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
