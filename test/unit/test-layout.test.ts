@@ -30,7 +30,7 @@ describe('the layout of the tests', () => {
   it('keeps child processes, Redis and the built CLI out of test/unit (they belong in test/integration)', () => {
     const unit = tsFiles('test/unit').filter((file) => file !== self);
     const starts =
-      /node:child_process|helpers\/redis\.js|\b(startCli|useEngineHarness|startTestRedis|useTestRedisClient|startLocalRedis)\b|bin\/nightshift\.js|\bdist\//;
+      /node:child_process|process\.execPath|helpers\/redis\.js|\b(startCli|useEngineHarness|startTestRedis|useTestRedisClient|startLocalRedis)\b|bin\/nightshift\.js|\bdist\//;
     expect(matching(unit, starts)).toEqual([]);
   });
 
