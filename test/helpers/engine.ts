@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
@@ -270,6 +272,7 @@ export interface CliProcess {
 }
 
 const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
+const COMPILE_CACHE = join(tmpdir(), 'nightshift-test-compile-cache');
 const BUILT = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 /** Throws unless `npm run build` has been run since `sources` last changed: the CLI runs from dist/. */
@@ -294,7 +297,14 @@ export function startCli(
   { ownGroup = false }: { ownGroup?: boolean } = {},
 ): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NIGHTSHIFT_API_RATE_LIMIT: '', NIGHTSHIFT_HTTP_PORT: '0', ...env },
+    env: {
+      ...process.env,
+      // the suite starts the CLI some hundred times: V8's code cache on disk spares compiling it each time
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+      NIGHTSHIFT_API_RATE_LIMIT: '',
+      NIGHTSHIFT_HTTP_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     // a process group of its own, as a shell gives a command: `process.kill(-pid, 'SIGINT')` is Ctrl-C
     detached: ownGroup,
