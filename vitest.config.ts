@@ -43,6 +43,9 @@ export default defineConfig({
           // most of an integration file's time is spent waiting on ticks, timers and child
           // processes, so two files share 2 cores well; projects in one group need one figure
           maxWorkers: 2,
+          // files share a worker's loaded modules (bullmq, fastify, the engine) instead of loading
+          // them again: a third less CPU. Each file stops what it starts and mocks nothing.
+          isolate: false,
         },
       },
       {
