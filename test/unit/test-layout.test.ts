@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * What keeps `npm run test:unit` fast and runnable without a build: no unit test starts a process
- * or a Redis, and the benchmarks stand on their own.
+ * What keeps the test loop fast: no unit test starts a process or a Redis (`npm run test:unit`
+ * needs neither them nor a build), integration files can share a worker's modules (vitest's
+ * `isolate: false`), and the benchmarks stand on their own.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = path.join('test', 'unit', 'test-layout.test.ts');
@@ -32,6 +33,12 @@ describe('the layout of the tests', () => {
     const starts =
       /node:child_process|process\.execPath|helpers\/redis\.js|\b(startCli|useEngineHarness|startTestRedis|useTestRedisClient|startLocalRedis)\b|bin\/nightshift\.js|\bdist\//;
     expect(matching(unit, starts)).toEqual([]);
+  });
+
+  it('keeps module mocks, stubbed globals and fake timers out of test/integration, whose files share their modules', () => {
+    const leaks =
+      /vi\.(mock|doMock|hoisted|stubEnv|stubGlobal|useFakeTimers)\b|process\.env\.\w+\s*=[^=]|delete process\.env/;
+    expect(matching(tsFiles('test/integration'), leaks)).toEqual([]);
   });
 
   it('lets bench/ import nothing from test/', () => {
