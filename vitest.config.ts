@@ -32,6 +32,9 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           // two files at a time even on 2 cores, where vitest's default is one
           maxWorkers: 2,
+          // files share a worker's loaded modules: half the CPU. A file that mocks a module
+          // imports what uses it after vi.resetModules() (test/unit/policy/lazy-positions.test.ts).
+          isolate: false,
         },
       },
       {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
-import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 
 /** Counts the `yaml` package's parses: positions come from them, and a valid policy needs none. */
 const parses = vi.hoisted(() => ({ count: 0 }));
@@ -16,6 +15,11 @@ vi.mock('yaml', async (importOriginal) => {
     },
   };
 });
+
+// Loaded afresh, so it reads the counting `yaml` even when an earlier file in this worker
+// (unit files share their modules) loaded the policy code with the real one.
+vi.resetModules();
+const { PolicyError, parsePolicy } = await import('../../../src/policy/index.js');
 
 const POLICY = readFileSync(new URL('../../../config/policy.yaml', import.meta.url), 'utf8');
 const options = { registry: actionRegistry, env: { OPS_WEBHOOK: 'https://hooks.example.com/ops' } };
