@@ -10,6 +10,7 @@ import {
   type NodeGroupName,
 } from '../src/api/index.js';
 import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
+import { NightshiftError } from '../src/errors/index.js';
 import type { Logger } from '../src/log/logger.js';
 import { DurationSchema } from '../src/policy/index.js';
 import {
@@ -227,8 +228,9 @@ function verdict(target: ProviderTarget, cp: CloudProvider, p: Params): string |
 }
 
 /** The upgrade ended but did not leave the provider as requested. */
-class UpgradeFailedError extends Error {
+export class UpgradeFailedError extends NightshiftError {
   override name = 'UpgradeFailedError';
+  readonly code = 'NS_UPGRADE_FAILED';
 }
 
 /** Upgrades BYOC cloud providers' components, node groups and log types, then waits for each. */

@@ -6,6 +6,7 @@ import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
 import type { ActionContext, SelectedWorkspace } from '../../src/engine/index.js';
+import { NightshiftError } from '../../src/errors/index.js';
 import { DurationSchema } from '../../src/policy/index.js';
 import { rewordApiError } from './api-errors.js';
 
@@ -79,8 +80,9 @@ export function secretIdentity(ctx: ActionContext, ws: SelectedWorkspace, userna
 export type SecretState = { state: 'pending'; password: string } | { state: 'current' };
 
 /** A sink that could not take a secret. The message names the sink, never the secret. */
-export class SecretSinkError extends Error {
+export class SecretSinkError extends NightshiftError {
   override name = 'SecretSinkError';
+  readonly code = 'NS_SECRET_SINK_FAILED';
 }
 
 /** How errors and summaries name a sink: its path, or the program it runs. */
