@@ -1,6 +1,11 @@
 import type { Job } from 'bullmq';
-import type { CheckpointStore, RunSummary } from '../engine/index.js';
-import { summarize } from '../engine/index.js';
+import {
+  type CheckpointStore,
+  type RunIdentity,
+  type RunSummary,
+  skippedRunSummary,
+  summarize,
+} from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
 import type { RunHistory } from '../store/history.js';
@@ -43,6 +48,14 @@ export class RunRecorder {
   async record(summary: RunSummary): Promise<void> {
     await this.#options.history.record(summary);
     this.#options.metrics?.runFinished(summary);
+  }
+
+  /** Records a run a worker took but did not start (its job suspended, its previous run still going). */
+  async skipped(run: RunIdentity, reason: string): Promise<RunSummary> {
+    const now = new Date();
+    const summary = skippedRunSummary(run, reason, { startedAt: now, finishedAt: now });
+    await this.record(summary);
+    return summary;
   }
 
   /** Records a run that went to its end, and drops what only a resumption of it would need. */

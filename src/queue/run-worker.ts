@@ -8,8 +8,8 @@ import {
   type CheckpointStore,
   executeRun,
   type FleetStateStores,
+  type RunDependencies,
   type RunSummary,
-  skippedRunSummary,
   TickGate,
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
@@ -22,7 +22,7 @@ import type { RunStarts } from '../store/run-starts.js';
 import type { Suspensions } from '../store/suspensions.js';
 import { PolicyCache, type RunPolicy } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
-import { RunGate } from './run-gate.js';
+import { type Admission, RunGate } from './run-gate.js';
 import {
   deliveriesOf,
   RUN_QUEUE,
@@ -216,12 +216,7 @@ export class RunWorker {
         await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? 1000), token);
         throw new DelayedError();
       case 'skip': {
-        const now = new Date();
-        const skipped = skippedRunSummary(runIdentity(data, run.job.action), admission.reason, {
-          startedAt: now,
-          finishedAt: now,
-        });
-        await this.#recorder.record(skipped);
+        const skipped = await this.#recorder.skipped(runIdentity(data, run.job.action), admission.reason);
         log.info({ outcome: 'skipped' }, admission.message);
         return runJobResult(skipped);
       }
@@ -240,7 +235,7 @@ export class RunWorker {
   async #execute(
     { job, token, data, log }: Delivery,
     { policy, job: policyJob }: RunPolicy,
-    { startedAt, exclusive }: { startedAt: Date; exclusive: boolean },
+    { startedAt, exclusive }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
     const stopRenewing = exclusive
       ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3)
@@ -248,30 +243,17 @@ export class RunWorker {
     let handedBack = false;
     try {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
-      const summary = await executeRun(
-        {
-          api: this.#options.api,
-          actions: this.#options.actions,
-          checkpoints: this.#options.checkpoints,
-          log: this.#options.log,
-          signal: this.#shutdown.signal,
-          pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
-          onProgress: throttledProgress((progress) => job.updateProgress(progress)),
-          state: this.#options.state,
-          now: () => new Date(this.#now()),
-        },
-        {
-          runId: data.runId,
-          job: policyJob,
-          trigger: data.trigger,
-          scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-          dryRun: data.dryRun,
-          deliveries: deliveriesOf(job),
-          startedAt: start?.startedAt ?? startedAt,
-          takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
-          pricing: policy.pricing,
-        },
-      );
+      const summary = await executeRun(this.#runDependencies(job), {
+        runId: data.runId,
+        job: policyJob,
+        trigger: data.trigger,
+        scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
+        dryRun: data.dryRun,
+        deliveries: deliveriesOf(job),
+        startedAt: start?.startedAt ?? startedAt,
+        takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
+        pricing: policy.pricing,
+      });
       await this.#recorder.finished(summary);
       return summary;
     } catch (error) {
@@ -287,6 +269,20 @@ export class RunWorker {
       stopRenewing?.();
       if (exclusive && !handedBack) await this.#lock.release(data.job, data.runId);
     }
+  }
+
+  #runDependencies(job: Job<RunJobData, RunJobResult>): RunDependencies {
+    return {
+      api: this.#options.api,
+      actions: this.#options.actions,
+      checkpoints: this.#options.checkpoints,
+      log: this.#options.log,
+      signal: this.#shutdown.signal,
+      pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
+      onProgress: throttledProgress((progress) => job.updateProgress(progress)),
+      state: this.#options.state,
+      now: () => new Date(this.#now()),
+    };
   }
 }
 
