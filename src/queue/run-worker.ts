@@ -34,8 +34,6 @@ import {
 } from './run-queue.js';
 import { type RunCounter, RunRecorder } from './run-recorder.js';
 
-export type { RunCounter } from './run-recorder.js';
-
 /** How long a worker's claim on a run lasts without renewal, unless configured. */
 export const DEFAULT_LOCK_DURATION_MS = 30_000;
 
