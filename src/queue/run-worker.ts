@@ -54,7 +54,7 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
   pollIntervalMs?: number;
-  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_DURATION_MS`. */
+  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_DURATION_MS` (30 s). */
   lockDurationMs?: number;
   /**
    * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
