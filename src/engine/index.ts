@@ -25,4 +25,5 @@ export {
   selectWorkgroups,
   type TargetLimitCheck,
 } from './targets.js';
+export { TickGate, type TickGateOptions } from './tick-gate.js';
 export * from './window-state.js';
