@@ -13,6 +13,7 @@ import {
 } from '../queue/run-queue.js';
 import type { RunHistory } from '../store/history.js';
 import { type RedisKeys, redisKeys } from '../store/keys.js';
+import { SET_TICK_IF_LATER } from '../store/lua.js';
 import type { PolicyStore } from '../store/policy-store.js';
 import type { Suspensions } from '../store/suspensions.js';
 import { RedisWindowStates } from '../store/window-state.js';
@@ -368,10 +369,10 @@ export class Scheduler {
   }
 
   async #setLastTicks(ticks: readonly (readonly [string, Date])[]): Promise<void> {
-    const pipeline = this.#options.redis.pipeline();
-    for (const [job, at] of ticks)
-      pipeline.eval(SET_IF_LATER, 1, this.#keys.lastTick(job), String(at.getTime()));
-    await pipeline.exec();
+    await SET_TICK_IF_LATER.runEach(
+      this.#options.redis,
+      ticks.map(([job, at]) => ({ keys: [this.#keys.lastTick(job)], args: [String(at.getTime())] })),
+    );
   }
 
   #record(
@@ -400,8 +401,3 @@ export class Scheduler {
 
 /** How often a running scheduler renews its policy text's TTL in Redis (30 days). */
 const KEEP_POLICY_EVERY_MS = 3_600_000;
-
-/** Two schedulers may record the same tick; the key only ever moves forward. */
-const SET_IF_LATER = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
-return 0`;

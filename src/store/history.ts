@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/summary.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
 
 export interface RetentionOptions {
   /** Most runs kept per job. Default 500. */
@@ -55,84 +55,6 @@ export interface LastRun {
   at: number;
 }
 
-/**
- * Stores the summary and indexes it, then applies every retention limit in the same call, so no
- * writer can leave the history over its bounds. The sets get the same TTL as the summaries: a
- * job that stops running leaves nothing behind once its last run has aged out.
- *
- * It also moves this job's and outcome's entry of the last-runs hash forward (never back: runs
- * of one job may finish out of order); a dry run, or a run already past the retention, leaves
- * the hash alone.
- *
- * KEYS: history, this job's history, this run's summary, the last-runs hash.
- * ARGV: member, score, summary JSON, maxAgeMs, age cut-off score, maxRunsPerJob, maxRunsTotal,
- *       summary key prefix, job history key prefix, last-runs field ('' for a dry run).
- * The keys of evicted runs are built from the prefixes: they share the hash tag of KEYS, so the
- * script stays within one Cluster slot.
- */
-const RECORD = new LuaScript(`
-local history, jobHistory = KEYS[1], KEYS[2]
-local ttl = tonumber(ARGV[4])
-redis.call('SET', KEYS[3], ARGV[3], 'PX', ttl)
-redis.call('ZADD', history, ARGV[2], ARGV[1])
-redis.call('ZADD', jobHistory, ARGV[2], ARGV[1])
-redis.call('PEXPIRE', history, ttl)
-redis.call('PEXPIRE', jobHistory, ttl)
-if ARGV[10] ~= '' and tonumber(ARGV[2]) >= tonumber(ARGV[5]) then
-  local newest = tonumber(redis.call('HGET', KEYS[4], ARGV[10]) or '0')
-  if tonumber(ARGV[2]) > newest then redis.call('HSET', KEYS[4], ARGV[10], ARGV[2]) end
-  redis.call('PEXPIRE', KEYS[4], ttl)
-end
-
-local function evict(victims)
-  for _, victim in ipairs(victims) do
-    redis.call('ZREM', history, victim)
-    local ok, entry = pcall(cjson.decode, victim)
-    if ok and type(entry) == 'table' and type(entry[1]) == 'string' and type(entry[2]) == 'string' then
-      redis.call('ZREM', ARGV[9] .. entry[1], victim)
-      redis.call('DEL', ARGV[8] .. entry[2])
-    else
-      redis.call('ZREM', jobHistory, victim)
-    end
-  end
-end
-
-local cutoff = '(' .. ARGV[5]
-evict(redis.call('ZRANGEBYSCORE', history, '-inf', cutoff))
-evict(redis.call('ZRANGEBYSCORE', jobHistory, '-inf', cutoff))
-local excess = redis.call('ZCARD', jobHistory) - tonumber(ARGV[6])
-if excess > 0 then evict(redis.call('ZRANGE', jobHistory, 0, excess - 1)) end
-excess = redis.call('ZCARD', history) - tonumber(ARGV[7])
-if excess > 0 then evict(redis.call('ZRANGE', history, 0, excess - 1)) end
-return 1
-`);
-
-/**
- * Drops index members whose summary has expired, unless the run was recorded again meanwhile.
- * KEYS: history. ARGV: summary key prefix, job history key prefix, members...
- */
-const FORGET_EXPIRED = new LuaScript(`
-for i = 3, #ARGV do
-  local entry = cjson.decode(ARGV[i])
-  if redis.call('EXISTS', ARGV[1] .. entry[2]) == 0 then
-    redis.call('ZREM', KEYS[1], ARGV[i])
-    redis.call('ZREM', ARGV[2] .. entry[1], ARGV[i])
-  end
-end
-return 1
-`);
-
-/**
- * Drops last-runs entries still older than the cut-off, not one a run has just moved forward. KEYS: the last-runs hash. ARGV: cut-off (epoch ms), fields...
- */
-const FORGET_STALE_LAST_RUNS = new LuaScript(`
-for i = 2, #ARGV do
-  local at = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '')
-  if at ~= nil and at < tonumber(ARGV[1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
-end
-return 1
-`);
-
 function checkRetention(options: RetentionOptions | undefined): Required<RetentionOptions> {
   const retention = { ...DEFAULT_RETENTION, ...options };
   for (const [name, value] of Object.entries(retention)) {
@@ -164,7 +86,7 @@ export class RunHistory {
   /** Stores a run's summary; recording the same `runId` again replaces it. */
   async record(summary: RunSummary): Promise<void> {
     const { maxAgeMs, maxRunsPerJob, maxRunsTotal } = this.#retention;
-    await RECORD.run(
+    await RECORD_RUN.run(
       this.#redis,
       [
         this.#keys.history,
@@ -251,7 +173,7 @@ export class RunHistory {
       }
     }
     if (expired.length > 0) {
-      await FORGET_EXPIRED.run(
+      await FORGET_EXPIRED_RUNS.run(
         this.#redis,
         [this.#keys.history],
         [this.#keys.run(''), this.#keys.jobHistory(''), ...expired],

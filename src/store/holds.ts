@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type Hold, type HoldReader, HoldSchema } from '../engine/ownership.js';
 import { parseJson } from './json.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { DELETE_HOLD, PUT_HOLD } from './lua.js';
 
 export interface HoldsOptions {
   /** Key prefix. Default `nightshift`. */
@@ -23,26 +23,6 @@ export const HoldEventSchema = z.object({
 export type HoldEvent = z.infer<typeof HoldEventSchema>;
 
 /**
- * Deletes a hold only if it is still the one read, and logs why. KEYS: holds hash, log list.
- * ARGV: pattern, hold as read, event JSON, log length. Returns 1 when deleted.
- */
-const DELETE = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('LPUSH', KEYS[2], ARGV[3])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
-return 1
-`);
-
-/** Places a hold (replacing one on the same pattern) and logs it. KEYS: holds, log. ARGV: pattern, hold, event, log length. */
-const PUT = new LuaScript(`
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('LPUSH', KEYS[2], ARGV[3])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
-return 1
-`);
-
-/**
  * Holds in Redis, shared by every process: a hash by pattern, and a log of every hold placed,
  * released or run out. A hold past its `until` has no effect from that instant; the first read
  * after it removes it and logs it as expired.
@@ -60,7 +40,7 @@ export class Holds implements HoldReader {
 
   async place(hold: Hold): Promise<void> {
     const event: HoldEvent = { at: hold.createdAt, event: 'held', hold };
-    await PUT.run(
+    await PUT_HOLD.run(
       this.#redis,
       [this.#keys.holds, this.#keys.holdLog],
       [hold.pattern, JSON.stringify(HoldSchema.parse(hold)), JSON.stringify(event), this.#logLength],
@@ -113,7 +93,7 @@ export class Holds implements HoldReader {
   }
 
   async #delete(pattern: string, text: string, event: HoldEvent): Promise<boolean> {
-    const deleted = await DELETE.run(
+    const deleted = await DELETE_HOLD.run(
       this.#redis,
       [this.#keys.holds, this.#keys.holdLog],
       [pattern, text, JSON.stringify(event), this.#logLength],

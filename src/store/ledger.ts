@@ -10,7 +10,7 @@ import {
 } from '../engine/ownership.js';
 import { parseJson } from './json.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { END_OWNERSHIP } from './lua.js';
 
 export interface RedisOwnershipLedgerOptions {
   /** Key prefix. Default `nightshift`. */
@@ -18,26 +18,6 @@ export interface RedisOwnershipLedgerOptions {
   /** How long closed paused intervals are kept for `savings`. Default 400 days. */
   intervalRetentionMs?: number;
 }
-
-/**
- * Ends a record only if it is still the one the caller read, and books its paused interval:
- * the interval itself (for `savings`), and the running totals the savings counters read.
- * KEYS: owned hash, intervals set, totals hash.
- * ARGV: field, record as read, interval JSON ('' for none), its end score, hours, cost, cost field,
- *       retention cut-off score.
- * Returns 1 when ended, 0 when the record changed meanwhile.
- */
-const END = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-if ARGV[3] ~= '' then
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[8])
-  redis.call('HINCRBYFLOAT', KEYS[3], 'hours', ARGV[5])
-  if ARGV[7] ~= '' then redis.call('HINCRBYFLOAT', KEYS[3], ARGV[7], ARGV[6]) end
-end
-return 1
-`);
 
 /** Owned hours and estimated cost avoided so far, closed intervals only (see `openTotals`). */
 export interface SavingsTotals {
@@ -88,7 +68,7 @@ export class RedisOwnershipLedger implements OwnershipLedger {
       if (record && runId !== undefined && record.runId !== runId) return undefined;
       const interval = record && pausedInterval(record, reason, at);
       const hours = interval ? (Date.parse(interval.to) - Date.parse(interval.from)) / HOUR_MS : 0;
-      const ended = await END.run(
+      const ended = await END_OWNERSHIP.run(
         this.#redis,
         [this.#keys.owned, this.#keys.pausedIntervals, this.#keys.savingsTotals],
         [

@@ -1,23 +1,6 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
-
-/**
- * Keeps a run's first start and names the worker running it now.
- * KEYS: the run's hash. ARGV: this start (ISO), this worker, TTL ms.
- * Returns { first start, the worker before this one ('' for none) }.
- */
-const BEGIN = new LuaScript(`
-local first = redis.call('HGET', KEYS[1], 'startedAt')
-local previous = redis.call('HGET', KEYS[1], 'worker')
-if not first then
-  first = ARGV[1]
-  redis.call('HSET', KEYS[1], 'startedAt', first)
-end
-redis.call('HSET', KEYS[1], 'worker', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return { first, previous or '' }
-`);
+import { BEGIN_RUN } from './lua.js';
 
 /** A run's start as the worker beginning it now sees it. */
 export interface RunStart {
@@ -43,7 +26,7 @@ export class RunStarts {
   }
 
   async begin(runId: string, worker: string, now: Date): Promise<RunStart> {
-    const [first, previous] = (await BEGIN.run(
+    const [first, previous] = (await BEGIN_RUN.run(
       this.#redis,
       [this.#keys.runStart(runId)],
       [now.toISOString(), worker, this.#ttlMs],

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { COMPARE_AND_SET_FIELD } from './lua.js';
 
 export const SuspensionSchema = z.object({
   job: z.string(),
@@ -17,18 +17,6 @@ export interface SuspensionsOptions {
   /** Key prefix. Default `nightshift`. */
   prefix?: string;
 }
-
-/**
- * Sets a hash field only if it still holds what the caller read (`ARGV[2]` = '1' when it was
- * present, with its value in ARGV[3]), so two concurrent suspends cannot lose each other's change.
- * KEYS: hash. ARGV: field, was present, old value, new value. Returns 1 if set, 0 on a conflict.
- */
-const COMPARE_AND_SET = new LuaScript(`
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if (ARGV[2] == '1' and current ~= ARGV[3]) or (ARGV[2] == '0' and current ~= false) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-return 1
-`);
 
 function readSuspension(job: string, text: string): Suspension | undefined {
   let value: unknown;
@@ -80,7 +68,7 @@ export class Suspensions {
         ...(nextReason === undefined ? {} : { reason: nextReason }),
         ...(nextBy === undefined ? {} : { by: nextBy }),
       };
-      const set = await COMPARE_AND_SET.run(
+      const set = await COMPARE_AND_SET_FIELD.run(
         this.#redis,
         [this.#key],
         [job, old === null ? '0' : '1', old ?? '', JSON.stringify(next)],
