@@ -1,7 +1,7 @@
 import type { TickGate } from '../engine/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import type { RunLock } from '../store/run-lock.js';
-import type { Suspensions } from '../store/suspensions.js';
+import { describeSuspension, type Suspensions } from '../store/suspensions.js';
 import type { RunJobData } from './run-queue.js';
 
 /** Whether a run may start now, and if not, what becomes of it. */
@@ -42,7 +42,7 @@ export class RunGate {
     if (suspension)
       return {
         verdict: 'skip',
-        reason: `skipped: suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`,
+        reason: `skipped: ${describeSuspension(suspension)}`,
         message: 'run skipped: job suspended',
       };
     const exclusive = job.overlap !== 'allow';

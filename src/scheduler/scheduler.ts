@@ -15,7 +15,7 @@ import type { RunHistory } from '../store/history.js';
 import { type RedisKeys, redisKeys } from '../store/keys.js';
 import { SET_TICK_IF_LATER } from '../store/lua.js';
 import type { PolicyStore } from '../store/policy-store.js';
-import type { Suspensions } from '../store/suspensions.js';
+import { describeSuspension, type Suspensions } from '../store/suspensions.js';
 import { RedisWindowStates } from '../store/window-state.js';
 import { planCatchUp } from './catch-up.js';
 
@@ -315,9 +315,7 @@ export class Scheduler {
       const runId = scheduledRunId(job.name, firing.at);
       const suspension = suspended.get(job.name);
       if (job.suspend || suspension) {
-        const why = suspension
-          ? `suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`
-          : 'suspended in the policy';
+        const why = suspension ? describeSuspension(suspension) : 'suspended in the policy';
         skipped.push(this.#record(job, firing.at, 'skipped', `skipped: ${why}`, runId, trigger));
       } else if (job.skipDates.has(firing.localDate)) {
         skipped.push(

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/summary.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
+import { parseJson } from './json.js';
 import { FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
+import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface RetentionOptions {
   /** Most runs kept per job. Default 500. */
@@ -13,9 +14,7 @@ export interface RetentionOptions {
   maxAgeMs?: number;
 }
 
-export interface RunHistoryOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface RunHistoryOptions extends StoreOptions {
   retention?: RetentionOptions;
 }
 
@@ -57,11 +56,8 @@ export interface LastRun {
 
 function checkRetention(options: RetentionOptions | undefined): Required<RetentionOptions> {
   const retention = { ...DEFAULT_RETENTION, ...options };
-  for (const [name, value] of Object.entries(retention)) {
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new RangeError(`RunHistory: retention.${name} must be a positive integer, got ${value}`);
-    }
-  }
+  for (const [name, value] of Object.entries(retention))
+    positiveInteger(`RunHistory: retention.${name}`, value);
   return retention;
 }
 
@@ -72,14 +68,11 @@ function runScore(summary: RunSummary): number {
 }
 
 /** Run summaries in Redis, newest first, bounded in count per job, in total and in age. */
-export class RunHistory {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class RunHistory extends RedisStore {
   readonly #retention: Required<RetentionOptions>;
 
   constructor(redis: Redis, options: RunHistoryOptions = {}) {
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
+    super(redis, options);
     this.#retention = checkRetention(options.retention);
   }
 
@@ -87,12 +80,12 @@ export class RunHistory {
   async record(summary: RunSummary): Promise<void> {
     const { maxAgeMs, maxRunsPerJob, maxRunsTotal } = this.#retention;
     await RECORD_RUN.run(
-      this.#redis,
+      this.redis,
       [
-        this.#keys.history,
-        this.#keys.jobHistory(summary.job),
-        this.#keys.run(summary.runId),
-        this.#keys.lastRuns,
+        this.keys.history,
+        this.keys.jobHistory(summary.job),
+        this.keys.run(summary.runId),
+        this.keys.lastRuns,
       ],
       [
         member(summary.job, summary.runId),
@@ -102,8 +95,8 @@ export class RunHistory {
         Date.now() - maxAgeMs,
         maxRunsPerJob,
         maxRunsTotal,
-        this.#keys.run(''),
-        this.#keys.jobHistory(''),
+        this.keys.run(''),
+        this.keys.jobHistory(''),
         summary.dryRun ? '' : JSON.stringify([summary.job, summary.outcome]),
       ],
     );
@@ -115,12 +108,12 @@ export class RunHistory {
    * the retention (a job gone from the policy) are dropped, as its runs are.
    */
   async lastRuns(): Promise<LastRun[]> {
-    const entries = await this.#redis.hgetall(this.#keys.lastRuns);
+    const entries = await this.redis.hgetall(this.keys.lastRuns);
     const cutoff = Date.now() - this.#retention.maxAgeMs;
     const runs: LastRun[] = [];
     const stale: string[] = [];
     for (const [field, value] of Object.entries(entries)) {
-      const parsed = LastRunFieldSchema.safeParse(safeJson(field));
+      const parsed = LastRunFieldSchema.safeParse(parseJson(field));
       const at = Number(value);
       // a field this version cannot read is left alone: a newer version may have written it
       if (!parsed.success || !Number.isFinite(at)) continue;
@@ -128,12 +121,12 @@ export class RunHistory {
       else runs.push({ job: parsed.data[0], outcome: parsed.data[1], at });
     }
     if (stale.length > 0)
-      await FORGET_STALE_LAST_RUNS.run(this.#redis, [this.#keys.lastRuns], [cutoff, ...stale]);
+      await FORGET_STALE_LAST_RUNS.run(this.redis, [this.keys.lastRuns], [cutoff, ...stale]);
     return runs;
   }
 
   async get(runId: string): Promise<RunSummary | undefined> {
-    return parseSummary(await this.#redis.get(this.#keys.run(runId)));
+    return parseSummary(await this.redis.get(this.keys.run(runId)));
   }
 
   /** Summaries newest first. Summaries that expired are skipped and removed from the index. */
@@ -147,19 +140,19 @@ export class RunHistory {
     limit: number,
     matches: (summary: RunSummary) => boolean,
   ): Promise<RunSummary[]> {
-    const index = job === undefined ? this.#keys.history : this.#keys.jobHistory(job);
+    const index = job === undefined ? this.keys.history : this.keys.jobHistory(job);
     const found: RunSummary[] = [];
     const expired: string[] = [];
     const batch = Math.max(limit, 50);
     for (let start = 0; found.length < limit; start += batch) {
-      const members = await this.#redis.zrevrange(index, start, start + batch - 1);
+      const members = await this.redis.zrevrange(index, start, start + batch - 1);
       if (members.length === 0) break;
       const entries = members.flatMap((raw) => {
-        const parsed = MemberSchema.safeParse(safeJson(raw));
+        const parsed = MemberSchema.safeParse(parseJson(raw));
         return parsed.success ? [{ raw, runId: parsed.data[1] }] : [];
       });
       if (entries.length === 0) continue;
-      const texts = await this.#redis.mget(entries.map((entry) => this.#keys.run(entry.runId)));
+      const texts = await this.redis.mget(entries.map((entry) => this.keys.run(entry.runId)));
       for (const [i, entry] of entries.entries()) {
         const text = texts[i] ?? null;
         if (text === null) {
@@ -174,9 +167,9 @@ export class RunHistory {
     }
     if (expired.length > 0) {
       await FORGET_EXPIRED_RUNS.run(
-        this.#redis,
-        [this.#keys.history],
-        [this.#keys.run(''), this.#keys.jobHistory(''), ...expired],
+        this.redis,
+        [this.keys.history],
+        [this.keys.run(''), this.keys.jobHistory(''), ...expired],
       );
     }
     return found;
@@ -184,10 +177,10 @@ export class RunHistory {
 
   /** The names of the jobs that have runs kept, sorted. */
   async jobs(): Promise<string[]> {
-    const members = await this.#redis.zrange(this.#keys.history, 0, -1);
+    const members = await this.redis.zrange(this.keys.history, 0, -1);
     const names = new Set<string>();
     for (const raw of members) {
-      const parsed = MemberSchema.safeParse(safeJson(raw));
+      const parsed = MemberSchema.safeParse(parseJson(raw));
       if (parsed.success) names.add(parsed.data[0]);
     }
     return [...names].sort();
@@ -195,21 +188,13 @@ export class RunHistory {
 
   /** How many runs are kept, for one job or all. */
   async count({ job }: { job?: string } = {}): Promise<number> {
-    return this.#redis.zcard(job === undefined ? this.#keys.history : this.#keys.jobHistory(job));
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    return this.redis.zcard(job === undefined ? this.keys.history : this.keys.jobHistory(job));
   }
 }
 
 /** A summary this version cannot read is treated as absent rather than breaking every listing. */
 function parseSummary(text: string | null): RunSummary | undefined {
   if (text === null) return undefined;
-  const parsed = RunSummarySchema.safeParse(safeJson(text));
+  const parsed = RunSummarySchema.safeParse(parseJson(text));
   return parsed.success ? parsed.data : undefined;
 }

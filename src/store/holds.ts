@@ -2,12 +2,10 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type Hold, type HoldReader, HoldSchema } from '../engine/ownership.js';
 import { parseJson } from './json.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { DELETE_HOLD, PUT_HOLD } from './lua.js';
+import { RedisStore, type StoreOptions } from './redis-store.js';
 
-export interface HoldsOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface HoldsOptions extends StoreOptions {
   /** How many hold events the log keeps. Default 1000. */
   logLength?: number;
 }
@@ -27,22 +25,19 @@ export type HoldEvent = z.infer<typeof HoldEventSchema>;
  * released or run out. A hold past its `until` has no effect from that instant; the first read
  * after it removes it and logs it as expired.
  */
-export class Holds implements HoldReader {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class Holds extends RedisStore implements HoldReader {
   readonly #logLength: number;
 
   constructor(redis: Redis, options: HoldsOptions = {}) {
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
+    super(redis, options);
     this.#logLength = options.logLength ?? 1000;
   }
 
   async place(hold: Hold): Promise<void> {
     const event: HoldEvent = { at: hold.createdAt, event: 'held', hold };
     await PUT_HOLD.run(
-      this.#redis,
-      [this.#keys.holds, this.#keys.holdLog],
+      this.redis,
+      [this.keys.holds, this.keys.holdLog],
       [hold.pattern, JSON.stringify(HoldSchema.parse(hold)), JSON.stringify(event), this.#logLength],
     );
   }
@@ -50,11 +45,11 @@ export class Holds implements HoldReader {
   /** Releases the hold on exactly `pattern`; the released hold, or undefined if there was none. */
   async release(pattern: string, by: string, now: Date): Promise<Hold | undefined> {
     for (;;) {
-      const text = await this.#redis.hget(this.#keys.holds, pattern);
+      const text = await this.redis.hget(this.keys.holds, pattern);
       if (text === null) return undefined;
       const hold = parseHold(text);
       if (!hold) {
-        await this.#redis.hdel(this.#keys.holds, pattern);
+        await this.redis.hdel(this.keys.holds, pattern);
         return undefined;
       }
       const event: HoldEvent = { at: now.toISOString(), event: 'released', hold, by };
@@ -67,7 +62,7 @@ export class Holds implements HoldReader {
    * unless `readOnly`: what plans, drift and scrapes read must change nothing.
    */
   async active(now: Date, { readOnly = false }: { readOnly?: boolean } = {}): Promise<Hold[]> {
-    const fields = await this.#redis.hgetall(this.#keys.holds);
+    const fields = await this.redis.hgetall(this.keys.holds);
     const holds: Hold[] = [];
     for (const [pattern, text] of Object.entries(fields)) {
       const hold = parseHold(text);
@@ -78,14 +73,14 @@ export class Holds implements HoldReader {
       if (readOnly) continue;
       // a record nobody can read holds nothing; one past its time is logged as expired once
       if (hold) await this.#delete(pattern, text, { at: hold.until, event: 'expired', hold });
-      else await this.#redis.hdel(this.#keys.holds, pattern);
+      else await this.redis.hdel(this.keys.holds, pattern);
     }
     return holds.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** The newest hold events first. */
   async log(limit = 100): Promise<HoldEvent[]> {
-    const lines = await this.#redis.lrange(this.#keys.holdLog, 0, limit - 1);
+    const lines = await this.redis.lrange(this.keys.holdLog, 0, limit - 1);
     return lines.flatMap((line) => {
       const parsed = HoldEventSchema.safeParse(parseJson(line));
       return parsed.success ? [parsed.data] : [];
@@ -94,8 +89,8 @@ export class Holds implements HoldReader {
 
   async #delete(pattern: string, text: string, event: HoldEvent): Promise<boolean> {
     const deleted = await DELETE_HOLD.run(
-      this.#redis,
-      [this.#keys.holds, this.#keys.holdLog],
+      this.redis,
+      [this.keys.holds, this.keys.holdLog],
       [pattern, text, JSON.stringify(event), this.#logLength],
     );
     return deleted === 1;
