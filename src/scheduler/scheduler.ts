@@ -12,8 +12,7 @@ import {
   scheduledRunId,
 } from '../queue/run-queue.js';
 import type { RunHistory } from '../store/history.js';
-import { type RedisKeys, redisKeys } from '../store/keys.js';
-import { SET_TICK_IF_LATER } from '../store/lua.js';
+import { LastTicks } from '../store/last-ticks.js';
 import type { PolicyStore } from '../store/policy-store.js';
 import { describeSuspension, type Suspensions } from '../store/suspensions.js';
 import { RedisWindowStates } from '../store/window-state.js';
@@ -75,7 +74,7 @@ interface Due {
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
-  readonly #keys: RedisKeys;
+  readonly #lastTicks: LastTicks;
   readonly #now: () => number;
   #entries = new Map<string, Scheduled>();
   #policySha = '';
@@ -93,7 +92,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
-    this.#keys = redisKeys(options.prefix);
+    this.#lastTicks = new LastTicks(options.redis, { prefix: options.prefix });
     this.#now = options.now ?? Date.now;
     this.#leadMs = options.leadMs ?? 2000;
   }
@@ -203,8 +202,8 @@ export class Scheduler {
   async #catchUp(): Promise<void> {
     const now = new Date(this.#now());
     const jobs = [...this.#entries.values()];
-    const keys = jobs.map((entry) => this.#keys.lastTick(entry.job.name));
-    let lastTicks = await this.#options.redis.mget(keys);
+    const names = jobs.map((entry) => entry.job.name);
+    let lastTicks = await this.#lastTicks.get(names);
     // A tick that is only just due may be in the hands of a scheduler that is running: give it
     // the time to record the tick, then look again, so the tick is not also counted as missed.
     const handoffMs = this.#options.handoffMs ?? 1000;
@@ -214,22 +213,23 @@ export class Scheduler {
     let waitMs = 0;
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
+      if (last === undefined) continue;
       const horizon = horizons[index] as Date;
-      const recent = last ? nextRunOf(entry.job, new Date(now.getTime() - handoffMs)) : undefined;
-      if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > Number(last)) {
+      const recent = nextRunOf(entry.job, new Date(now.getTime() - handoffMs));
+      if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > last) {
         waitMs = Math.max(waitMs, recent.at.getTime() + handoffMs - now.getTime());
       }
     }
     if (waitMs > 0) {
       await sleep(waitMs);
-      lastTicks = await this.#options.redis.mget(keys);
+      lastTicks = await this.#lastTicks.get(names);
     }
     const due: Due[] = [];
     const missed: RunSummary[] = [];
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
-      if (!last) continue;
-      const plan = planCatchUp(entry.job, new Date(Number(last)), horizons[index] as Date);
+      if (last === undefined) continue;
+      const plan = planCatchUp(entry.job, new Date(last), horizons[index] as Date);
       if (plan.run) due.push({ entry, firing: plan.run, trigger: 'catch-up' });
       const first = plan.missed[0];
       const latest = plan.missed.at(-1);
@@ -250,8 +250,8 @@ export class Scheduler {
       this.#options.log.warn({ jobs: missed.map((s) => s.job) }, 'ticks missed while no scheduler ran');
     await this.#handle(due, now);
     // jobs never seen before start counting from now
-    const fresh = jobs.filter((_, index) => !lastTicks[index]);
-    if (fresh.length > 0) await this.#setLastTicks(fresh.map((entry) => [entry.job.name, now]));
+    const fresh = jobs.filter((_, index) => lastTicks[index] === undefined);
+    if (fresh.length > 0) await this.#lastTicks.advance(fresh.map((entry) => [entry.job.name, now]));
   }
 
   #arm(): void {
@@ -346,7 +346,7 @@ export class Scheduler {
       this.#keptAt = this.#now();
     }
     for (const summary of skipped) await this.#recordSummary(summary);
-    await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
+    await this.#lastTicks.advance(due.map((d) => [d.entry.job.name, d.firing.at]));
     if (due.length > 0)
       this.#options.log.info(
         {
@@ -364,13 +364,6 @@ export class Scheduler {
   async #recordSummary(summary: RunSummary): Promise<void> {
     await this.#options.history.record(summary);
     this.#options.onRecorded?.(summary);
-  }
-
-  async #setLastTicks(ticks: readonly (readonly [string, Date])[]): Promise<void> {
-    await SET_TICK_IF_LATER.runEach(
-      this.#options.redis,
-      ticks.map(([job, at]) => ({ keys: [this.#keys.lastTick(job)], args: [String(at.getTime())] })),
-    );
   }
 
   #record(

@@ -67,17 +67,3 @@ describe('LuaScript', () => {
     expect([pipelines(), scripts()]).toEqual([0, 0]);
   });
 });
-
-describe('SET_TICK_IF_LATER', () => {
-  it('moves a last tick forward and never back', async () => {
-    const key = `${uniquePrefix('tick')}:job`;
-    await SET_TICK_IF_LATER.runEach(redis, [{ keys: [key], args: ['2000'] }]);
-    await SET_TICK_IF_LATER.runEach(redis, [
-      { keys: [key], args: ['1000'] },
-      { keys: [key], args: ['1500'] },
-    ]);
-    expect(await redis.get(key)).toBe('2000');
-    await SET_TICK_IF_LATER.run(redis, [key], ['3000']);
-    expect(await redis.get(key)).toBe('3000');
-  });
-});
