@@ -1,7 +1,7 @@
 import { executeRun, MemoryCheckpointStore, type RunSummary } from '../engine/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
-import { manualRunId } from '../queue/run-queue.js';
+import { manualRunId } from '../queue/index.js';
 import { actionApiClient, actions, apiSettings, cliLogger, envNumber, redisFleetState } from './runtime.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { safeRedisUrl } from '../store/redis.js';
+import { safeRedisUrl } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';

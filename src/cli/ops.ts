@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { fleetSnapshots } from '../ops/fleet-metrics.js';
 import {
   assertSafeBind,

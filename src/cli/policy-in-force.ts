@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { didYouMean, type PolicyEnv } from '../policy/index.js';
 import { readYaml } from '../policy/yaml-source.js';
-import type { PolicyStore } from '../store/policy-store.js';
+import type { PolicyStore } from '../store/index.js';
 import { UsageError } from './exit.js';
 import { invalidPolicy } from './policy-io.js';
 

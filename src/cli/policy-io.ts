@@ -9,7 +9,7 @@ import {
   type PolicyJob,
   type PolicyProblem,
 } from '../policy/index.js';
-import type { Suspension } from '../store/suspensions.js';
+import type { Suspension } from '../store/index.js';
 import { EXIT, formatUsageError, UsageError } from './exit.js';
 
 /**

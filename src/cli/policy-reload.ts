@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Notifier, PolicyNotice } from '../notify/index.js';
 import type { Metrics, Readiness } from '../ops/index.js';
 import {
@@ -11,9 +11,8 @@ import {
   type PolicyProblem,
   parsePolicy,
 } from '../policy/index.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
-import { redisKeys } from '../store/keys.js';
-import { PolicyStore, policySha } from '../store/policy-store.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { PolicyStore, policySha, redisKeys } from '../store/index.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {

@@ -6,19 +6,26 @@ import { actionRegistry, actions } from '../../jobs/index.js';
 import { type ApiCallRecord, ApiClient } from '../api/index.js';
 import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
 import { type FleetStateStores, recordApiCall } from '../engine/index.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/index.js';
 import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
-import { createRunQueue } from '../queue/run-queue.js';
-import { RedisCheckpointStore } from '../store/checkpoint.js';
-import { fleetStateStores, type RedisFleetState } from '../store/fleet-state.js';
-import { RunHistory } from '../store/history.js';
-import { DEFAULT_PREFIX } from '../store/keys.js';
-import { PolicyStore } from '../store/policy-store.js';
-import { LocalRateLimiter, RedisRateLimiter } from '../store/rate-limiter.js';
-import { createRedis, reconnectDelay, safeRedisUrl } from '../store/redis.js';
-import { RunStarts } from '../store/run-starts.js';
-import { type Suspension, Suspensions } from '../store/suspensions.js';
+import { createRunQueue } from '../queue/index.js';
+import {
+  createRedis,
+  DEFAULT_PREFIX,
+  fleetStateStores,
+  LocalRateLimiter,
+  PolicyStore,
+  RedisCheckpointStore,
+  type RedisFleetState,
+  RedisRateLimiter,
+  RunHistory,
+  RunStarts,
+  reconnectDelay,
+  type Suspension,
+  Suspensions,
+  safeRedisUrl,
+} from '../store/index.js';
 import { UsageError } from './exit.js';
 
 export { actionRegistry, actions };

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { ActionSpec, PolicyWindow } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, RunOwnership } from './ownership.js';

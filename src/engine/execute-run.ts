@@ -1,5 +1,5 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
 import type { Action, ActionContext, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiClient, ApiError, type Workgroup, type Workspace } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { type CallScope, callScope } from './call-scope.js';
 import { isThrottle } from './retry.js';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 
 /** How a target is retried: the job's `retry` setting, durations in milliseconds. */
 export interface RetryPolicy {

@@ -1,4 +1,4 @@
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';

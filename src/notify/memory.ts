@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { NotifyStates, type NotifyStatesOptions } from '../store/notify-states.js';
+import { NotifyStates, type NotifyStatesOptions } from '../store/index.js';
 import { type SinkState, SinkStateSchema } from './events.js';
 
 /** What each sink was last told about each job; see SinkState. */

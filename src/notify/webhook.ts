@@ -3,7 +3,7 @@ import { type Dispatcher, request } from 'undici';
 import { parseRetryAfter } from '../api/index.js';
 import { retryDelay } from '../engine/index.js';
 import { NightshiftError } from '../errors/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { type Logger, silentLogger } from '../log/index.js';
 
 /** Where a message goes. The URL is a secret: it is used for the request and for nothing else. */
 export interface WebhookSink {

@@ -7,8 +7,8 @@ import type { Queue } from 'bullmq';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { NightshiftError } from '../errors/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
-import { pingRedis } from '../store/redis.js';
+import { type Logger, silentLogger } from '../log/index.js';
+import { pingRedis } from '../store/index.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */

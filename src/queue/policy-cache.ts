@@ -6,7 +6,7 @@ import {
   type PolicyJob,
   parsePolicy,
 } from '../policy/index.js';
-import type { PolicyStore } from '../store/policy-store.js';
+import type { PolicyStore } from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {

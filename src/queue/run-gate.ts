@@ -1,7 +1,6 @@
 import type { TickGate } from '../engine/index.js';
 import type { PolicyJob } from '../policy/index.js';
-import type { RunLock } from '../store/run-lock.js';
-import { describeSuspension, type Suspensions } from '../store/suspensions.js';
+import { describeSuspension, type RunLock, type Suspensions } from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 /** Whether a run may start now, and if not, what becomes of it. */

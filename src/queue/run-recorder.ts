@@ -6,11 +6,9 @@ import {
   skippedRunSummary,
   summarize,
 } from '../engine/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
-import type { RunHistory } from '../store/history.js';
-import type { RunLock } from '../store/run-lock.js';
-import type { RunStarts } from '../store/run-starts.js';
+import type { RunHistory, RunLock, RunStarts } from '../store/index.js';
 import type { PolicyCache, RunPolicy } from './policy-cache.js';
 import {
   deliveriesOf,

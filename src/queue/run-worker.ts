@@ -12,14 +12,16 @@ import {
   type RunSummary,
   TickGate,
 } from '../engine/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionRegistry, PolicyEnv } from '../policy/index.js';
-import type { RunHistory } from '../store/history.js';
-import type { PolicyStore } from '../store/policy-store.js';
-import { RunLock } from '../store/run-lock.js';
-import type { RunStarts } from '../store/run-starts.js';
-import type { Suspensions } from '../store/suspensions.js';
+import {
+  type PolicyStore,
+  type RunHistory,
+  RunLock,
+  type RunStarts,
+  type Suspensions,
+} from '../store/index.js';
 import { PolicyCache, type RunPolicy } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import { type Admission, RunGate } from './run-gate.js';

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
 import {
   compactInstant,
@@ -10,12 +10,15 @@ import {
   type RunJobData,
   type RunJobResult,
   scheduledRunId,
-} from '../queue/run-queue.js';
-import type { RunHistory } from '../store/history.js';
-import { LastTicks } from '../store/last-ticks.js';
-import type { PolicyStore } from '../store/policy-store.js';
-import { describeSuspension, type Suspensions } from '../store/suspensions.js';
-import { RedisWindowStates } from '../store/window-state.js';
+} from '../queue/index.js';
+import {
+  describeSuspension,
+  LastTicks,
+  type PolicyStore,
+  RedisWindowStates,
+  type RunHistory,
+  type Suspensions,
+} from '../store/index.js';
 import { planCatchUp } from './catch-up.js';
 
 export interface SchedulerOptions {

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { NightshiftError } from '../errors/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { type Logger, silentLogger } from '../log/index.js';
 
 /** The longest wait between two reconnection attempts. */
 export const MAX_RECONNECT_DELAY_MS = 5_000;

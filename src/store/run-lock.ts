@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import { DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
 

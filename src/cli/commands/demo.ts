@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
 import type { RunSummary } from '../../engine/index.js';
-import { createLogger, type Logger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/index.js';
 import { parseDuration, WINDOW_ACTION } from '../../policy/index.js';
 import {
   DEFAULT_API_KEY,
@@ -15,7 +15,7 @@ import {
   type SimulatorHandle,
   startSimulator,
 } from '../../sim/index.js';
-import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/local-server.js';
+import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';

@@ -7,7 +7,7 @@ import {
   nextWindowEdges,
   type PolicyJob,
 } from '../../policy/index.js';
-import type { Suspension } from '../../store/suspensions.js';
+import type { Suspension } from '../../store/index.js';
 import { describeSuspension, loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Logger } from '../../log/logger.js';
+import type { Logger } from '../../log/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
-import { watchPolicy } from '../../scheduler/policy-watcher.js';
-import { Scheduler } from '../../scheduler/scheduler.js';
+import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ApiClient } from '../../api/index.js';
-import type { Logger } from '../../log/logger.js';
+import type { Logger } from '../../log/index.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { DEFAULT_LOCK_DURATION_MS, RunWorker } from '../../queue/run-worker.js';
+import { DEFAULT_LOCK_DURATION_MS, RunWorker } from '../../queue/index.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import {
   actionApiClient,
