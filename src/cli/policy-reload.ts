@@ -12,7 +12,7 @@ import {
   parsePolicy,
 } from '../policy/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { PolicyStore, policySha, redisKeys } from '../store/index.js';
+import { PolicyStore, policySha } from '../store/index.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {
@@ -256,10 +256,10 @@ export class PolicyReloader {
     });
     try {
       const claimed = await Promise.race([
-        redis.set(redisKeys(prefix).policyNotice(event, sha), '1', 'PX', NOTICE_CLAIM_MS, 'NX'),
+        new PolicyStore(redis, { prefix }).claimNotice(event, sha, NOTICE_CLAIM_MS),
         timeout,
       ]);
-      if (claimed !== 'timeout') return claimed === 'OK';
+      if (claimed !== 'timeout') return claimed;
       log.warn({ policyEvent: event }, 'Redis did not answer: sending the policy notification unclaimed');
       return true;
     } catch (error) {

@@ -1,7 +1,7 @@
 export { RedisCheckpointStore } from './checkpoint.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
 export { RunHistory } from './history.js';
-export { DEFAULT_PREFIX, redisKeys } from './keys.js';
+export { DEFAULT_PREFIX } from './keys.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';

@@ -79,6 +79,14 @@ export class PolicyStore extends RedisStore {
     await this.redis.set(this.keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs);
   }
 
+  /**
+   * Claims the notice about `event` for the policy text `sha`, for `forMs`: true for the first
+   * claim only, so replicas watching the same file send one notice, not one each.
+   */
+  async claimNotice(event: string, sha: string, forMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.policyNotice(event, sha), '1', 'PX', forMs, 'NX')) === 'OK';
+  }
+
   /** The policy a scheduler last recorded with `setCurrent`, or undefined when none has (or the record is unreadable). */
   async current(): Promise<CurrentPolicy | undefined> {
     const raw = await this.redis.get(this.keys.currentPolicy);
