@@ -1,0 +1,7 @@
+/**
+ * A setting from the environment is unusable or missing: the message names each variable, says
+ * what is wrong and what was expected, and never repeats a secret's value.
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}

@@ -1,0 +1,20 @@
+export { ConfigError } from './config-error.js';
+export { processEnvironment } from './environment.js';
+export {
+  DEFAULT_REDIS_PREFIX,
+  DEFAULT_REDIS_URL,
+  EnvironmentSchema,
+  LOG_LEVELS,
+  type LogLevel,
+  VARIABLES,
+} from './schema.js';
+export {
+  type ApiCredentials,
+  apiCredentials,
+  type Environment,
+  loadSettings,
+  type Settings,
+  serviceRedisUrl,
+  uiToken,
+  withVariables,
+} from './settings.js';
