@@ -25,7 +25,7 @@ const PROGRAM_HELP = [
   'Output: tables for people on stdout; --json (validate, next, plan, run, history, suspend, unsuspend)',
   'prints JSON only on stdout. Logs and progress go to stderr. Colour only on a terminal, never with NO_COLOR.',
   'Exit codes: 0 ok, 1 a run or plan failed, 2 bad usage or invalid policy, 3 succeeded with findings.',
-  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/engine.md.',
+  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/configuration.md.',
   '',
   'Examples:',
   '  nightshift validate config/examples/cost-saving.yaml',
