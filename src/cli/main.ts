@@ -91,8 +91,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
     if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
+      const where = settings ? ` at ${safeRedisUrl(serviceRedisUrl(settings))}` : '';
       process.stderr.write(
-        `nightshift: Redis at ${safeRedisUrl(serviceRedisUrl(settings ?? settingsFrom({})))} did not answer: is it running, and is REDIS_URL right?\n`,
+        `nightshift: Redis${where} did not answer: is it running, and is REDIS_URL right?\n`,
       );
       return EXIT.failed;
     }
