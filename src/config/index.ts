@@ -1,13 +1,6 @@
 export { ConfigError } from './config-error.js';
 export { processEnvironment } from './environment.js';
-export {
-  DEFAULT_REDIS_PREFIX,
-  DEFAULT_REDIS_URL,
-  EnvironmentSchema,
-  LOG_LEVELS,
-  type LogLevel,
-  VARIABLES,
-} from './schema.js';
+export { DEFAULT_REDIS_PREFIX, EnvironmentSchema, VARIABLES } from './schema.js';
 export {
   type ApiCredentials,
   apiCredentials,
