@@ -1,4 +1,5 @@
 import { actionRegistry } from '../../jobs/index.js';
+import type { Settings } from '../config/index.js';
 import {
   type ActionRegistry,
   checkPolicyFile,
@@ -31,10 +32,14 @@ export interface PolicyCommandDeps {
   readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
 }
 
-export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): PolicyCommandDeps {
+/** `${VAR}`s resolve in the variables `settings` were read from. */
+export function policyCommandDeps(
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): PolicyCommandDeps {
   return {
     registry: actionRegistry,
-    env: process.env,
+    env: settings.environment,
     now: () => new Date(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

@@ -44,7 +44,7 @@ import { readYaml, type ValuePath } from './yaml-source.js';
 export interface LoadPolicyOptions {
   /** The actions jobs may use; `jobs/index.ts` exports the real one. */
   readonly registry: ActionRegistry;
-  /** Where `${VAR}` values come from; pass `process.env` at the edge. */
+  /** Where `${VAR}` values come from: the environment the CLI read its Settings from. */
   readonly env: PolicyEnv;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
+import { DEFAULT_LOCK_MS } from '../config/index.js';
 import {
   type Action,
   type CheckpointStore,
@@ -34,9 +35,6 @@ import {
 } from './run-queue.js';
 import { type RunCounter, RunRecorder } from './run-recorder.js';
 
-/** How long a worker's claim on a run lasts without renewal, unless configured. */
-export const DEFAULT_LOCK_DURATION_MS = 30_000;
-
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
   redis: Redis;
@@ -54,7 +52,7 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
   pollIntervalMs?: number;
-  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_DURATION_MS` (30 s). */
+  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_MS` (30 s). */
   lockDurationMs?: number;
   /**
    * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
@@ -109,7 +107,7 @@ export class RunWorker {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.id = options.id ?? `${hostname()}:${process.pid}`;
-    this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
+    this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
     // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
     setMaxListeners(0, this.#closing.signal, this.#shutdown.signal);
     // Three times the worker's claim on a run: when a worker dies, BullMQ's claim expires after
