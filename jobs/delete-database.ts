@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type Database, type Workgroup } from '../src/api/index.js';
-import type { Action, ActionContext, StepResult, TargetRef } from '../src/engine/index.js';
+import type { Action, PlanContext, StepResult, TargetRef } from '../src/engine/index.js';
 import { rewordApiError } from './support/api-errors.js';
 import { findDatabase, findWorkgroup, type Named } from './support/by-name-or-id.js';
 
@@ -60,7 +60,7 @@ function databaseRef(ref: string) {
 }
 
 /** The workgroup as the latest listing shows it: the run's on a first attempt, a fresh one on a retry. */
-async function currentWorkgroup(ctx: ActionContext, ref: string, fresh: boolean): Promise<Named<Workgroup>> {
+async function currentWorkgroup(ctx: PlanContext, ref: string, fresh: boolean): Promise<Named<Workgroup>> {
   if (fresh) await ctx.fleet.refresh();
   return findWorkgroup(ctx.fleet.workgroups, ref);
 }

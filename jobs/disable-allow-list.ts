@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError, type Workgroup } from '../src/api/index.js';
 import {
   type Action,
-  type ActionContext,
+  type PlanContext,
   type SelectedWorkgroup,
   type StepContext,
   workgroupRef,
@@ -13,7 +13,7 @@ const params = z.strictObject({});
 
 const ALREADY = 'already disabled';
 
-function listed(ctx: ActionContext, workgroupId: string): Workgroup | undefined {
+function listed(ctx: PlanContext, workgroupId: string): Workgroup | undefined {
   return ctx.fleet.workgroups.find((workgroup) => workgroup.workgroup_id === workgroupId);
 }
 
@@ -22,7 +22,7 @@ function listed(ctx: ActionContext, workgroupId: string): Workgroup | undefined 
  * listing on a retry (the failed attempt may have disabled it after all).
  */
 async function currentWorkgroup(
-  ctx: ActionContext,
+  ctx: PlanContext,
   step: StepContext,
   wg: SelectedWorkgroup,
 ): Promise<Workgroup> {

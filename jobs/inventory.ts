@@ -4,7 +4,7 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, SelectedWorkspace, TargetRef } from '../src/engine/index.js';
+import type { Action, PlanContext, SelectedWorkspace, TargetRef } from '../src/engine/index.js';
 import { STATUS } from './support/workspace-state.js';
 
 const FORMATS = ['json', 'csv', 'markdown'] as const;
@@ -159,7 +159,7 @@ const GROUP_KEY: Record<Grouping, (row: Row) => string> = {
   type: (row) => row.workspace_type.typeName ?? 'unknown',
 };
 
-function buildReport(ctx: ActionContext, groupBy: Grouping): Report {
+function buildReport(ctx: PlanContext, groupBy: Grouping): Report {
   const rows = ctx.workspaces
     .map((selected) =>
       toRow(selected, ctx.fleet.workspace(selected.workgroupId, selected.workspaceId) ?? selected.workspace),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   type Action,
   type ActionContext,
+  type PlanContext,
   type StepContext,
   type StepResult,
   type WindowState,
@@ -103,7 +104,7 @@ export const reconcileWindow: Action<typeof params> = {
   },
 };
 
-async function decide(ctx: ActionContext): Promise<WindowDecision> {
+async function decide(ctx: PlanContext): Promise<WindowDecision> {
   const window = ctx.job.window;
   if (!window) throw new Error(`${ctx.job.name} is not a window`);
   const owned = (await ctx.ownership?.records()) ?? new Map();
@@ -125,14 +126,14 @@ function reported(decision: WindowDecision): WorkspaceDecision[] {
 }
 
 /** In uptime with `resume: owned`, a Stopped workspace the window may have paused: only the ledger knows. */
-function unsureResume(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): boolean {
+function unsureResume(ctx: PlanContext, decision: WindowDecision, d: WorkspaceDecision): boolean {
   return decision.up && ctx.job.window?.resume === 'owned' && d.actual === 'Stopped' && !d.hold;
 }
 
 const WITHOUT_REDIS =
   'unknown without Redis (set REDIS_URL: the ownership ledger and window state are there)';
 
-function plannedWithoutRedis(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): StepResult {
+function plannedWithoutRedis(ctx: PlanContext, decision: WindowDecision, d: WorkspaceDecision): StepResult {
   if (d.hold || d.conflict) return plannedStep(d);
   const edge = decision.up ? 'uptime' : 'off period';
   if (d.act)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type CloudProvider, type CloudProviderUpdate } from '../src/api/index.js';
-import type { Action, ActionContext, StepContext, StepResult } from '../src/engine/index.js';
+import type { Action, PlanContext, StepContext, StepResult } from '../src/engine/index.js';
 import {
   type ProviderReference,
   providerRef,
@@ -60,7 +60,7 @@ function summary(cp: CloudProvider) {
 
 /** Reads the provider `ref` leads to, turning a 404 on an id the listing did not know into "not found". */
 async function readProvider(
-  ctx: ActionContext,
+  ctx: PlanContext,
   ref: ProviderReference,
   written: string,
   signal: AbortSignal,
@@ -78,7 +78,7 @@ async function readProvider(
  * it has everything asked already.
  */
 function forPendingUpdate(
-  ctx: ActionContext,
+  ctx: PlanContext,
   p: Params,
   step: (
     cp: CloudProvider,

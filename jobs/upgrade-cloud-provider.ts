@@ -9,7 +9,7 @@ import {
   NODE_GROUP_NAMES,
   type NodeGroupName,
 } from '../src/api/index.js';
-import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
+import { type Action, type PlanContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
 import type { Logger } from '../src/log/logger.js';
 import { DurationSchema } from '../src/policy/index.js';
 import {
@@ -170,7 +170,7 @@ interface Wait {
  * or a failure status. A poll that fails transiently is only a missed look.
  */
 async function waitUntilSettled(
-  ctx: ActionContext,
+  ctx: PlanContext,
   target: ProviderTarget,
   p: Params,
   wait: Wait,

@@ -5,7 +5,7 @@ import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
-import type { ActionContext, SelectedWorkspace } from '../../src/engine/index.js';
+import type { PlanContext, SelectedWorkspace } from '../../src/engine/index.js';
 import { DurationSchema } from '../../src/policy/index.js';
 import { rewordApiError } from './api-errors.js';
 
@@ -62,7 +62,7 @@ export interface SecretIdentity {
 }
 
 /** The identity of the password a run's step sets for `username` in workspace `ws`. */
-export function secretIdentity(ctx: ActionContext, ws: SelectedWorkspace, username: string): SecretIdentity {
+export function secretIdentity(ctx: PlanContext, ws: SelectedWorkspace, username: string): SecretIdentity {
   return {
     job: ctx.job.name,
     runId: ctx.runId,

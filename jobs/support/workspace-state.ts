@@ -1,5 +1,5 @@
 import { ApiError } from '../../src/api/index.js';
-import type { ActionContext, StepContext } from '../../src/engine/index.js';
+import type { PlanContext, StepContext } from '../../src/engine/index.js';
 
 /**
  * The workspace statuses the actions reason about. The spec leaves status values open; these
@@ -19,7 +19,7 @@ export const STATUS = {
  * throttle, which the engine waits out without counting an attempt, as for the step's own calls.
  */
 export async function currentStatus(
-  ctx: ActionContext,
+  ctx: PlanContext,
   step: StepContext,
   workgroupId: string,
   workspaceId: string,
@@ -37,7 +37,7 @@ export async function currentStatus(
  * step is tried again after the wait, uncounted, and the refusal looked at anew.
  */
 export async function mutateUnlessAlready(
-  ctx: ActionContext,
+  ctx: PlanContext,
   workgroupId: string,
   workspaceId: string,
   already: readonly string[],

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/logger.js';
-import type { ActionSpec, PolicyWindow } from '../policy/index.js';
+import type { ActionScope, PolicyWindow } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, RunOwnership } from './ownership.js';
 import type { Finding } from './summary.js';
@@ -34,11 +34,21 @@ export interface StepContext {
 }
 
 /**
- * Everything an action touches the world through. The engine owns concurrency, per-target
- * retries, checkpoints and request-ID bookkeeping; the action owns what a step does.
+ * The API as a plan sees it: the read operations only, so a plan that would write does not compile.
+ * A write operation added to the client stays out of plans until it is listed here.
  */
-export interface ActionContext {
-  api: ApiClient;
+export type ReadOnlyApi = Pick<
+  ApiClient,
+  'listWorkgroups' | 'listAllowedIps' | 'checkCurrentIp' | 'getCloudProvider' | 'listOrgUsers'
+>;
+
+/**
+ * Everything an action touches the world through. The engine owns concurrency, per-target
+ * retries, checkpoints and request-ID bookkeeping; the action owns what a step does. `run` gets
+ * the whole client; `plan` gets a `PlanContext`, whose client only reads.
+ */
+export interface ActionContext<Api extends ReadOnlyApi = ApiClient> {
+  api: Api;
   log: Logger;
   signal: AbortSignal;
   dryRun: boolean;
@@ -88,10 +98,45 @@ export interface ActionContext {
 /** What an action may make of a whole run beyond its targets' outcomes. */
 export type RunVerdict = 'partial' | 'failed';
 
-/** An action as the engine runs it: its policy-facing spec plus `plan` (read-only) and `run`. */
-export interface Action<Params extends z.ZodType = z.ZodType> extends ActionSpec<Params> {
-  /** What `run` would do now, using read-only calls only. */
-  plan(ctx: ActionContext, params: z.output<Params>): Promise<void>;
+/** What a plan works with: the run's context with a client that only reads. */
+export type PlanContext = ActionContext<ReadOnlyApi>;
+
+/**
+ * What an action is: the one declaration. Each module under `jobs/` declares one beside its code
+ * and `jobs/index.ts` registers them. The policy layer sees an action through its narrower
+ * `ActionCatalogEntry` (name, scope, params schema…), which this satisfies.
+ */
+export interface Action<Params extends z.ZodType = z.ZodType> {
+  /** The name jobs use in `action:`; kebab-case. */
+  readonly name: string;
+  /** One line for listings and the JSON Schema. */
+  readonly description: string;
+  /** A destructive action deletes or overwrites data; a job using it must set `confirm: true`. */
+  readonly destructive: boolean;
+  readonly scope: ActionScope;
+  /**
+   * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
+   * provider ids) may leave `target` out; without this, a target is required.
+   */
+  readonly targetOptional?: boolean;
+  /**
+   * The action lists the organization's users: the one operation authenticated by the bearer
+   * token (`NIGHTSHIFT_BEARER_TOKEN`) rather than the API key, so a process that will run it
+   * must have the token.
+   */
+  readonly needsBearerToken?: boolean;
+  /**
+   * Parameters whose value names another job of the same policy, with the action that job must
+   * use: resume's `onlyPausedBy` names a `pause` job. Validation refuses a name that is no job of
+   * the policy, or a job using another action, at the parameter's value. Default: none.
+   */
+  readonly jobReferences?: Readonly<Record<string, { readonly action: string }>>;
+  /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
+  readonly params: Params;
+  /** A complete policy file using the action; a test checks that it validates. */
+  readonly example: string;
+  /** What `run` would do now; its client only reads. */
+  plan(ctx: PlanContext, params: z.output<Params>): Promise<void>;
   run(ctx: ActionContext, params: z.output<Params>): Promise<void>;
 }
 

@@ -1,6 +1,9 @@
+export { createActionCatalog } from '../policy/index.js';
 export {
   type Action,
   type ActionContext,
+  type PlanContext,
+  type ReadOnlyApi,
   type RunVerdict,
   type StepContext,
   type StepResult,

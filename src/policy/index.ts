@@ -1,9 +1,9 @@
 export {
-  type ActionRegistry,
+  type ActionCatalog,
+  type ActionCatalogEntry,
   type ActionScope,
-  type ActionSpec,
-  createActionRegistry,
-} from './action-registry.js';
+  createActionCatalog,
+} from './action-catalog.js';
 export { parseDuration } from './duration.js';
 export {
   formatProblem,

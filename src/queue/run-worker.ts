@@ -15,7 +15,7 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
-import { type ActionRegistry, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
+import { type ActionCatalog, type Policy, type PolicyEnv, parsePolicy } from '../policy/index.js';
 import type { RunHistory } from '../store/history.js';
 import { type RedisKeys, redisKeys } from '../store/keys.js';
 import type { PolicyStore } from '../store/policy-store.js';
@@ -34,7 +34,7 @@ export interface RunWorkerOptions {
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
-  registry: ActionRegistry;
+  registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
   policies: PolicyStore;

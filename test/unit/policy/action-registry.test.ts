@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { actionRegistry } from '../../../jobs/index.js';
 import { ApiClient } from '../../../src/api/index.js';
-import { createActionRegistry, parsePolicy } from '../../../src/policy/index.js';
+import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 
 const specs = [...actionRegistry.values()];
 const reference = readFileSync(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
@@ -104,7 +104,7 @@ describe('registered actions', () => {
   it('refuses two actions with one name', () => {
     const [first] = specs;
     if (!first) throw new Error('no actions');
-    expect(() => createActionRegistry([first, first])).toThrow(`action "${first.name}" is registered twice`);
+    expect(() => createActionCatalog([first, first])).toThrow(`action "${first.name}" is registered twice`);
   });
 });
 
