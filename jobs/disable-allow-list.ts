@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { ApiError, type Workgroup } from '../src/api/index.js';
+import type { Workgroup } from '../src/api/index.js';
 import {
   type Action,
+  idempotentStep,
   type PlanContext,
   type SelectedWorkgroup,
   type StepContext,
@@ -64,17 +65,16 @@ jobs:
   async run(ctx) {
     await ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg, step) => {
       if (!isEnforced(await currentWorkgroup(ctx, step, wg))) return { outcome: 'skipped', reason: ALREADY };
-      try {
-        await ctx.api.disableAllowList(wg.workgroupId, { signal: step.signal });
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.retryable) throw error;
-        // a refusal of a change someone else already made is not a failure
-        await ctx.fleet.refresh();
-        const after = listed(ctx, wg.workgroupId);
-        if (after && !isEnforced(after)) return { outcome: 'skipped', reason: ALREADY };
-        throw error;
-      }
-      return { outcome: 'succeeded' };
+      // a refusal of a change someone else already made is not a failure
+      const outcome = await idempotentStep({
+        attempt: () => ctx.api.disableAllowList(wg.workgroupId, { signal: step.signal }),
+        isDone: async () => {
+          await ctx.fleet.refresh();
+          const after = listed(ctx, wg.workgroupId);
+          return after !== undefined && !isEnforced(after);
+        },
+      });
+      return outcome.already ? { outcome: 'skipped', reason: ALREADY } : { outcome: 'succeeded' };
     });
   },
 };

@@ -15,6 +15,7 @@ export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
+export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
 export * from './ownership.js';
 export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
 export * from './summary.js';
