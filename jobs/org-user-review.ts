@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { OrgUser } from '../src/api/index.js';
-import type { Action, Finding, PlanContext, StepResult } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  DurationSchema,
+  type Finding,
+  type PlanContext,
+  type StepResult,
+} from '../src/engine/index.js';
 
 const DAY_MS = 86_400_000;
 

@@ -5,10 +5,10 @@ import {
   type PlanContext,
   type StepContext,
   type StepResult,
+  WINDOW_ACTION,
   type WindowState,
   workspaceRef,
 } from '../src/engine/index.js';
-import { WINDOW_ACTION } from '../src/policy/index.js';
 import { pauseStep, resumeStep } from './support/owned-steps.js';
 import { decideWindow, type WindowDecision, type WorkspaceDecision } from './support/window-decision.js';
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   type Action,
+  DurationSchema,
   describeHold,
   LISTING_LAG_MS,
   type PlanContext,
@@ -8,7 +9,6 @@ import {
   type StepContext,
   workspaceRef,
 } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
 import { STATUS } from './support/workspace-state.js';
 

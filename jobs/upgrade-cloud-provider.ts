@@ -9,9 +9,14 @@ import {
   NODE_GROUP_NAMES,
   type NodeGroupName,
 } from '../src/api/index.js';
-import { type Action, type PlanContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
-import type { Logger } from '../src/log/logger.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  DurationSchema,
+  type PlanContext,
+  type StepContext,
+  type StepResult,
+  WaitTimeoutError,
+} from '../src/engine/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -175,7 +180,7 @@ async function waitUntilSettled(
   p: Params,
   wait: Wait,
   signal: AbortSignal,
-  log: Logger,
+  log: StepContext['log'],
   seenUpgrading: boolean,
 ): Promise<CloudProvider> {
   const deadline = Date.now() + wait.timeoutMs;

@@ -5,8 +5,7 @@ import { open, stat } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
-import type { PlanContext, SelectedWorkspace } from '../../src/engine/index.js';
-import { DurationSchema } from '../../src/policy/index.js';
+import { DurationSchema, type PlanContext, type SelectedWorkspace } from '../../src/engine/index.js';
 import { rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;

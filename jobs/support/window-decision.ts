@@ -1,16 +1,16 @@
 import type { Workgroup } from '../../src/api/index.js';
 import {
+  currentPeriod,
   describeHold,
   type Hold,
   holdFor,
   type Ownership,
+  type PolicyWindow,
   type SelectedWorkspace,
   selectTargets,
   type WindowState,
   workspaceRef,
 } from '../../src/engine/index.js';
-import type { PolicyWindow } from '../../src/policy/index.js';
-import { currentPeriod } from '../../src/policy/uptime.js';
 import { STATUS } from './workspace-state.js';
 
 /**

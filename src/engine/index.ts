@@ -1,4 +1,11 @@
-export { createActionCatalog } from '../policy/index.js';
+/** What actions need of the policy layer: jobs/ import the engine, never the policy. */
+export {
+  createActionCatalog,
+  currentPeriod,
+  DurationSchema,
+  type PolicyWindow,
+  WINDOW_ACTION,
+} from '../policy/index.js';
 export {
   type Action,
   type ActionContext,

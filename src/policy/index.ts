@@ -68,6 +68,7 @@ export {
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
+export { currentPeriod } from './uptime.js';
 export {
   checkWindowOverlaps,
   nextRunOf,
