@@ -1,4 +1,4 @@
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../engine/index.js';
+import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../engine/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
 import { manualRunId } from '../queue/run-queue.js';
@@ -40,6 +40,7 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
       const summary = await executeRun(
         {
           api,
+          io: nodeActionIo(process.env),
           actions,
           checkpoints: new MemoryCheckpointStore(),
           log,

@@ -42,13 +42,66 @@ export type ReadOnlyApi = Pick<
   'listWorkgroups' | 'listAllowedIps' | 'checkCurrentIp' | 'getCloudProvider' | 'listOrgUsers'
 >;
 
+/** The files an action writes on the worker (a report). */
+export interface ActionFiles {
+  /** Whether something is at `path` (a plan says it would replace it). */
+  exists(path: string): Promise<boolean>;
+  /**
+   * Writes `content` to `path` whole, creating its directory: through a temporary file beside it,
+   * flushed to disk and renamed over it, so a reader (or a crash) never sees half of it.
+   */
+  writeAtomically(path: string, content: string): Promise<void>;
+}
+
+/** A secret sink that could not take a secret. The message names the sink, never the secret. */
+export class SecretSinkError extends Error {
+  override name = 'SecretSinkError';
+}
+
+/** How a command sink is run; see {@link SecretSinkIo.runCommand}. */
+export interface SinkCommand {
+  /** Program and arguments, run without a shell. */
+  argv: readonly string[];
+  /** Written to its stdin. */
+  input: string;
+  /** Variables on top of the worker's environment. */
+  env: Readonly<Record<string, string>>;
+  /** Killed, and failed, when it has not exited by then. */
+  timeoutMs: number;
+  /** Kills it, and fails, when aborted. */
+  signal: AbortSignal;
+}
+
+/**
+ * Where secrets (generated passwords) leave nightshift: a private file or a command on the worker.
+ * Every failure rejects with a {@link SecretSinkError} naming the file or program, never the secret.
+ */
+export interface SecretSinkIo {
+  /**
+   * Appends `line` to the file at `path`, created with mode 0600, and resolves once it is synced
+   * to disk. Refuses a file that is not a regular file or that group or others have any
+   * permission on (checked on the open file, so one swapped in between cannot slip through).
+   */
+  appendToFile(path: string, line: string): Promise<void>;
+  /** Finds, writing nothing, what `appendToFile` would refuse: a shared file, a missing directory. */
+  checkFile(path: string): Promise<void>;
+  /** Runs the command and resolves when it exits 0. Its stdout and stderr are discarded, never logged. */
+  runCommand(command: SinkCommand): Promise<void>;
+}
+
+/** The ports through which actions reach the worker's files and programs; src/cli wires Node's. */
+export interface ActionIo {
+  files: ActionFiles;
+  secretSinks: SecretSinkIo;
+}
+
 /**
  * Everything an action touches the world through. The engine owns concurrency, per-target
  * retries, checkpoints and request-ID bookkeeping; the action owns what a step does. `run` gets
- * the whole client; `plan` gets a `PlanContext`, whose client only reads.
+ * all of it; `plan` gets a `PlanContext`, which only reads.
  */
-export interface ActionContext<Api extends ReadOnlyApi = ApiClient> {
-  api: Api;
+export interface ActionContext extends ActionIo {
+  api: ApiClient;
   log: Logger;
   signal: AbortSignal;
   dryRun: boolean;
@@ -98,8 +151,12 @@ export interface ActionContext<Api extends ReadOnlyApi = ApiClient> {
 /** What an action may make of a whole run beyond its targets' outcomes. */
 export type RunVerdict = 'partial' | 'failed';
 
-/** What a plan works with: the run's context with a client that only reads. */
-export type PlanContext = ActionContext<ReadOnlyApi>;
+/** What a plan works with: the run's context, with only the reading half of the client and the ports. */
+export interface PlanContext extends Omit<ActionContext, 'api' | 'files' | 'secretSinks'> {
+  api: ReadOnlyApi;
+  files: Pick<ActionFiles, 'exists'>;
+  secretSinks: Pick<SecretSinkIo, 'checkFile'>;
+}
 
 /**
  * What an action is: the one declaration. Each module under `jobs/` declares one beside its code

@@ -9,9 +9,14 @@ export {
 export {
   type Action,
   type ActionContext,
+  type ActionFiles,
+  type ActionIo,
   type PlanContext,
   type ReadOnlyApi,
   type RunVerdict,
+  SecretSinkError,
+  type SecretSinkIo,
+  type SinkCommand,
   type StepContext,
   type StepResult,
   type TargetRef,
@@ -23,6 +28,7 @@ export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
+export { nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
 export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
 export * from './summary.js';

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
 import {
   type Action,
+  type ActionIo,
   type CheckpointStore,
   countTargets,
   executeRun,
@@ -34,6 +35,8 @@ export interface RunWorkerOptions {
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
+  /** The files and programs actions reach. */
+  io: ActionIo;
   registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
@@ -256,6 +259,7 @@ export class RunWorker {
       summary = await executeRun(
         {
           api: this.#options.api,
+          io: this.#options.io,
           actions: this.#options.actions,
           checkpoints: this.#options.checkpoints,
           log: this.#options.log,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient } from '../../api/index.js';
+import { nodeActionIo } from '../../engine/index.js';
 import type { Logger } from '../../log/logger.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
@@ -67,6 +68,7 @@ export function startWorkerRole(
     prefix: runtime.prefix,
     api,
     actions,
+    io: nodeActionIo(process.env),
     registry: actionRegistry,
     env: process.env,
     policies: runtime.policies,

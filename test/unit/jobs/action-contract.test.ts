@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failure, type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
 import { ApiClient } from '../../../src/api/index.js';
-import type { ReadOnlyApi } from '../../../src/engine/index.js';
+import type { PlanContext, ReadOnlyApi } from '../../../src/engine/index.js';
 
 let server: ScriptedServer;
 let client: ApiClient;
@@ -40,5 +40,21 @@ describe("a plan's client", () => {
     // @ts-expect-error: pausing is a write, absent from the read-only client
     const pause: ReadOnlyApi['pauseWorkspace'] = client.pauseWorkspace;
     expect(pause).toBeTypeOf('function');
+  });
+});
+
+describe("a plan's ports", () => {
+  it('only look: a plan that writes a file or delivers a secret does not compile', () => {
+    // ports that can only look are all a plan needs
+    const plan: Pick<PlanContext, 'files' | 'secretSinks'> = {
+      files: { exists: async () => false },
+      secretSinks: { checkFile: async () => undefined },
+    };
+    // @ts-expect-error: a plan writes no file
+    expect(plan.files.writeAtomically).toBeUndefined();
+    // @ts-expect-error: a plan delivers no secret
+    expect(plan.secretSinks.appendToFile).toBeUndefined();
+    // @ts-expect-error: a plan runs no command
+    expect(plan.secretSinks.runCommand).toBeUndefined();
   });
 });
