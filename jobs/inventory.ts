@@ -1,8 +1,13 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Workspace } from '../src/api/index.js';
-import type { Action, PlanContext, SelectedWorkspace, TargetRef } from '../src/engine/index.js';
-import { STATUS } from './support/workspace-state.js';
+import {
+  type Action,
+  type PlanContext,
+  type SelectedWorkspace,
+  STATUS,
+  type TargetRef,
+} from '../src/engine/index.js';
 
 const FORMATS = ['json', 'csv', 'markdown'] as const;
 const GROUPINGS = ['workgroup', 'region', 'status', 'type'] as const;

@@ -2,15 +2,17 @@ import { z } from 'zod';
 import {
   type Action,
   type ActionContext,
+  decideWindow,
   type PlanContext,
   type StepContext,
   type StepResult,
   WINDOW_ACTION,
+  type WindowDecision,
   type WindowState,
+  type WorkspaceDecision,
   workspaceRef,
 } from '../src/engine/index.js';
 import { pauseStep, resumeStep } from './support/owned-steps.js';
-import { decideWindow, type WindowDecision, type WorkspaceDecision } from './support/window-decision.js';
 
 const params = z.strictObject({});
 

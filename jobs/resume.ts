@@ -6,11 +6,11 @@ import {
   LISTING_LAG_MS,
   type PlanContext,
   type SelectedWorkspace,
+  STATUS,
   type StepContext,
   workspaceRef,
 } from '../src/engine/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
-import { STATUS } from './support/workspace-state.js';
 
 const params = z.strictObject({
   waitReady: z

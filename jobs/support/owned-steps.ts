@@ -6,11 +6,12 @@ import {
   type Ownership,
   type PlanContext,
   type SelectedWorkspace,
+  STATUS,
   type StepContext,
   type StepResult,
   workspaceRef,
 } from '../../src/engine/index.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
+import { currentStatus, mutateUnlessAlready } from './workspace-state.js';
 
 /**
  * The pause and resume steps every cost-saving action shares (`pause`, `resume`, windows), with

@@ -6,18 +6,6 @@ import {
 } from '../../src/engine/index.js';
 
 /**
- * The workspace statuses the actions reason about. The spec leaves status values open; these
- * are the ones the platform reports (and the simulator implements, see docs/simulator.md).
- */
-export const STATUS = {
-  active: 'Active',
-  stopping: 'Stopping',
-  stopped: 'Stopped',
-  resuming: 'Resuming',
-  restoring: 'Restoring',
-} as const;
-
-/**
  * A workspace's status as a step should act on it: the run's listing on the first try, a fresh
  * listing on any later one (the failed try may have changed it). A throttled re-read throws its
  * throttle, which the engine waits out without counting an attempt, as for the step's own calls.

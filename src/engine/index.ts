@@ -1,11 +1,5 @@
 /** What actions need of the policy layer: jobs/ import the engine, never the policy. */
-export {
-  createActionCatalog,
-  currentPeriod,
-  DurationSchema,
-  type PolicyWindow,
-  WINDOW_ACTION,
-} from '../policy/index.js';
+export { createActionCatalog, DurationSchema, WINDOW_ACTION } from '../policy/index.js';
 export {
   type Action,
   type ActionContext,
@@ -42,4 +36,6 @@ export {
   selectWorkgroups,
   type TargetLimitCheck,
 } from './targets.js';
+export { decideWindow, type WindowDecision, type WorkspaceDecision } from './window-decision.js';
 export * from './window-state.js';
+export { STATUS } from './workspace-status.js';
