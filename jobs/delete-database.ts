@@ -7,6 +7,7 @@ import {
   type StepResult,
   type TargetRef,
 } from '../src/engine/index.js';
+import { NightshiftError } from '../src/errors/index.js';
 import { rewordApiError } from './support/api-errors.js';
 import { findDatabase, findWorkgroup, type Named } from './support/by-name-or-id.js';
 
@@ -22,8 +23,9 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 
 /** A database that still has workspaces, which this action leaves alone without `force: true`. */
-class DatabaseInUseError extends Error {
+export class DatabaseInUseError extends NightshiftError {
   override name = 'DatabaseInUseError';
+  readonly code = 'NS_DATABASE_IN_USE';
 }
 
 /** The run fails such a target, and so does the plan. */

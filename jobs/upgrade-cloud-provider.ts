@@ -17,6 +17,7 @@ import {
   type StepResult,
   WaitTimeoutError,
 } from '../src/engine/index.js';
+import { NightshiftError } from '../src/errors/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -232,8 +233,9 @@ function verdict(target: ProviderTarget, cp: CloudProvider, p: Params): string |
 }
 
 /** The upgrade ended but did not leave the provider as requested. */
-class UpgradeFailedError extends Error {
+export class UpgradeFailedError extends NightshiftError {
   override name = 'UpgradeFailedError';
+  readonly code = 'NS_UPGRADE_FAILED';
 }
 
 /** Upgrades BYOC cloud providers' components, node groups and log types, then waits for each. */

@@ -8,6 +8,7 @@ import {
   type Workgroup,
 } from '../../src/api/index.js';
 import type { PlanContext, TargetRef } from '../../src/engine/index.js';
+import { NightshiftError } from '../../src/errors/index.js';
 import { NotFoundInFleetError } from './by-name-or-id.js';
 
 /**
@@ -46,8 +47,9 @@ export interface ProviderTarget {
 }
 
 /** The job selects nothing to act on. */
-export class NoCloudProvidersError extends Error {
+export class NoCloudProvidersError extends NightshiftError {
   override name = 'NoCloudProvidersError';
+  readonly code = 'NS_NO_CLOUD_PROVIDERS';
 }
 
 function describeProvider(workgroups: readonly Workgroup[], id: string): ProviderTarget {

@@ -88,7 +88,9 @@ const OFF: OpsRole = { metrics: undefined, dashboard: undefined, close: async ()
 
 /** Whether the server could not listen because another process holds the port. */
 function portTaken(error: OpsServerError): boolean {
-  return error.code === 'ERR_OPS_LISTEN' && (error.cause as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  return (
+    error.code === 'NS_OPS_LISTEN_FAILED' && (error.cause as NodeJS.ErrnoException)?.code === 'EADDRINUSE'
+  );
 }
 
 /**
@@ -138,7 +140,7 @@ export async function startOpsRole(
         return OFF;
       }
       throw new UsageError(
-        error.code === 'ERR_OPS_LISTEN'
+        error.code === 'NS_OPS_LISTEN_FAILED'
           ? `ops server: ${error.message}; set NIGHTSHIFT_HTTP_PORT to a free port, 0 for any, or off`
           : `ops server: ${error.message}`,
       );

@@ -97,7 +97,7 @@ export function unknownName(
   const suggestion = didYouMean(name, candidates);
   return new UsageError(
     `${lead}${where}${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`}${hint}`,
-    { code: policy.known ? 'unknown-job' : 'no-policy', suggestion },
+    { kind: policy.known ? 'unknown-job' : 'no-policy', suggestion },
   );
 }
 

@@ -65,7 +65,7 @@ export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise
 /** The usage error for a policy with problems. */
 export function invalidPolicy(problems: readonly PolicyProblem[]): UsageError {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  return new UsageError(`invalid policy (${count})`, { code: 'invalid-policy', problems });
+  return new UsageError(`invalid policy (${count})`, { kind: 'invalid-policy', problems });
 }
 
 /** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { NightshiftError } from '../errors/index.js';
 
 /** A required setting is missing or unusable; the message names the variable, never its value. */
-export class ConfigError extends Error {
+export class ConfigError extends NightshiftError {
   override name = 'ConfigError';
+  readonly code = 'NS_CONFIG_INVALID';
 }
 
 export interface ApiSettings {

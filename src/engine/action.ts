@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 import type { ActionScope, PolicyWindow } from '../policy/index.js';
 import type { FleetView } from './fleet.js';
@@ -54,8 +55,9 @@ export interface ActionFiles {
 }
 
 /** A secret sink that could not take a secret. The message names the sink, never the secret. */
-export class SecretSinkError extends Error {
+export class SecretSinkError extends NightshiftError {
   override name = 'SecretSinkError';
+  readonly code = 'NS_SECRET_SINK_FAILED';
 }
 
 /** How a command sink is run; see {@link SecretSinkIo.runCommand}. */

@@ -13,9 +13,11 @@ import {
   type ErrorRecord,
   errorRecord,
   type Finding,
+  type RunIdentity,
   type RunSummary,
   type RunTrigger,
   runOutcome,
+  summarize,
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
@@ -84,23 +86,17 @@ function refused(
   requestIds: string[],
   error?: ErrorRecord,
 ): RunSummary {
-  const finishedAt = new Date();
-  return {
-    ...identity(request),
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: finishedAt.getTime() - startedAt.getTime(),
+  return summarize(identity(request), {
+    startedAt,
+    finishedAt: new Date(),
     outcome: 'failed',
     reason,
     error,
-    counts: countTargets([]),
-    targets: [],
-    findings: [],
     requestIds,
-  };
+  });
 }
 
-function identity(request: RunRequest) {
+function identity(request: RunRequest): RunIdentity {
   return {
     runId: request.runId,
     job: request.job.name,
@@ -109,7 +105,7 @@ function identity(request: RunRequest) {
     dryRun: request.dryRun,
     scheduledAt: request.scheduledAt?.toISOString(),
     deliveries: request.deliveries,
-    ...(request.takenOverFrom ? { takenOverFrom: request.takenOverFrom } : {}),
+    takenOverFrom: request.takenOverFrom,
   };
 }
 
@@ -264,14 +260,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ err: runError }, 'run stopped early');
     }
 
-    const targets = [...records.values()]
-      .sort((a, b) => a.key.localeCompare(b.key))
-      .map(({ findings: targetFindings, ...record }) => {
-        if (targetFindings) findings.push(...targetFindings);
-        return record;
-      });
-    const counts = countTargets(targets);
-    const finishedAt = new Date();
+    const counts = countTargets([...records.values()]);
     const fromTargets = runError
       ? counts.succeeded + counts.skipped > 0
         ? 'partial'
@@ -280,21 +269,21 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     const reasons = [runError?.message, ...verdicts.map((verdict) => verdict.reason)].filter(
       (reason): reason is string => reason !== undefined,
     );
-    const summary: RunSummary = {
-      ...identity(request),
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: finishedAt.getTime() - startedAt.getTime(),
+    const summary = summarize(identity(request), {
+      startedAt,
+      finishedAt: new Date(),
       outcome: worstOutcome(fromTargets, verdicts),
       reason: reasons.length > 0 ? reasons.join('; ') : undefined,
       error: runError,
-      counts,
-      targets,
+      targets: records.values(),
       findings,
       evidence,
       requestIds: runRequestIds,
-    };
-    log.info({ outcome: summary.outcome, counts, durationMs: summary.durationMs }, 'run finished');
+    });
+    log.info(
+      { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },
+      'run finished',
+    );
     return summary;
   });
   return asWritten(finished);

@@ -1,17 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ApiClient, ApiError, type Workgroup, type Workspace } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 import { type CallScope, callScope } from './call-scope.js';
 import { isThrottle } from './retry.js';
 
 /** A wait for a workspace state that did not come in time. */
-export class WaitTimeoutError extends Error {
+export class WaitTimeoutError extends NightshiftError {
   override name = 'WaitTimeoutError';
+  readonly code = 'NS_WAIT_TIMEOUT';
 }
 
 /** A wait given up before its deadline: the workspace went where the state will not come from. */
-export class WaitAbandonedError extends Error {
+export class WaitAbandonedError extends NightshiftError {
   override name = 'WaitAbandonedError';
+  readonly code = 'NS_WAIT_ABANDONED';
 }
 
 interface Waiter {

@@ -36,6 +36,7 @@ export {
   selectWorkgroups,
   type TargetLimitCheck,
 } from './targets.js';
+export { TickGate, type TickGateOptions } from './tick-gate.js';
 export { decideWindow, type WindowDecision, type WorkspaceDecision } from './window-decision.js';
 export * from './window-state.js';
 export { STATUS } from './workspace-status.js';

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/logger.js';
 
 /** How a target is retried: the job's `retry` setting, durations in milliseconds. */
@@ -56,8 +57,9 @@ export function throttleDelay(
 }
 
 /** The last error of a retried operation, with how many attempts (and throttled tries) were spent on it. */
-export class AttemptsFailedError extends Error {
+export class AttemptsFailedError extends NightshiftError {
   override name = 'AttemptsFailedError';
+  readonly code = 'NS_ATTEMPTS_FAILED';
   constructor(
     readonly attempts: number,
     override readonly cause: unknown,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../engine/index.js';
+import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
 import {
@@ -377,27 +377,24 @@ export class Scheduler {
   #record(
     job: PolicyJob,
     at: Date,
-    outcome: RunOutcome,
+    outcome: Extract<RunOutcome, 'skipped' | 'missed'>,
     reason: string,
     runId: string,
     trigger: RunTrigger = 'schedule',
   ): RunSummary {
-    const now = new Date(this.#now()).toISOString();
-    return {
-      runId,
-      job: job.name,
-      action: job.action,
-      trigger,
-      dryRun: job.dryRun,
-      scheduledAt: at.toISOString(),
-      finishedAt: now,
-      outcome,
+    return skippedRunSummary(
+      {
+        runId,
+        job: job.name,
+        action: job.action,
+        trigger,
+        dryRun: job.dryRun,
+        scheduledAt: at.toISOString(),
+      },
       reason,
-      counts: countTargets([]),
-      targets: [],
-      findings: [],
-      requestIds: [],
-    };
+      { finishedAt: new Date(this.#now()) },
+      outcome,
+    );
   }
 }
 

@@ -25,3 +25,13 @@ export class LuaScript {
     }
   }
 }
+
+/** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. */
+export const RENEW_IF_OWNER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
+);
+
+/** Deletes a run lock if the run still holds it. KEYS: the lock. ARGV: run id. */
+export const DELETE_IF_OWNER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);

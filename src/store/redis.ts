@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/logger.js';
 
 /** The longest wait between two reconnection attempts. */
@@ -15,9 +16,9 @@ export interface CreateRedisOptions extends Omit<RedisOptions, 'role'> {
 }
 
 /** A Redis URL that cannot be used. The message never repeats the URL, which may hold a password. */
-export class RedisUrlError extends Error {
+export class RedisUrlError extends NightshiftError {
   override name = 'RedisUrlError';
-  readonly code = 'ERR_REDIS_URL';
+  readonly code = 'NS_REDIS_URL_INVALID';
 }
 
 /**

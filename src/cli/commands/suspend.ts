@@ -69,7 +69,7 @@ export function registerSuspendCommands(program: Command): void {
             if (!policy.known)
               throw new UsageError(
                 `cannot check that "${job}" is a job: ${policy.why}; pass --policy FILE to check it against a policy file, or --force to suspend it unchecked`,
-                { code: 'no-policy' },
+                { kind: 'no-policy' },
               );
             checkSuspendable(job, policy, ' (--force suspends it anyway)');
           } else if (!policy.known) {

@@ -4,7 +4,7 @@ import { nodeActionIo } from '../../engine/index.js';
 import type { Logger } from '../../log/logger.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { RunWorker } from '../../queue/run-worker.js';
+import { DEFAULT_LOCK_DURATION_MS, RunWorker } from '../../queue/run-worker.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import {
   actionApiClient,
@@ -82,7 +82,7 @@ export function startWorkerRole(
     log,
     concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
     pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
-    lockDurationMs: envNumber('NIGHTSHIFT_LOCK_MS', 30_000),
+    lockDurationMs: envNumber('NIGHTSHIFT_LOCK_MS', DEFAULT_LOCK_DURATION_MS),
     maxStalledCount: envNumber('NIGHTSHIFT_MAX_STALLS', 5),
   });
   worker.start();

@@ -369,7 +369,7 @@ describe('the token', () => {
       const refused = serve(engine, { host });
       await expect(refused).rejects.toBeInstanceOf(OpsServerError);
       await expect(refused).rejects.toMatchObject({
-        code: 'ERR_OPS_TOKEN_REQUIRED',
+        code: 'NS_OPS_TOKEN_REQUIRED',
         message: expect.stringContaining('NIGHTSHIFT_UI_TOKEN'),
       });
     }

@@ -428,14 +428,14 @@ jobs:
 });
 
 describe('PolicyError', () => {
-  it('lists problems in file order in its message, with code POLICY_INVALID', () => {
+  it('lists problems in file order in its message, with code NS_POLICY_INVALID', () => {
     try {
       load(`version: 3\njobs:\n  a:\n    schedule: "0 1 * *"\n    action: pause\n    target: dev\n`);
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(PolicyError);
       const policyError = error as PolicyError;
-      expect(policyError.code).toBe('POLICY_INVALID');
+      expect(policyError.code).toBe('NS_POLICY_INVALID');
       expect(policyError.message).toBe(
         [
           'invalid policy (3 problems):',
