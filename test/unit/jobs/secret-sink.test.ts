@@ -186,6 +186,26 @@ describe('command sink', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['$(touch /tmp/x); *']);
   });
 
+  it('gives the command the environment its port was made with, not this process’s', async () => {
+    const out = folder.fresh('env', '.json');
+    const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify({ base: process.env.SINK_BASE ?? null, path: process.env.PATH ?? null, job: process.env.NIGHTSHIFT_SECRET_JOB }))`;
+    const port = nodeActionIo({ SINK_BASE: 'from-settings' }).secretSinks;
+    await deliverSecret(
+      port,
+      { command: [process.execPath, '-e', script, out] },
+      identity,
+      'id-6b',
+      { state: 'current' },
+      signal,
+    );
+    expect(process.env.PATH).toBeDefined();
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({
+      base: 'from-settings',
+      path: null,
+      job: 'rotate',
+    });
+  });
+
   it('fails on a non-zero exit, naming the program but not the secret', async () => {
     const error = await rejection(
       deliverSecret(
