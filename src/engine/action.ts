@@ -36,7 +36,8 @@ export interface StepContext {
 
 /**
  * The API as a plan sees it: the read operations only, so a plan that would write does not compile.
- * A write operation added to the client stays out of plans until it is listed here.
+ * An operation added to the client stays out of plans until it is listed here (and
+ * test/unit/jobs/action-contract.test.ts checks that each one listed is sent as a GET).
  */
 export type ReadOnlyApi = Pick<
   ApiClient,
