@@ -1,5 +1,5 @@
 import type { Settings } from '../config/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../engine/index.js';
+import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../engine/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
 import { manualRunId } from '../queue/run-queue.js';
@@ -41,6 +41,7 @@ export function inlineRunner(settings: Settings, jobs: readonly PolicyJob[]): In
       const summary = await executeRun(
         {
           api,
+          io: nodeActionIo(settings.environment),
           actions,
           checkpoints: new MemoryCheckpointStore(),
           log,

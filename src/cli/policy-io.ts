@@ -1,7 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
 import type { Settings } from '../config/index.js';
 import {
-  type ActionRegistry,
+  type ActionCatalog,
   checkPolicyFile,
   formatProblem,
   isWarning,
@@ -19,7 +19,7 @@ import { EXIT, formatUsageError, UsageError } from './exit.js';
  * printed in full and only sets the exit code, so every problem is shown.
  */
 export interface PolicyCommandDeps {
-  readonly registry: ActionRegistry;
+  readonly registry: ActionCatalog;
   readonly env: PolicyEnv;
   readonly now: () => Date;
   readonly stdout: (text: string) => void;

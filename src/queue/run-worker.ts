@@ -6,6 +6,7 @@ import type { ApiClient } from '../api/index.js';
 import { DEFAULT_LOCK_MS } from '../config/index.js';
 import {
   type Action,
+  type ActionIo,
   type CheckpointStore,
   executeRun,
   type FleetStateStores,
@@ -15,7 +16,7 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
-import type { ActionRegistry, PolicyEnv } from '../policy/index.js';
+import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import type { RunHistory } from '../store/history.js';
 import type { PolicyStore } from '../store/policy-store.js';
 import { RunLock } from '../store/run-lock.js';
@@ -41,7 +42,9 @@ export interface RunWorkerOptions {
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
-  registry: ActionRegistry;
+  /** The files and programs actions reach. */
+  io: ActionIo;
+  registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
   policies: PolicyStore;
@@ -270,6 +273,7 @@ export class RunWorker {
   #runDependencies(job: Job<RunJobData, RunJobResult>): RunDependencies {
     return {
       api: this.#options.api,
+      io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,
       log: this.#options.log,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ApiClient } from '../../api/index.js';
 import type { Settings } from '../../config/index.js';
+import { nodeActionIo } from '../../engine/index.js';
 import type { Logger } from '../../log/logger.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
@@ -66,6 +67,7 @@ export function startWorkerRole(
     prefix: runtime.prefix,
     api,
     actions,
+    io: nodeActionIo(settings.environment),
     registry: actionRegistry,
     env: settings.environment,
     policies: runtime.policies,
