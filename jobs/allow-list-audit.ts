@@ -2,9 +2,9 @@ import { z } from 'zod';
 import type { AllowListEntry } from '../src/api/index.js';
 import {
   type Action,
-  type ActionContext,
   type Finding,
   FindingSchema,
+  type PlanContext,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -195,7 +195,7 @@ export function failOnReason(findings: readonly Finding[], failOn: Severity | un
  * complete, so a retried attempt never reports them twice.
  */
 async function auditWorkgroups(
-  ctx: ActionContext,
+  ctx: PlanContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
 ): Promise<void> {
@@ -223,11 +223,7 @@ async function auditWorkgroups(
  * finding of the run, those of workgroups an earlier delivery audited (before a worker died)
  * included.
  */
-async function audit(
-  ctx: ActionContext,
-  rules: Params,
-  done: (detail: Record<string, unknown>) => StepResult,
-) {
+async function audit(ctx: PlanContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
   await auditWorkgroups(ctx, rules, done);
   const reason = failOnReason(ctx.findings(), rules.failOn);
   if (reason !== undefined) ctx.markRun('failed', reason);

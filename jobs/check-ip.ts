@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import {
   type Action,
-  type ActionContext,
+  type PlanContext,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -14,7 +14,7 @@ const params = z.strictObject({});
  * Asks each target workgroup whether its allow list admits this runner. A finding is reported
  * once the API has answered, so a retried attempt never reports it twice.
  */
-function checkWorkgroups(ctx: ActionContext, done: (detail: Record<string, unknown>) => StepResult) {
+function checkWorkgroups(ctx: PlanContext, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
     if (!isEnforced(wg.workgroup))
       return { outcome: 'skipped', reason: 'allow list disabled: it blocks nobody' };

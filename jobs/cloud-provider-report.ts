@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CloudProvider } from '../src/api/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
+import type { Action, Finding, PlanContext, StepResult } from '../src/engine/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -74,7 +74,7 @@ export function auditCloudProvider(label: string, cp: CloudProvider, rules: Para
  * attempt never reports them twice.
  */
 function reportProviders(
-  ctx: ActionContext,
+  ctx: PlanContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
 ) {

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import type { OrgUser } from '../src/api/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  DurationSchema,
+  type Finding,
+  type PlanContext,
+  type StepResult,
+} from '../src/engine/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -109,7 +114,7 @@ export function reviewOrgUsers(
  * Lists the organization's users once and reviews them. Findings are reported only after the
  * listing succeeded, so a retried attempt never reports them twice.
  */
-function review(ctx: ActionContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
+function review(ctx: PlanContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(
     [REVIEW_KEY],
     (key) => ({ key }),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
 import type { Action, ActionContext, StepContext, StepResult, TargetRef } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import { DurationSchema, STATUS } from '../src/engine/index.js';
 import { findWorkgroup, findWorkspace, type Named, NotFoundInFleetError } from './support/by-name-or-id.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from './support/workspace-state.js';
+import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js';
 
 /**
  * Restoring replaces the workspace's data, so the drill acts on one workspace named exactly: a

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import {
   type Action,
-  type ActionContext,
+  DurationSchema,
   describeHold,
   LISTING_LAG_MS,
+  type PlanContext,
   type SelectedWorkspace,
+  STATUS,
   type StepContext,
   workspaceRef,
 } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
-import { STATUS } from './support/workspace-state.js';
 
 const params = z.strictObject({
   waitReady: z
@@ -37,7 +37,7 @@ const DEFAULT_WAIT_MS = 15 * 60_000;
 type PausedByFilter = (ws: SelectedWorkspace) => { skip: string } | { unknown: string } | undefined;
 
 async function pausedByFilter(
-  ctx: ActionContext,
+  ctx: PlanContext,
   job: string | undefined,
   planning: boolean,
 ): Promise<PausedByFilter> {
@@ -65,7 +65,7 @@ async function pausedByFilter(
 }
 
 /** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
-async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
+async function waitUntilActive(ctx: PlanContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
   // Stopping, or Stopped once it was seen on its way up or well after the resume: someone paused
   // it meanwhile. Waiting out waitReady would hold the run (and a queued next run of the job) for
   // nothing, and resuming it again would fight whoever paused it.
@@ -159,7 +159,7 @@ jobs:
  * failed or found those workspaces not yet resumable (still Stopping): the run is partial, and
  * the ownership kept makes the next run try again.
  */
-async function markStillOwned(ctx: ActionContext, job: string): Promise<void> {
+async function markStillOwned(ctx: PlanContext, job: string): Promise<void> {
   const records = (await ctx.ownership?.records()) ?? new Map();
   const left = ctx.workspaces.filter((ws) => records.get(workspaceRef(ws).key)?.owner === job);
   if (left.length === 0) return;

@@ -9,10 +9,15 @@ import {
   NODE_GROUP_NAMES,
   type NodeGroupName,
 } from '../src/api/index.js';
-import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
+import {
+  type Action,
+  DurationSchema,
+  type PlanContext,
+  type StepContext,
+  type StepResult,
+  WaitTimeoutError,
+} from '../src/engine/index.js';
 import { NightshiftError } from '../src/errors/index.js';
-import type { Logger } from '../src/log/logger.js';
-import { DurationSchema } from '../src/policy/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -171,12 +176,12 @@ interface Wait {
  * or a failure status. A poll that fails transiently is only a missed look.
  */
 async function waitUntilSettled(
-  ctx: ActionContext,
+  ctx: PlanContext,
   target: ProviderTarget,
   p: Params,
   wait: Wait,
   signal: AbortSignal,
-  log: Logger,
+  log: StepContext['log'],
   seenUpgrading: boolean,
 ): Promise<CloudProvider> {
   const deadline = Date.now() + wait.timeoutMs;

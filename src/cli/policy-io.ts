@@ -1,6 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
+import type { Settings } from '../config/index.js';
 import {
-  type ActionRegistry,
+  type ActionCatalog,
   checkPolicyFile,
   formatProblem,
   isWarning,
@@ -18,7 +19,7 @@ import { EXIT, formatUsageError, UsageError } from './exit.js';
  * printed in full and only sets the exit code, so every problem is shown.
  */
 export interface PolicyCommandDeps {
-  readonly registry: ActionRegistry;
+  readonly registry: ActionCatalog;
   readonly env: PolicyEnv;
   readonly now: () => Date;
   readonly stdout: (text: string) => void;
@@ -31,10 +32,14 @@ export interface PolicyCommandDeps {
   readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
 }
 
-export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): PolicyCommandDeps {
+/** `${VAR}`s resolve in the variables `settings` were read from. */
+export function policyCommandDeps(
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): PolicyCommandDeps {
   return {
     registry: actionRegistry,
-    env: process.env,
+    env: settings.environment,
     now: () => new Date(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

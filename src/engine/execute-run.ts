@@ -1,7 +1,7 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
-import type { Action, ActionContext, RunVerdict } from './action.js';
+import type { Action, ActionContext, ActionIo, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FleetView } from './fleet.js';
@@ -61,6 +61,8 @@ export interface FleetStateStores {
 
 export interface RunDependencies {
   api: ApiClient;
+  /** The files and programs actions reach (`ActionContext.files`, `.secretSinks`). */
+  io: ActionIo;
   actions: ReadonlyMap<string, Action>;
   checkpoints: CheckpointStore;
   log: Logger;
@@ -204,6 +206,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       : undefined;
     const ctx: ActionContext = {
       api: deps.api,
+      files: deps.io.files,
+      secretSinks: deps.io.secretSinks,
       log,
       signal,
       dryRun: request.dryRun,

@@ -1,9 +1,9 @@
 export {
-  type ActionRegistry,
+  type ActionCatalog,
+  type ActionCatalogEntry,
   type ActionScope,
-  type ActionSpec,
-  createActionRegistry,
-} from './action-registry.js';
+  createActionCatalog,
+} from './action-catalog.js';
 export { parseDuration } from './duration.js';
 export {
   formatProblem,
@@ -68,6 +68,7 @@ export {
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
+export { currentPeriod } from './uptime.js';
 export {
   checkWindowOverlaps,
   nextRunOf,

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { ActionRegistry } from './action-registry.js';
+import type { ActionCatalog } from './action-catalog.js';
 import {
   type CheckContext,
   checkCalendars,
@@ -43,8 +43,8 @@ import { readYaml, type ValuePath } from './yaml-source.js';
 
 export interface LoadPolicyOptions {
   /** The actions jobs may use; `jobs/index.ts` exports the real one. */
-  readonly registry: ActionRegistry;
-  /** Where `${VAR}` values come from; pass `process.env` at the edge. */
+  readonly registry: ActionCatalog;
+  /** Where `${VAR}` values come from: the environment the CLI read its Settings from. */
   readonly env: PolicyEnv;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;

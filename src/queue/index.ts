@@ -7,4 +7,4 @@ export {
   type RunJobResult,
   scheduledRunId,
 } from './run-queue.js';
-export { DEFAULT_LOCK_DURATION_MS, RunWorker } from './run-worker.js';
+export { RunWorker } from './run-worker.js';

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import {
-  type ActionRegistry,
+  type ActionCatalog,
   type Policy,
   type PolicyEnv,
   type PolicyJob,
@@ -11,7 +11,7 @@ import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {
   policies: PolicyStore;
-  registry: ActionRegistry;
+  registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
 }

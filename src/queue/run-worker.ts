@@ -3,8 +3,10 @@ import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
+import { DEFAULT_LOCK_MS } from '../config/index.js';
 import {
   type Action,
+  type ActionIo,
   type CheckpointStore,
   executeRun,
   type FleetStateStores,
@@ -14,7 +16,7 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
-import type { ActionRegistry, PolicyEnv } from '../policy/index.js';
+import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import {
   type PolicyStore,
   type RunHistory,
@@ -36,16 +38,15 @@ import {
 } from './run-queue.js';
 import { type RunCounter, RunRecorder } from './run-recorder.js';
 
-/** How long a worker's claim on a run lasts without renewal, unless configured. */
-export const DEFAULT_LOCK_DURATION_MS = 30_000;
-
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
   redis: Redis;
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
-  registry: ActionRegistry;
+  /** The files and programs actions reach. */
+  io: ActionIo;
+  registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
   policies: PolicyStore;
@@ -56,7 +57,7 @@ export interface RunWorkerOptions {
   concurrency?: number;
   /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
   pollIntervalMs?: number;
-  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_DURATION_MS` (30 s). */
+  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_MS` (30 s). */
   lockDurationMs?: number;
   /**
    * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
@@ -111,7 +112,7 @@ export class RunWorker {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.id = options.id ?? `${hostname()}:${process.pid}`;
-    this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS;
+    this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
     // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
     setMaxListeners(0, this.#closing.signal, this.#shutdown.signal);
     // Three times the worker's claim on a run: when a worker dies, BullMQ's claim expires after
@@ -274,6 +275,7 @@ export class RunWorker {
   #runDependencies(job: Job<RunJobData, RunJobResult>): RunDependencies {
     return {
       api: this.#options.api,
+      io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,
       log: this.#options.log,

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary, recordApiCall } from '../../src/engine/index.js';
+import {
+  executeRun,
+  MemoryCheckpointStore,
+  nodeActionIo,
+  type RunSummary,
+  recordApiCall,
+} from '../../src/engine/index.js';
 import { type PolicyEnv, parsePolicy } from '../../src/policy/index.js';
 import {
   DEFAULT_API_KEY,
@@ -69,6 +75,7 @@ export async function runJob(
     const summary = await executeRun(
       {
         api,
+        io: nodeActionIo(process.env),
         actions,
         checkpoints: options.checkpoints ?? new MemoryCheckpointStore(),
         log,

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
-  createActionRegistry,
+  createActionCatalog,
   formatProblem,
   jobProblem,
   loadPolicyFile,
@@ -339,14 +339,13 @@ jobs:
   });
 
   it('shows secrets nested in lists and maps as written, and leaves the job’s own params untouched', () => {
-    const registry = createActionRegistry([
+    const registry = createActionCatalog([
       {
         name: 'nested',
         description: 'Test only.',
         destructive: false,
         scope: 'none',
         params: z.strictObject({ hosts: z.array(z.strictObject({ token: z.string(), name: z.string() })) }),
-        example: '',
       },
     ]);
     const policy = parsePolicy(
