@@ -4,10 +4,11 @@ import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams }
 import type { Action, ActionContext, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
+import { type Clock, systemClock } from './clock.js';
 import { FleetView } from './fleet.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
-import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
+import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
 import {
   countTargets,
   type ErrorRecord,
@@ -70,19 +71,22 @@ export interface RunDependencies {
   onProgress?: (done: number, total: number) => void;
   /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
   state?: FleetStateStores;
-  /** The clock time-of-day decisions read (`ActionContext.now`); tests pass a shifted one. Default: the system's. */
-  now?: () => Date;
+  /**
+   * Where the run reads the time and waits (`ActionContext.now`, deadlines, backoff); tests pass a
+   * shifted one. Default: the system's.
+   */
+  clock?: Clock;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
 function refused(
   request: RunRequest,
   startedAt: Date,
+  finishedAt: Date,
   reason: string,
   requestIds: string[],
   error?: ErrorRecord,
 ): RunSummary {
-  const finishedAt = new Date();
   return {
     ...identity(request),
     startedAt: startedAt.toISOString(),
@@ -120,7 +124,8 @@ function identity(request: RunRequest) {
  */
 export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
   const { job } = request;
-  const startedAt = request.startedAt ?? new Date();
+  const clock = deps.clock ?? systemClock;
+  const startedAt = request.startedAt ?? clock.now();
   // what the run shows and stores has the job's ${VAR} values as written; only the action sees them
   const asWritten = asWrittenFor(job);
   const log = deps.log.child(
@@ -130,7 +135,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
   const runRequestIds: string[] = [];
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
-    if (!action) return refused(request, startedAt, `unknown action "${job.action}"`, runRequestIds);
+    if (!action)
+      return refused(request, startedAt, clock.now(), `unknown action "${job.action}"`, runRequestIds);
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
@@ -142,26 +148,34 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       );
 
     let workgroups: readonly Workgroup[];
-    const listedAt = new Date();
+    const listedAt = clock.now();
     try {
       ({ value: workgroups } = await withRetries(
         job.retry,
         signal,
         () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
         logWaits(log, 'fleet listing failed; retrying'),
+        clock,
       ));
     } catch (error) {
       if (deps.signal.aborted) throw deps.signal.reason;
       const cause = error instanceof AttemptsFailedError ? error.cause : error;
       log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-      return refused(request, startedAt, 'could not list the fleet', runRequestIds, errorRecord(cause));
+      return refused(
+        request,
+        startedAt,
+        clock.now(),
+        'could not list the fleet',
+        runRequestIds,
+        errorRecord(cause),
+      );
     }
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
       const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
-      return refused(request, startedAt, reason, runRequestIds);
+      return refused(request, startedAt, clock.now(), reason, runRequestIds);
     }
 
     const done = await deps.checkpoints.load(request.runId);
@@ -176,9 +190,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       workgroups,
       listedAt,
       pollIntervalMs: deps.pollIntervalMs,
+      retry: job.retry,
+      clock,
       signal,
     });
-    const now = deps.now ?? (() => new Date());
+    const now = () => clock.now();
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
     if (deps.state && action.scope === 'workspace') {
@@ -190,6 +206,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
         return refused(
           request,
           startedAt,
+          clock.now(),
           'could not read the holds in Redis',
           runRequestIds,
           errorRecord(error),
@@ -220,12 +237,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       holds,
       windowStates: deps.state?.windows,
       now,
+      waitForState: (wait) => waitForState({ ...wait, policy: job.retry, clock }),
       forEachTarget: (items, ref, step) =>
         runTargets(
           {
             runId: request.runId,
             concurrency: job.concurrency,
             retry: job.retry,
+            clock,
             checkpoints: checkpointsAsWritten(deps.checkpoints, asWritten),
             done,
             log,
@@ -267,7 +286,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
         return record;
       });
     const counts = countTargets(targets);
-    const finishedAt = new Date();
+    const finishedAt = clock.now();
     const fromTargets = runError
       ? counts.succeeded + counts.skipped > 0
         ? 'partial'

@@ -12,6 +12,7 @@ import {
   type Finding,
   type FleetStateStores,
   type RunSummary,
+  systemClock,
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
@@ -263,7 +264,7 @@ export class RunWorker {
           pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
           onProgress: reportProgress,
           state: this.#options.state,
-          now: () => new Date(this.#now()),
+          clock: { now: () => new Date(this.#now()), sleep: systemClock.sleep },
         },
         {
           runId: data.runId,
