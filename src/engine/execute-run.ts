@@ -72,10 +72,15 @@ export interface RunDependencies {
   /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
   state?: FleetStateStores;
   /**
-   * Where the run reads the time and waits (`ActionContext.now`, deadlines, backoff); tests pass a
-   * shifted one. Default: the system's.
+   * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
+   * timestamps. Tests pass one that moves on without waiting. Default: the system's.
    */
   clock?: Clock;
+  /**
+   * The time of day decisions read (`ActionContext.now`: windows, holds); a worker whose ticks run
+   * on a shifted clock passes it. Default: the clock's.
+   */
+  now?: () => Date;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
@@ -194,7 +199,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       clock,
       signal,
     });
-    const now = () => clock.now();
+    const now = deps.now ?? (() => clock.now());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
     if (deps.state && action.scope === 'workspace') {

@@ -12,7 +12,6 @@ import {
   type Finding,
   type FleetStateStores,
   type RunSummary,
-  systemClock,
 } from '../engine/index.js';
 import type { Logger } from '../log/logger.js';
 import type { Notifier } from '../notify/index.js';
@@ -264,7 +263,7 @@ export class RunWorker {
           pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
           onProgress: reportProgress,
           state: this.#options.state,
-          clock: { now: () => new Date(this.#now()), sleep: systemClock.sleep },
+          now: () => new Date(this.#now()),
         },
         {
           runId: data.runId,
