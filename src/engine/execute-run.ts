@@ -226,6 +226,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           runId: request.runId,
           pricing: request.pricing,
           log,
+          // the ledger's times are compared with the fleet's listing time: both on the run's clock
+          now: () => clock.now(),
         })
       : undefined;
     const ctx: ActionContext = {

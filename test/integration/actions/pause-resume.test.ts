@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LISTING_LAG_MS, type RunSummary } from '../../../src/engine/index.js';
+import { LISTING_LAG_MS, MemoryCheckpointStore, type RunSummary } from '../../../src/engine/index.js';
 import { type SimState, seedState } from '../../../src/sim/index.js';
 import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
 import {
@@ -289,6 +289,20 @@ describe('resume', () => {
     // the one already Resuming is waited for like the others
     expect(targetOf(run.summary, resuming as Workspace).detail?.timeToReadyMs).toBeGreaterThan(0);
     expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Active', 'Active', 'Stopping']);
+  });
+
+  it('taken over from a worker that tried first, counts time to ready from that worker’s first attempt', async () => {
+    const firstTriedAt = Date.now() - 5_000;
+    const checkpoints = new MemoryCheckpointStore();
+    await checkpoints.saveProgress('act@test', `${ws(0).workgroup_id}/${ws(0).workspace_id}`, {
+      firstTriedAt,
+    });
+    const run = await harness.run(policy('resume', waiting), 'act', { checkpoints });
+
+    const target = targetOf(run.summary, ws(0));
+    expect(target).toMatchObject({ outcome: 'succeeded', attempts: 1 });
+    expect(target.detail?.timeToReadyMs).toBeGreaterThanOrEqual(5_000 + TRANSITION_MS - 50);
+    expect(targetOf(run.summary, ws(1)).detail?.timeToReadyMs).toBeLessThan(5_000);
   });
 
   it('with waitReady: none, returns once the resume is accepted, without a time to ready', async () => {
