@@ -3,8 +3,10 @@ import type { ApiClient } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { ActionScope, PolicyWindow } from '../policy/index.js';
+import type { ProgressRecord } from './checkpoint.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, RunOwnership } from './ownership.js';
+import type { StateWait } from './retry.js';
 import type { Finding } from './summary.js';
 import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
@@ -32,6 +34,8 @@ export interface StepContext {
   attempt: number;
   signal: AbortSignal;
   log: Logger;
+  /** What earlier attempts of this target did, kept with the run's checkpoint: it survives a takeover. */
+  progressRecord: ProgressRecord;
 }
 
 /**
@@ -127,8 +131,13 @@ export interface ActionContext extends ActionIo {
   holds?: readonly Hold[];
   /** Windows' reconciliation state; absent without Redis. */
   windowStates?: WindowStateStore;
-  /** The run's clock: what "now" is for decisions that depend on the time of day (windows, holds). */
+  /** The run's clock: what "now" is for decisions that depend on the time (windows, holds, durations). */
   now(): Date;
+  /**
+   * Waits for a state of one thing other than a workspace (a workspace's: `fleet.waitFor`), with
+   * the engine's rule for failed looks (retry.ts) under the job's retry policy and the run's clock.
+   */
+  waitForState<T>(wait: Omit<StateWait<T>, 'policy' | 'clock'>): Promise<T>;
   /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
   forEachTarget<T>(
     items: readonly T[],

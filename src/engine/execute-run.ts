@@ -4,10 +4,11 @@ import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams }
 import type { Action, ActionContext, ActionIo, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
+import { type Clock, systemClock } from './clock.js';
 import { FleetView } from './fleet.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
-import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
+import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
 import {
   countTargets,
   type ErrorRecord,
@@ -74,7 +75,15 @@ export interface RunDependencies {
   onProgress?: (done: number, total: number) => void;
   /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
   state?: FleetStateStores;
-  /** The clock time-of-day decisions read (`ActionContext.now`); tests pass a shifted one. Default: the system's. */
+  /**
+   * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
+   * timestamps. Tests pass one that moves on without waiting. Default: the system's.
+   */
+  clock?: Clock;
+  /**
+   * The time of day decisions read (`ActionContext.now`: windows, holds); a worker whose ticks run
+   * on a shifted clock passes it. Default: the clock's.
+   */
   now?: () => Date;
 }
 
@@ -82,13 +91,14 @@ export interface RunDependencies {
 function refused(
   request: RunRequest,
   startedAt: Date,
+  finishedAt: Date,
   reason: string,
   requestIds: string[],
   error?: ErrorRecord,
 ): RunSummary {
   return summarize(identity(request), {
     startedAt,
-    finishedAt: new Date(),
+    finishedAt,
     outcome: 'failed',
     reason,
     error,
@@ -118,7 +128,8 @@ function identity(request: RunRequest): RunIdentity {
  */
 export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
   const { job } = request;
-  const startedAt = request.startedAt ?? new Date();
+  const clock = deps.clock ?? systemClock;
+  const startedAt = request.startedAt ?? clock.now();
   // what the run shows and stores has the job's ${VAR} values as written; only the action sees them
   const asWritten = asWrittenFor(job);
   const log = deps.log.child(
@@ -128,7 +139,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
   const runRequestIds: string[] = [];
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
-    if (!action) return refused(request, startedAt, `unknown action "${job.action}"`, runRequestIds);
+    if (!action)
+      return refused(request, startedAt, clock.now(), `unknown action "${job.action}"`, runRequestIds);
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
@@ -140,26 +152,34 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       );
 
     let workgroups: readonly Workgroup[];
-    const listedAt = new Date();
+    const listedAt = clock.now();
     try {
       ({ value: workgroups } = await withRetries(
         job.retry,
         signal,
         () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
         logWaits(log, 'fleet listing failed; retrying'),
+        clock,
       ));
     } catch (error) {
       if (deps.signal.aborted) throw deps.signal.reason;
       const cause = error instanceof AttemptsFailedError ? error.cause : error;
       log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-      return refused(request, startedAt, 'could not list the fleet', runRequestIds, errorRecord(cause));
+      return refused(
+        request,
+        startedAt,
+        clock.now(),
+        'could not list the fleet',
+        runRequestIds,
+        errorRecord(cause),
+      );
     }
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
       const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
-      return refused(request, startedAt, reason, runRequestIds);
+      return refused(request, startedAt, clock.now(), reason, runRequestIds);
     }
 
     const done = await deps.checkpoints.load(request.runId);
@@ -174,9 +194,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       workgroups,
       listedAt,
       pollIntervalMs: deps.pollIntervalMs,
+      retry: job.retry,
+      clock,
       signal,
     });
-    const now = deps.now ?? (() => new Date());
+    const now = deps.now ?? (() => clock.now());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
     if (deps.state && action.scope === 'workspace') {
@@ -188,6 +210,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
         return refused(
           request,
           startedAt,
+          clock.now(),
           'could not read the holds in Redis',
           runRequestIds,
           errorRecord(error),
@@ -202,6 +225,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           runId: request.runId,
           pricing: request.pricing,
           log,
+          // the ledger's times are compared with the fleet's listing time: both on the run's clock
+          now: () => clock.now(),
         })
       : undefined;
     const ctx: ActionContext = {
@@ -220,12 +245,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       holds,
       windowStates: deps.state?.windows,
       now,
+      waitForState: (wait) => waitForState({ ...wait, policy: job.retry, clock }),
       forEachTarget: (items, ref, step) =>
         runTargets(
           {
             runId: request.runId,
             concurrency: job.concurrency,
             retry: job.retry,
+            clock,
             checkpoints: checkpointsAsWritten(deps.checkpoints, asWritten),
             done,
             log,
@@ -261,6 +288,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     }
 
     const counts = countTargets([...records.values()]);
+    const finishedAt = clock.now();
     const fromTargets = runError
       ? counts.succeeded + counts.skipped > 0
         ? 'partial'
@@ -271,7 +299,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     );
     const summary = summarize(identity(request), {
       startedAt,
-      finishedAt: new Date(),
+      finishedAt,
       outcome: worstOutcome(fromTargets, verdicts),
       reason: reasons.length > 0 ? reasons.join('; ') : undefined,
       error: runError,

@@ -18,13 +18,23 @@ export {
   workspaceRef,
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
-export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
+export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
+export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
 export { nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
-export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
+export {
+  AttemptsFailedError,
+  FailedLooks,
+  type RetryPolicy,
+  retryDelay,
+  type StateWait,
+  waitForState,
+  willRetry,
+  withRetries,
+} from './retry.js';
 export * from './summary.js';
 export {
   checkTargetLimit,

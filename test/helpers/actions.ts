@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
 import {
+  type Clock,
   executeRun,
   MemoryCheckpointStore,
   nodeActionIo,
@@ -47,6 +48,8 @@ export interface RunJobOptions {
   bearerToken?: string | null;
   /** Where the run keeps its checkpoints: one holding records plays an earlier delivery's. Default: empty. */
   checkpoints?: MemoryCheckpointStore;
+  /** The run's clock. Default: the system's. */
+  clock?: Clock;
 }
 
 /**
@@ -81,6 +84,7 @@ export async function runJob(
         log,
         signal: new AbortController().signal,
         pollIntervalMs: options.pollIntervalMs ?? 50,
+        ...(options.clock ? { clock: options.clock } : {}),
       },
       { runId: `${jobName}@test`, job, trigger: 'manual', dryRun: options.dryRun ?? job.dryRun },
     );
