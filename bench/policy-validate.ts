@@ -5,8 +5,7 @@
 import { cpus, loadavg } from 'node:os';
 import { actionRegistry } from '../jobs/index.js';
 import { parsePolicy } from '../src/policy/index.js';
-import { readYamlFast } from '../src/policy/yaml-fast.js';
-import { MAX_ALIAS_EXPANSIONS, MAX_DEPTH, readYaml, readYamlDocument } from '../src/policy/yaml-source.js';
+import { readYaml } from '../src/policy/yaml/index.js';
 
 const SCHEDULES = ['0 20 * * 1-5', '30 7 * * 1-5', '*/15 * * * *', '0 3 * * 0', '0 */2 * * *', '15 2 1 * *'];
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'Asia/Kolkata', 'UTC'];
@@ -77,27 +76,19 @@ for (const [shape, minimal] of [
   ['minimal jobs', true],
 ] as const) {
   const text = generatePolicy(jobCount, minimal);
-  // The figures are for the fast path: make sure the policy takes it.
-  if (!readYamlFast(text, env, { maxAliasExpansions: MAX_ALIAS_EXPANSIONS, maxDepth: MAX_DEPTH }))
-    throw new Error('the generated policy does not take the fast path');
   const validate = timeRuns(5, () => {
     const policy = parsePolicy(text, 'bench.yaml', options);
     if (policy.jobs.length !== jobCount)
       throw new Error(`expected ${jobCount} jobs, got ${policy.jobs.length}`);
   });
-  // Reading the YAML alone (js-yaml, then the walk to values): the part that grows with the file's
-  // bytes rather than with the checks. A valid policy never reads positions.
+  // Reading the YAML alone (the `yaml` package's AST, then the walk to values): the part that grows
+  // with the file's bytes rather than with the checks.
   const yamlOnly = timeRuns(5, () => {
     readYaml(text, 'bench.yaml', env);
-  });
-  // What a policy with a problem adds: the yaml package's AST, for positions.
-  const positions = timeRuns(3, () => {
-    readYamlDocument(text, 'bench.yaml', env);
   });
   const kib = Math.round(Buffer.byteLength(text) / 1024);
   report +=
     `  ${jobCount} ${shape} (${kib} KiB): validated in ${ms(validate.median)} median, ${ms(validate.best)} best of 5;` +
-    ` reading the YAML alone ${ms(yamlOnly.median)} median;` +
-    ` positions, read only for a problem, ${ms(positions.median)} median\n`;
+    ` reading the YAML alone ${ms(yamlOnly.median)} median\n`;
 }
 process.stdout.write(report);
