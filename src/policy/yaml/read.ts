@@ -1,7 +1,7 @@
-import { parseDocument } from 'yaml';
 import type { PolicyProblem, Severity } from '../errors.js';
 import type { PolicyEnv } from '../interpolate.js';
 import { lineLocator } from './lines.js';
+import { yaml } from './package.js';
 import { sourceOf, type YamlSource } from './source.js';
 import { walkDocument } from './walk.js';
 
@@ -25,7 +25,7 @@ export function readYaml(
   env: PolicyEnv,
   options: ReadYamlOptions = {},
 ): YamlSource {
-  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
+  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   const at = lineLocator(text, file);
   const problems: PolicyProblem[] = [];
   const report = (offset: number, message: string, severity: Severity = 'error') =>

@@ -1,19 +1,11 @@
-import {
-  type Alias,
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  type Node,
-  type Pair,
-  visit,
-  type YAMLMap,
-} from 'yaml';
+import type { Alias, Document, Node, Pair, YAMLMap } from 'yaml';
 import type { Severity } from '../errors.js';
 import { interpolate, type PolicyEnv } from '../interpolate.js';
 import { labelled, pathKey, type ValuePath } from '../paths.js';
+import { yaml } from './package.js';
 import type { Anchor } from './source.js';
+
+const { isAlias, isMap, isScalar, isSeq } = yaml;
 
 /** Beyond this many alias expansions a file is taken as an alias bomb, not a policy. */
 export const MAX_ALIAS_EXPANSIONS = 10_000;
@@ -216,7 +208,7 @@ function aliasTargets(doc: Document.Parsed): (alias: Alias) => Node | undefined 
     if (!targets) {
       const found = new Map<Alias, Node>();
       const anchors = new Map<string, Node>();
-      visit(doc, {
+      yaml.visit(doc, {
         Node: (_key, node) => {
           if (isAlias(node)) {
             const target = anchors.get(node.source);

@@ -6,13 +6,15 @@ import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 /** Counts the `yaml` package's parses: values and positions come from one. */
 const parses = vi.hoisted(() => ({ count: 0 }));
 
-vi.mock('yaml', async (importOriginal) => {
-  const yaml = await importOriginal<typeof import('yaml')>();
+vi.mock('../../../src/policy/yaml/package.js', async (importOriginal) => {
+  const { yaml } = await importOriginal<typeof import('../../../src/policy/yaml/package.js')>();
   return {
-    ...yaml,
-    parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
-      parses.count += 1;
-      return yaml.parseDocument(...args);
+    yaml: {
+      ...yaml,
+      parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
+        parses.count += 1;
+        return yaml.parseDocument(...args);
+      },
     },
   };
 });

@@ -1,7 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import * as yamlMain from 'yaml';
 import { MAX_ALIAS_EXPANSIONS, MAX_DEPTH, readYaml } from '../../../src/policy/yaml/index.js';
+import { yaml } from '../../../src/policy/yaml/package.js';
 
 const ENV = { A: 'from-a' };
 
@@ -14,6 +16,17 @@ function readValue(text: string): Record<string, unknown> {
 function messagesOf(text: string): string[] {
   return readYaml(text, 'doc.yaml', ENV).problems.map((problem) => problem.message);
 }
+
+describe('the yaml package', () => {
+  it('is loaded as its ES build, with the API of its main export', () => {
+    // Loaded as CommonJS, the main export also has `default` and `module.exports`.
+    const names = (module: object) =>
+      Object.keys(module).filter((name) => /^[A-Za-z]+$/.test(name) && name !== 'default');
+    expect(names(yaml).sort()).toEqual(names(yamlMain).sort());
+    expect(yaml.parseDocument).not.toBe(yamlMain.parseDocument);
+    expect(yaml.parse('a: [1, yes, ~]\n')).toEqual(yamlMain.parse('a: [1, yes, ~]\n'));
+  });
+});
 
 describe('plain scalars, read as YAML 1.2 core', () => {
   const edges = ['0b101', '+0x10', '-0o7', '1_000', '012', '+.5', '0x1F', '0o17', '1e3', '-.Inf', '-0'];
