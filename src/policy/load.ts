@@ -1,5 +1,3 @@
-import { isUtf8 } from 'node:buffer';
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ActionRegistry } from './action-registry.js';
 import {
@@ -21,6 +19,7 @@ import {
   type SourceLocation,
   sortProblems,
 } from './errors.js';
+import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
@@ -65,9 +64,6 @@ export interface PolicyCheck {
   /** The policy, unless an error refuses it or part of it cannot be read without an unset variable. */
   readonly policy: Policy | undefined;
 }
-
-/** A policy file larger than this is refused before it is parsed: 5 MB. */
-export const MAX_POLICY_BYTES = 5 * 1024 * 1024;
 
 /** A string of `with:` that came from `${VAR}`s. */
 export interface SecretParam {
@@ -251,33 +247,6 @@ export async function checkPolicyFile(path: string, options: CheckPolicyOptions)
   const text = await readPolicyText(path);
   if (typeof text !== 'string') return { problems: [text], policy: undefined };
   return checkPolicy(text, path, options);
-}
-
-async function readPolicyText(path: string): Promise<string | PolicyProblem> {
-  let bytes: Buffer;
-  try {
-    // refused before it is read: a file given by mistake may be any size
-    const tooLarge = sizeProblem(path, (await stat(path)).size);
-    if (tooLarge) return tooLarge;
-    bytes = await readFile(path);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { file: path, line: 1, col: 1, message: `cannot read the policy file: ${reason}` };
-  }
-  const nul = bytes.includes(0);
-  if (nul || !isUtf8(bytes)) {
-    const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-    const what = bom ? 'is UTF-16 text' : nul ? 'is not text (it holds NUL bytes)' : 'is not UTF-8 text';
-    const message = `the file ${what}: a policy is a YAML file in UTF-8${bom ? '; save it as UTF-8' : ''}`;
-    return { file: path, line: 1, col: 1, message };
-  }
-  return bytes.toString('utf8');
-}
-
-function sizeProblem(file: string, bytes: number): PolicyProblem | undefined {
-  if (bytes <= MAX_POLICY_BYTES) return undefined;
-  const message = `the policy file is ${bytes} bytes, over the limit of 5 MB (${MAX_POLICY_BYTES} bytes)`;
-  return { file, line: 1, col: 1, message };
 }
 
 /**

@@ -30,17 +30,6 @@ interface Place {
   readonly value: number;
 }
 
-interface PathLink {
-  readonly parent: PathLink | undefined;
-  readonly key: string | number;
-}
-
-function materialize(link: PathLink | undefined): (string | number)[] {
-  const path: (string | number)[] = [];
-  for (let at = link; at; at = at.parent) path.push(at.key);
-  return path.reverse();
-}
-
 /**
  * Walks the `yaml` package's AST into plain values. The walk is ours so that each map and list
  * keeps the offsets of its entries (not the nodes: a policy kept in memory would hold its whole
@@ -62,49 +51,56 @@ export function walkDocument(
   const expanding = new Set<Node>();
   let aliasExpansions = 0;
 
-  const toValue = (node: Node | null | undefined, link: PathLink | undefined, depth: number): unknown => {
+  // The path of the node being read: pushed and popped rather than copied, as most nodes need it
+  // only if they have a problem.
+  const path: (string | number)[] = [];
+  const at = (key: string | number, node: Node | null, depth: number): unknown => {
+    path.push(key);
+    const value = toValue(node, depth);
+    path.pop();
+    return value;
+  };
+
+  const toValue = (node: Node | null | undefined, depth: number): unknown => {
     if (node === null || node === undefined) return null;
     if (depth > MAX_DEPTH) {
-      report(start(node), labelled(materialize(link), `nesting deeper than ${MAX_DEPTH} levels`));
+      report(start(node), labelled(path, `nesting deeper than ${MAX_DEPTH} levels`));
       return null;
     }
-    if (isAlias(node)) return aliasToValue(node, link, depth);
+    if (isAlias(node)) return aliasToValue(node, depth);
     if (isScalar(node)) {
       const raw = node.value;
-      if (typeof raw !== 'string') return raw;
+      if (typeof raw !== 'string' || !raw.includes('${')) return raw;
       const result = interpolate(raw, env);
       if (!result.ok) {
         const severity = result.unset === undefined ? 'error' : unsetVariables;
-        report(start(node), labelled(materialize(link), result.message), severity);
+        report(start(node), labelled(path, result.message), severity);
         return raw;
       }
-      if (result.interpolated) interpolated.set(pathKey(materialize(link)), raw);
+      if (result.interpolated) interpolated.set(pathKey(path), raw);
       return result.value;
     }
     if (isSeq(node)) {
       const items = node.items as (Node | null)[];
-      const list = items.map((item, index) => toValue(item, { parent: link, key: index }, depth + 1));
+      const list = items.map((item, index) => at(index, item, depth + 1));
       lists.set(
         list,
         items.map((item) => (item ? start(item) : undefined)),
       );
       return list;
     }
-    if (isMap(node)) return mapToValue(node, link, depth);
+    if (isMap(node)) return mapToValue(node, depth);
     return null;
   };
 
-  const aliasToValue = (node: Alias, link: PathLink | undefined, depth: number): unknown => {
+  const aliasToValue = (node: Alias, depth: number): unknown => {
     const target = aliasTarget(node);
     if (target === undefined) {
-      report(start(node), labelled(materialize(link), `unknown anchor "*${node.source}"`));
+      report(start(node), labelled(path, `unknown anchor "*${node.source}"`));
       return null;
     }
     if (expanding.has(target)) {
-      report(
-        start(node),
-        labelled(materialize(link), `alias "*${node.source}" refers to a node that contains it`),
-      );
+      report(start(node), labelled(path, `alias "*${node.source}" refers to a node that contains it`));
       return null;
     }
     aliasExpansions += 1;
@@ -115,20 +111,27 @@ export function walkDocument(
       return null;
     }
     expanding.add(target);
-    const value = toValue(target, link, depth + 1);
+    const value = toValue(target, depth + 1);
     expanding.delete(target);
     return value;
   };
 
-  const mapToValue = (node: YAMLMap, link: PathLink | undefined, depth: number): Record<string, unknown> => {
+  const addEntry = (
+    object: Record<string, unknown>,
+    places: Map<string, Place>,
+    key: string,
+    pair: Pair,
+    depth: number,
+  ): void => {
+    const keyOffset = start(pair.key as Node);
+    places.set(key, { key: keyOffset, value: pair.value ? start(pair.value as Node) : keyOffset });
+    object[key] = at(key, pair.value as Node | null, depth + 1);
+  };
+
+  const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
     const object: Record<string, unknown> = Object.create(null);
     const places = new Map<string, Place>();
     const merges: Pair[] = [];
-    const add = (key: string, pair: Pair) => {
-      const keyOffset = start(pair.key as Node);
-      places.set(key, { key: keyOffset, value: pair.value ? start(pair.value as Node) : keyOffset });
-      object[key] = toValue(pair.value as Node | null, { parent: link, key }, depth + 1);
-    };
     for (const pair of node.items) {
       const keyNode = pair.key as Node | null;
       if (isScalar(keyNode) && typeof keyNode.value === 'symbol') {
@@ -137,7 +140,7 @@ export function walkDocument(
       }
       const key = keyName(keyNode);
       if (key === undefined) {
-        report(start(keyNode ?? node), labelled(materialize(link), 'a key must be a plain string'));
+        report(start(keyNode ?? node), labelled(path, 'a key must be a plain string'));
         continue;
       }
       const first = places.get(key);
@@ -145,7 +148,7 @@ export function walkDocument(
         report(start(keyNode as Node), `duplicate key "${key}" (first defined on line ${lineOf(first.key)})`);
         continue;
       }
-      add(key, pair);
+      addEntry(object, places, key, pair, depth);
     }
     // Merged keys never override the map's own keys, wherever `<<` stands in it (YAML merge spec).
     for (const merge of merges) {
@@ -153,13 +156,13 @@ export function walkDocument(
         if (!source) {
           report(
             start((merge.value as Node | null) ?? (merge.key as Node)),
-            labelled(materialize(link), 'a "<<" merge takes a map or a list of maps'),
+            labelled(path, 'a "<<" merge takes a map or a list of maps'),
           );
           continue;
         }
         for (const pair of source.items) {
           const key = keyName(pair.key as Node | null);
-          if (key !== undefined && !places.has(key)) add(key, pair);
+          if (key !== undefined && !places.has(key)) addEntry(object, places, key, pair, depth);
         }
       }
     }
@@ -167,7 +170,7 @@ export function walkDocument(
     return object;
   };
 
-  const value = toValue(doc.contents as Node | null, undefined, 0);
+  const value = toValue(doc.contents as Node | null, 0);
   const root = doc.contents ? start(doc.contents) : 0;
 
   const offsetOf = (path: ValuePath, anchor: Anchor): number => {
