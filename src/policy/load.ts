@@ -43,7 +43,7 @@ import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 export interface LoadPolicyOptions {
   /** The actions jobs may use; `jobs/index.ts` exports the real one. */
   readonly registry: ActionRegistry;
-  /** Where `${VAR}` values come from; pass `process.env` at the edge. */
+  /** Where `${VAR}` values come from; the process's environment, passed in at the edge. */
   readonly env: PolicyEnv;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;
