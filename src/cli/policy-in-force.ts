@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { didYouMean, type PolicyEnv } from '../policy/index.js';
-import { readYaml } from '../policy/yaml-source.js';
+import { readYaml } from '../policy/yaml/index.js';
 import type { PolicyStore } from '../store/index.js';
 import { UsageError } from './exit.js';
 import { invalidPolicy } from './policy-io.js';

@@ -6,7 +6,7 @@ import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
 import { listNames, suggestionSuffix } from './suggest.js';
 import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
-import type { YamlSource } from './yaml-source.js';
+import type { YamlSource } from './yaml/index.js';
 
 /**
  * Checks that need more than one node's structure: cron expressions, time zones, references

@@ -14,6 +14,7 @@ export {
   type SourceLocation,
   sortProblems,
 } from './errors.js';
+export { MAX_POLICY_BYTES } from './file.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
@@ -24,7 +25,6 @@ export {
   jobProblem,
   type LoadPolicyOptions,
   loadPolicyFile,
-  MAX_POLICY_BYTES,
   type Policy,
   type PolicyCheck,
   type PolicyJob,
