@@ -1,6 +1,5 @@
 import type { ApiClient } from '../api/index.js';
-import { decideWindow, selectTargets } from '../engine/index.js';
-import { type SavingsReport, savingsReport } from '../engine/savings.js';
+import { decideWindow, type SavingsReport, savingsReport, selectTargets } from '../engine/index.js';
 import type { Policy } from '../policy/index.js';
 import type { RedisFleetState, RedisOwnershipLedger } from '../store/index.js';
 

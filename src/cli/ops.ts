@@ -1,10 +1,10 @@
 import { type Settings, uiToken } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import { fleetSnapshots } from '../ops/fleet-metrics.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
   DEFAULT_OPS_PORT,
+  fleetSnapshots,
   Metrics,
   OpsServerError,
   type Readiness,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { TargetRecord } from './summary.js';
 
 /**

@@ -35,6 +35,7 @@ export {
   willRetry,
   withRetries,
 } from './retry.js';
+export { type SavingsReport, savingsReport } from './savings.js';
 export * from './summary.js';
 export {
   checkTargetLimit,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiErrorType, Envelope } from '../api/schemas.js';
+import type { ApiErrorType, Envelope } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 
 /**

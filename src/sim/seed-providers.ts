@@ -1,4 +1,4 @@
-import { CLUSTER_LOG_TYPES, type NodeGroupConfig } from '../api/schemas.js';
+import { CLUSTER_LOG_TYPES, type NodeGroupConfig } from '../api/index.js';
 import type { Prng } from './random.js';
 import type { Ago, IdMaker } from './seed-ids.js';
 import type { SimAllowListEntry, SimCloudProvider } from './state.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { CheckpointStore } from '../engine/checkpoint.js';
-import { type TargetRecord, TargetRecordSchema } from '../engine/summary.js';
+import type { CheckpointStore } from '../engine/index.js';
+import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';

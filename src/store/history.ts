@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/summary.js';
+import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { type Hold, type HoldReader, HoldSchema } from '../engine/ownership.js';
+import { type Hold, type HoldReader, HoldSchema } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { DELETE_HOLD, PUT_HOLD } from './lua.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';

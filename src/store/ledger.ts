@@ -7,7 +7,7 @@ import {
   PausedIntervalSchema,
   pausedInterval,
   type ReleaseReason,
-} from '../engine/ownership.js';
+} from '../engine/index.js';
 import { parseJson } from './json.js';
 import { END_OWNERSHIP } from './lua.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';

@@ -1,4 +1,4 @@
-import { type WindowState, WindowStateSchema, type WindowStateStore } from '../engine/window-state.js';
+import { type WindowState, WindowStateSchema, type WindowStateStore } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { RedisStore } from './redis-store.js';
 

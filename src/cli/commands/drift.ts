@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Settings } from '../../config/index.js';
-import type { SavingsReport } from '../../engine/savings.js';
+import type { SavingsReport } from '../../engine/index.js';
 import { parseDuration } from '../../policy/index.js';
 import { type Painter, painterFor } from '../color.js';
 import { EXIT, UsageError } from '../exit.js';
