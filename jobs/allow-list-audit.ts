@@ -5,6 +5,7 @@ import {
   type Finding,
   FindingSchema,
   type PlanContext,
+  readOnlyVerbs,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -254,17 +255,5 @@ jobs:
       failOn: critical
 `,
 
-  // The audit only reads, so a dry run does the same work: same calls, same findings; only the
-  // targets' outcome (`planned`) says it was a dry run.
-  async plan(ctx, rules) {
-    await audit(ctx, rules, (detail) => ({
-      outcome: 'planned',
-      reason: 'audited (read-only): findings as a run reports them',
-      detail,
-    }));
-  },
-
-  async run(ctx, rules) {
-    await audit(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs(audit, 'audited (read-only): findings as a run reports them'),
 };

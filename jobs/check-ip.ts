@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   type Action,
   type PlanContext,
+  readOnlyVerbs,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -41,12 +42,5 @@ jobs:
     target: { workgroups: ["*"] }
 `,
 
-  // Only reads, so a dry run asks the same questions and reports the same findings.
-  async plan(ctx) {
-    await checkWorkgroups(ctx, (detail) => ({ outcome: 'planned', reason: 'checked (read-only)', detail }));
-  },
-
-  async run(ctx) {
-    await checkWorkgroups(ctx, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs((ctx, _params, done) => checkWorkgroups(ctx, done), 'checked (read-only)'),
 };

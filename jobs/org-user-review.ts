@@ -5,6 +5,7 @@ import {
   DurationSchema,
   type Finding,
   type PlanContext,
+  readOnlyVerbs,
   type StepResult,
 } from '../src/engine/index.js';
 
@@ -149,16 +150,5 @@ jobs:
       flagNoRoles: true
 `,
 
-  // Only reads, so a dry run makes the same call and reports the same findings.
-  async plan(ctx, rules) {
-    await review(ctx, rules, (detail) => ({
-      outcome: 'planned',
-      reason: 'reviewed (read-only): findings as a run reports them',
-      detail,
-    }));
-  },
-
-  async run(ctx, rules) {
-    await review(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs(review, 'reviewed (read-only): findings as a run reports them'),
 };

@@ -209,6 +209,27 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
   run(ctx: ActionContext, params: z.output<Params>): Promise<void>;
 }
 
+/** How a read-only action ends a target: `planned` in a dry run, `succeeded` in a real one. */
+export type ReadOnlyDone = (detail: Record<string, unknown>) => StepResult;
+
+/**
+ * `plan` and `run` of an action that only reads: a dry run makes the same calls and reports the
+ * same findings, so both are `read`; only the targets' outcome (`planned`, saying `plannedAs`)
+ * tells a dry run from a real one.
+ */
+export function readOnlyVerbs<Params>(
+  read: (ctx: PlanContext, params: Params, done: ReadOnlyDone) => Promise<void>,
+  plannedAs: string,
+): {
+  plan(ctx: PlanContext, params: Params): Promise<void>;
+  run(ctx: ActionContext, params: Params): Promise<void>;
+} {
+  return {
+    plan: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'planned', reason: plannedAs, detail })),
+    run: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'succeeded', detail })),
+  };
+}
+
 export function workspaceRef(ws: SelectedWorkspace): TargetRef {
   return {
     key: `${ws.workgroupId}/${ws.workspaceId}`,

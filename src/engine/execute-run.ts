@@ -137,10 +137,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     { formatters: { log: asWritten } },
   );
   const runRequestIds: string[] = [];
+  const refuse = (reason: string, error?: ErrorRecord) =>
+    refused(request, startedAt, clock.now(), reason, runRequestIds, error);
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
-    if (!action)
-      return refused(request, startedAt, clock.now(), `unknown action "${job.action}"`, runRequestIds);
+    if (!action) return refuse(`unknown action "${job.action}"`);
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
@@ -165,21 +166,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       if (deps.signal.aborted) throw deps.signal.reason;
       const cause = error instanceof AttemptsFailedError ? error.cause : error;
       log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-      return refused(
-        request,
-        startedAt,
-        clock.now(),
-        'could not list the fleet',
-        runRequestIds,
-        errorRecord(cause),
-      );
+      return refuse('could not list the fleet', errorRecord(cause));
     }
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
       const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
-      return refused(request, startedAt, clock.now(), reason, runRequestIds);
+      return refuse(reason);
     }
 
     const done = await deps.checkpoints.load(request.runId);
@@ -207,14 +201,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       } catch (error) {
         if (deps.signal.aborted) throw deps.signal.reason;
         log.error({ err: errorRecord(error) }, 'run could not read the holds');
-        return refused(
-          request,
-          startedAt,
-          clock.now(),
-          'could not read the holds in Redis',
-          runRequestIds,
-          errorRecord(error),
-        );
+        return refuse('could not read the holds in Redis', errorRecord(error));
       }
     }
     const ownership = deps.state

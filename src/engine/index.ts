@@ -7,7 +7,9 @@ export {
   type ActionIo,
   type PlanContext,
   type ReadOnlyApi,
+  type ReadOnlyDone,
   type RunVerdict,
+  readOnlyVerbs,
   SecretSinkError,
   type SecretSinkIo,
   type SinkCommand,
@@ -37,16 +39,7 @@ export {
 } from './retry.js';
 export { type SavingsReport, savingsReport } from './savings.js';
 export * from './summary.js';
-export {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-  type TargetLimitCheck,
-} from './targets.js';
+export * from './targets.js';
 export { TickGate, type TickGateOptions } from './tick-gate.js';
 export { decideWindow, type WindowDecision, type WorkspaceDecision } from './window-decision.js';
 export * from './window-state.js';

@@ -5,15 +5,7 @@ export {
   createActionCatalog,
 } from './action-catalog.js';
 export { parseDuration } from './duration.js';
-export {
-  formatProblem,
-  isWarning,
-  PolicyError,
-  type PolicyProblem,
-  type Severity,
-  type SourceLocation,
-  sortProblems,
-} from './errors.js';
+export * from './errors.js';
 export { MAX_POLICY_BYTES } from './file.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
