@@ -174,7 +174,9 @@ async function usedMemory(redis: Redis): Promise<number> {
 async function realSummary(targets: number): Promise<RunSummary> {
   // imported here, so the scheduler children load no more than a scheduler does
   const { ApiClient } = await import('../src/api/index.js');
-  const { executeRun, MemoryCheckpointStore, recordApiCall } = await import('../src/engine/index.js');
+  const { executeRun, MemoryCheckpointStore, nodeActionIo, recordApiCall } = await import(
+    '../src/engine/index.js'
+  );
   const { startSimulator } = await import('../src/sim/index.js');
   const sim = await startSimulator({
     apiKey: 'k',
@@ -188,6 +190,7 @@ async function realSummary(targets: number): Promise<RunSummary> {
     return await executeRun(
       {
         api,
+        io: nodeActionIo(process.env),
         actions,
         checkpoints: new MemoryCheckpointStore(),
         log: silentLogger,

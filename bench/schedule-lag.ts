@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
-import type { RunSummary } from '../src/engine/index.js';
+import { nodeActionIo, type RunSummary } from '../src/engine/index.js';
 import { createLogger, silentLogger } from '../src/log/logger.js';
 import { nextFirings, parsePolicy } from '../src/policy/index.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
@@ -67,6 +67,7 @@ const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
   prefix,
   api,
+  io: nodeActionIo(process.env),
   actions,
   registry: actionRegistry,
   env: {},

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../src/engine/index.js';
+import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../src/engine/index.js';
 import { createLogger } from '../src/log/logger.js';
 import { type PolicyJob, parsePolicy } from '../src/policy/index.js';
 import { seedState, startSimulator } from '../src/sim/index.js';
@@ -150,6 +150,7 @@ async function main(): Promise<void> {
     const summary = await executeRun(
       {
         api,
+        io: nodeActionIo(process.env),
         actions,
         checkpoints: new MemoryCheckpointStore(),
         log,

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { AllowListEntry } from '../src/api/index.js';
 import {
   type Action,
-  type ActionContext,
   type Finding,
   FindingSchema,
+  type PlanContext,
+  readOnlyVerbs,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -195,7 +196,7 @@ export function failOnReason(findings: readonly Finding[], failOn: Severity | un
  * complete, so a retried attempt never reports them twice.
  */
 async function auditWorkgroups(
-  ctx: ActionContext,
+  ctx: PlanContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
 ): Promise<void> {
@@ -223,11 +224,7 @@ async function auditWorkgroups(
  * finding of the run, those of workgroups an earlier delivery audited (before a worker died)
  * included.
  */
-async function audit(
-  ctx: ActionContext,
-  rules: Params,
-  done: (detail: Record<string, unknown>) => StepResult,
-) {
+async function audit(ctx: PlanContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
   await auditWorkgroups(ctx, rules, done);
   const reason = failOnReason(ctx.findings(), rules.failOn);
   if (reason !== undefined) ctx.markRun('failed', reason);
@@ -258,17 +255,5 @@ jobs:
       failOn: critical
 `,
 
-  // The audit only reads, so a dry run does the same work: same calls, same findings; only the
-  // targets' outcome (`planned`) says it was a dry run.
-  async plan(ctx, rules) {
-    await audit(ctx, rules, (detail) => ({
-      outcome: 'planned',
-      reason: 'audited (read-only): findings as a run reports them',
-      detail,
-    }));
-  },
-
-  async run(ctx, rules) {
-    await audit(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs(audit, 'audited (read-only): findings as a run reports them'),
 };

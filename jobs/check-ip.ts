@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import {
   type Action,
-  type ActionContext,
+  type PlanContext,
+  readOnlyVerbs,
   type SelectedWorkgroup,
   type StepResult,
   workgroupRef,
@@ -14,7 +15,7 @@ const params = z.strictObject({});
  * Asks each target workgroup whether its allow list admits this runner. A finding is reported
  * once the API has answered, so a retried attempt never reports it twice.
  */
-function checkWorkgroups(ctx: ActionContext, done: (detail: Record<string, unknown>) => StepResult) {
+function checkWorkgroups(ctx: PlanContext, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
     if (!isEnforced(wg.workgroup))
       return { outcome: 'skipped', reason: 'allow list disabled: it blocks nobody' };
@@ -41,12 +42,5 @@ jobs:
     target: { workgroups: ["*"] }
 `,
 
-  // Only reads, so a dry run asks the same questions and reports the same findings.
-  async plan(ctx) {
-    await checkWorkgroups(ctx, (detail) => ({ outcome: 'planned', reason: 'checked (read-only)', detail }));
-  },
-
-  async run(ctx) {
-    await checkWorkgroups(ctx, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs((ctx, _params, done) => checkWorkgroups(ctx, done), 'checked (read-only)'),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CloudProvider } from '../src/api/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
+import type { Action, Finding, PlanContext, StepResult } from '../src/engine/index.js';
+import { readOnlyVerbs } from '../src/engine/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -74,7 +75,7 @@ export function auditCloudProvider(label: string, cp: CloudProvider, rules: Para
  * attempt never reports them twice.
  */
 function reportProviders(
-  ctx: ActionContext,
+  ctx: PlanContext,
   rules: Params,
   done: (detail: Record<string, unknown>) => StepResult,
 ) {
@@ -116,16 +117,5 @@ jobs:
       expectComponents: { engine: "4.2.0", gateway: "1.10.0" }
 `,
 
-  // Only reads, so a dry run makes the same calls and reports the same findings.
-  async plan(ctx, rules) {
-    await reportProviders(ctx, rules, (detail) => ({
-      outcome: 'planned',
-      reason: 'read (read-only): findings as a run reports them',
-      detail,
-    }));
-  },
-
-  async run(ctx, rules) {
-    await reportProviders(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs(reportProviders, 'read (read-only): findings as a run reports them'),
 };

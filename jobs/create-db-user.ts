@@ -73,7 +73,7 @@ jobs:
 `,
 
   async plan(ctx, { username, password, sink }: Params) {
-    if (sink) await checkSink(sink);
+    if (sink) await checkSink(ctx.secretSinks, sink);
     const delivery = sink
       ? `, delivering its ${password === undefined ? 'generated ' : ''}password to ${describeSink(sink)}`
       : '';
@@ -95,6 +95,7 @@ jobs:
         secret = { password: password ?? generatePassword(DEFAULT_PASSWORD_LENGTH), secretId: newSecretId() };
         if (sink)
           await deliverSecret(
+            ctx.secretSinks,
             sink,
             identity,
             secret.secretId,
@@ -123,7 +124,7 @@ jobs:
               : 'already exists: maybe made by an earlier attempt whose answer was lost, with the password sent then',
         };
       }
-      if (sink) await markCurrent(sink, identity, secret.secretId, step.signal);
+      if (sink) await markCurrent(ctx.secretSinks, sink, identity, secret.secretId, step.signal);
       return {
         outcome: 'succeeded',
         detail: {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, TargetRef } from '../src/engine/index.js';
+import type { Action, PlanContext, TargetRef } from '../src/engine/index.js';
 import { findWorkgroup, findWorkspace, type Named } from './support/by-name-or-id.js';
 
 const params = z.strictObject({
@@ -25,7 +25,7 @@ function isBackupGone(error: unknown): boolean {
   );
 }
 
-function resolve(ctx: ActionContext, { workgroup, workspace, backupIds }: Params) {
+function resolve(ctx: PlanContext, { workgroup, workspace, backupIds }: Params) {
   const wg = findWorkgroup(ctx.fleet.workgroups, workgroup);
   const ws = findWorkspace(wg, workspace);
   return { wg, ws, backupIds: [...new Set(backupIds)] };

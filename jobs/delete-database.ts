@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { ApiError, type Database, type Workgroup } from '../src/api/index.js';
-import type { Action, ActionContext, StepResult, TargetRef } from '../src/engine/index.js';
+import type { Database, Workgroup } from '../src/api/index.js';
+import {
+  type Action,
+  idempotentStep,
+  type PlanContext,
+  type StepResult,
+  type TargetRef,
+} from '../src/engine/index.js';
+import { NightshiftError } from '../src/errors/index.js';
 import { rewordApiError } from './support/api-errors.js';
 import { findDatabase, findWorkgroup, type Named } from './support/by-name-or-id.js';
 
@@ -16,8 +23,9 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 
 /** A database that still has workspaces, which this action leaves alone without `force: true`. */
-class DatabaseInUseError extends Error {
+export class DatabaseInUseError extends NightshiftError {
   override name = 'DatabaseInUseError';
+  readonly code = 'NS_DATABASE_IN_USE';
 }
 
 /** The run fails such a target, and so does the plan. */
@@ -60,7 +68,7 @@ function databaseRef(ref: string) {
 }
 
 /** The workgroup as the latest listing shows it: the run's on a first attempt, a fresh one on a retry. */
-async function currentWorkgroup(ctx: ActionContext, ref: string, fresh: boolean): Promise<Named<Workgroup>> {
+async function currentWorkgroup(ctx: PlanContext, ref: string, fresh: boolean): Promise<Named<Workgroup>> {
   if (fresh) await ctx.fleet.refresh();
   return findWorkgroup(ctx.fleet.workgroups, ref);
 }
@@ -114,18 +122,19 @@ jobs:
       if (!db) return alreadyDeleted(database);
       const attached = attachedWorkspaces(wg, db);
       if (attached.size > 0 && !force) refuseInUse(db, attached);
-      try {
-        await ctx.api.deleteDatabase(wg.id, db.id, { signal: step.signal });
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.retryable) throw error;
-        // A refusal because it is already gone (deleted by someone else meanwhile) is not a failure.
-        if (!findDatabase(await currentWorkgroup(ctx, wg.id, true), db.id)) return alreadyDeleted(database);
-        if (attached.size === 0) throw error;
-        throw rewordApiError(error, {
-          details: error.details,
-          reason: `force: true only skips nightshift's own check; the API itself refused to delete database "${db.name}" with ${describeAttached(attached)}: ${error.details[0]?.Reason ?? error.message}`,
-        });
-      }
+      // A refusal because it is already gone (deleted by someone else meanwhile) is not a failure.
+      const outcome = await idempotentStep({
+        attempt: () => ctx.api.deleteDatabase(wg.id, db.id, { signal: step.signal }),
+        isDone: async () => !findDatabase(await currentWorkgroup(ctx, wg.id, true), db.id),
+        notDone: (refusal) =>
+          attached.size === 0
+            ? refusal
+            : rewordApiError(refusal, {
+                details: refusal.details,
+                reason: `force: true only skips nightshift's own check; the API itself refused to delete database "${db.name}" with ${describeAttached(attached)}: ${refusal.details[0]?.Reason ?? refusal.message}`,
+              }),
+      });
+      if (outcome.already) return alreadyDeleted(database);
       return {
         outcome: 'succeeded',
         detail: {

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ApiError, type Workgroup } from '../src/api/index.js';
+import type { Workgroup } from '../src/api/index.js';
 import {
   type Action,
-  type ActionContext,
+  idempotentStep,
+  type PlanContext,
   type SelectedWorkgroup,
   type StepContext,
   workgroupRef,
@@ -13,7 +14,7 @@ const params = z.strictObject({});
 
 const ALREADY = 'already disabled';
 
-function listed(ctx: ActionContext, workgroupId: string): Workgroup | undefined {
+function listed(ctx: PlanContext, workgroupId: string): Workgroup | undefined {
   return ctx.fleet.workgroups.find((workgroup) => workgroup.workgroup_id === workgroupId);
 }
 
@@ -22,7 +23,7 @@ function listed(ctx: ActionContext, workgroupId: string): Workgroup | undefined 
  * listing on a retry (the failed attempt may have disabled it after all).
  */
 async function currentWorkgroup(
-  ctx: ActionContext,
+  ctx: PlanContext,
   step: StepContext,
   wg: SelectedWorkgroup,
 ): Promise<Workgroup> {
@@ -64,17 +65,16 @@ jobs:
   async run(ctx) {
     await ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg, step) => {
       if (!isEnforced(await currentWorkgroup(ctx, step, wg))) return { outcome: 'skipped', reason: ALREADY };
-      try {
-        await ctx.api.disableAllowList(wg.workgroupId, { signal: step.signal });
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.retryable) throw error;
-        // a refusal of a change someone else already made is not a failure
-        await ctx.fleet.refresh();
-        const after = listed(ctx, wg.workgroupId);
-        if (after && !isEnforced(after)) return { outcome: 'skipped', reason: ALREADY };
-        throw error;
-      }
-      return { outcome: 'succeeded' };
+      // a refusal of a change someone else already made is not a failure
+      const outcome = await idempotentStep({
+        attempt: () => ctx.api.disableAllowList(wg.workgroupId, { signal: step.signal }),
+        isDone: async () => {
+          await ctx.fleet.refresh();
+          const after = listed(ctx, wg.workgroupId);
+          return after !== undefined && !isEnforced(after);
+        },
+      });
+      return outcome.already ? { outcome: 'skipped', reason: ALREADY } : { outcome: 'succeeded' };
     });
   },
 };

@@ -1,5 +1,4 @@
-import type { Action } from '../src/engine/index.js';
-import { type ActionRegistry, createActionRegistry } from '../src/policy/index.js';
+import { type Action, createActionCatalog } from '../src/engine/index.js';
 import { allowListAudit } from './allow-list-audit.js';
 import { checkIp } from './check-ip.js';
 import { cloudProviderReport } from './cloud-provider-report.js';
@@ -17,7 +16,11 @@ import { rotateDbPassword } from './rotate-db-password.js';
 import { updateCloudProvider } from './update-cloud-provider.js';
 import { upgradeCloudProvider } from './upgrade-cloud-provider.js';
 
-const all: readonly Action[] = [
+/**
+ * The actions a job may name, by name: the policy validates `action:` and `with:` against them.
+ * Add an action by adding its module here; a name given twice throws.
+ */
+export const actionRegistry: ReadonlyMap<string, Action> = createActionCatalog([
   pause,
   resume,
   allowListAudit,
@@ -33,15 +36,10 @@ const all: readonly Action[] = [
   updateCloudProvider,
   upgradeCloudProvider,
   orgUserReview,
-] as readonly Action[];
+]);
 
-/** The actions as the policy layer sees them (name, schema, scope, example); a name given twice throws. */
-export const actionRegistry: ActionRegistry = createActionRegistry(all);
-
-/**
- * Every action, by name, as the engine runs them: the policy's, plus the reconciliation of windows,
- * which no job names (windows are their own section). Add an action by adding its module to `all`.
- */
-export const actions: ReadonlyMap<string, Action> = new Map(
-  [...all, reconcileWindow as Action].map((action) => [action.name, action]),
-);
+/** Every action the engine runs: the policy's, plus the reconciliation of windows, which no job names. */
+export const actions: ReadonlyMap<string, Action> = createActionCatalog([
+  ...actionRegistry.values(),
+  reconcileWindow,
+]);

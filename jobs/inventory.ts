@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, SelectedWorkspace, TargetRef } from '../src/engine/index.js';
-import { STATUS } from './support/workspace-state.js';
+import {
+  type Action,
+  type PlanContext,
+  type SelectedWorkspace,
+  STATUS,
+  type TargetRef,
+} from '../src/engine/index.js';
 
 const FORMATS = ['json', 'csv', 'markdown'] as const;
 const GROUPINGS = ['workgroup', 'region', 'status', 'type'] as const;
@@ -159,7 +161,7 @@ const GROUP_KEY: Record<Grouping, (row: Row) => string> = {
   type: (row) => row.workspace_type.typeName ?? 'unknown',
 };
 
-function buildReport(ctx: ActionContext, groupBy: Grouping): Report {
+function buildReport(ctx: PlanContext, groupBy: Grouping): Report {
   const rows = ctx.workspaces
     .map((selected) =>
       toRow(selected, ctx.fleet.workspace(selected.workgroupId, selected.workspaceId) ?? selected.workspace),
@@ -350,28 +352,6 @@ const RENDER: Record<Format, (report: Report) => string> = {
   markdown: toMarkdown,
 };
 
-/**
- * Writes to a temporary file beside the target, flushes it to disk and renames it over the
- * target, so a reader (or a crash) never sees half a report.
- */
-async function writeAtomically(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`);
-  try {
-    const file = await open(temporary, 'wx');
-    try {
-      await file.writeFile(content, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-}
-
 function settings(p: Params) {
   return { output: resolve(p.output), format: p.format ?? 'json', groupBy: p.groupBy ?? 'workgroup' };
 }
@@ -413,7 +393,7 @@ jobs:
     ctx.evidence(evidenceOf(report, output, format));
     await ctx.forEachTarget([output], reportRef, async () => ({
       outcome: 'planned',
-      reason: `would write ${report.totals.workspaces} workspaces in ${report.workgroups} workgroups to ${output} (${format}, by ${groupBy})${existsSync(output) ? ', replacing the file there' : ''}`,
+      reason: `would write ${report.totals.workspaces} workspaces in ${report.workgroups} workgroups to ${output} (${format}, by ${groupBy})${(await ctx.files.exists(output)) ? ', replacing the file there' : ''}`,
       detail: { output, format, groupBy },
     }));
   },
@@ -424,7 +404,7 @@ jobs:
     ctx.evidence(evidenceOf(report, output, format));
     await ctx.forEachTarget([output], reportRef, async () => {
       const content = RENDER[format](report);
-      await writeAtomically(output, content);
+      await ctx.files.writeAtomically(output, content);
       ctx.log.info({ output, format, workspaces: report.totals.workspaces }, 'inventory written');
       return {
         outcome: 'succeeded',

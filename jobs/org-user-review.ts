@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import type { OrgUser } from '../src/api/index.js';
-import type { Action, ActionContext, Finding, StepResult } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  DurationSchema,
+  type Finding,
+  type PlanContext,
+  readOnlyVerbs,
+  type StepResult,
+} from '../src/engine/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -109,7 +115,7 @@ export function reviewOrgUsers(
  * Lists the organization's users once and reviews them. Findings are reported only after the
  * listing succeeded, so a retried attempt never reports them twice.
  */
-function review(ctx: ActionContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
+function review(ctx: PlanContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(
     [REVIEW_KEY],
     (key) => ({ key }),
@@ -144,16 +150,5 @@ jobs:
       flagNoRoles: true
 `,
 
-  // Only reads, so a dry run makes the same call and reports the same findings.
-  async plan(ctx, rules) {
-    await review(ctx, rules, (detail) => ({
-      outcome: 'planned',
-      reason: 'reviewed (read-only): findings as a run reports them',
-      detail,
-    }));
-  },
-
-  async run(ctx, rules) {
-    await review(ctx, rules, (detail) => ({ outcome: 'succeeded', detail }));
-  },
+  ...readOnlyVerbs(review, 'reviewed (read-only): findings as a run reports them'),
 };

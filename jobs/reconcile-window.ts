@@ -2,14 +2,17 @@ import { z } from 'zod';
 import {
   type Action,
   type ActionContext,
+  decideWindow,
+  type PlanContext,
   type StepContext,
   type StepResult,
+  WINDOW_ACTION,
+  type WindowDecision,
   type WindowState,
+  type WorkspaceDecision,
   workspaceRef,
 } from '../src/engine/index.js';
-import { WINDOW_ACTION } from '../src/policy/index.js';
 import { pauseStep, resumeStep } from './support/owned-steps.js';
-import { decideWindow, type WindowDecision, type WorkspaceDecision } from './support/window-decision.js';
 
 const params = z.strictObject({});
 
@@ -103,7 +106,7 @@ export const reconcileWindow: Action<typeof params> = {
   },
 };
 
-async function decide(ctx: ActionContext): Promise<WindowDecision> {
+async function decide(ctx: PlanContext): Promise<WindowDecision> {
   const window = ctx.job.window;
   if (!window) throw new Error(`${ctx.job.name} is not a window`);
   const owned = (await ctx.ownership?.records()) ?? new Map();
@@ -125,14 +128,14 @@ function reported(decision: WindowDecision): WorkspaceDecision[] {
 }
 
 /** In uptime with `resume: owned`, a Stopped workspace the window may have paused: only the ledger knows. */
-function unsureResume(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): boolean {
+function unsureResume(ctx: PlanContext, decision: WindowDecision, d: WorkspaceDecision): boolean {
   return decision.up && ctx.job.window?.resume === 'owned' && d.actual === 'Stopped' && !d.hold;
 }
 
 const WITHOUT_REDIS =
   'unknown without Redis (set REDIS_URL: the ownership ledger and window state are there)';
 
-function plannedWithoutRedis(ctx: ActionContext, decision: WindowDecision, d: WorkspaceDecision): StepResult {
+function plannedWithoutRedis(ctx: PlanContext, decision: WindowDecision, d: WorkspaceDecision): StepResult {
   if (d.hold || d.conflict) return plannedStep(d);
   const edge = decision.up ? 'uptime' : 'off period';
   if (d.act)

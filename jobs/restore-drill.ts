@@ -1,9 +1,25 @@
 import { z } from 'zod';
 import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
-import type { Action, ActionContext, StepContext, StepResult, TargetRef } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  type ActionContext,
+  DurationSchema,
+  STATUS,
+  type StepContext,
+  type StepResult,
+  type TargetRef,
+  willRetry,
+} from '../src/engine/index.js';
 import { findWorkgroup, findWorkspace, type Named, NotFoundInFleetError } from './support/by-name-or-id.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from './support/workspace-state.js';
+import {
+  type Afterwards,
+  type DrillRecord,
+  DrillRecordSchema,
+  describeError,
+  keepingRequestId,
+  newDrillRecord,
+} from './support/drill-record.js';
+import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js';
 
 /**
  * Restoring replaces the workspace's data, so the drill acts on one workspace named exactly: a
@@ -65,45 +81,6 @@ interface DrillTarget {
   workspaceId: string;
   label: string;
   status: string | undefined;
-}
-
-interface Afterwards {
-  requested: 'pause' | 'leave';
-  outcome: 'paused' | 'already-paused' | 'not-paused' | 'left';
-  reason?: string;
-  requestId?: string;
-}
-
-/** What the drill did so far; it outlives a failed attempt so a retry continues where it stopped. */
-interface DrillRecord {
-  attempts: number;
-  startedAt?: string;
-  resumedFirst: boolean;
-  restoreFoundUnderWay: boolean;
-  restoreStartedAt?: number;
-  restoredAt?: number;
-  resumeRequestIds: string[];
-  restoreRequestIds: string[];
-  observed?: { vertices: number | null; edges: number | null };
-  /** The message of a count check that failed. */
-  countMismatch?: string;
-  /** Set once the drill itself is over (restored and checked, or failed for good). */
-  verdict?: { passed: true } | { passed: false; error: unknown };
-  afterwards?: Afterwards;
-}
-
-/** Makes an API call, adding the request ID of its answer, or of its refusal, to `ids`. */
-async function keepingRequestId(
-  ids: string[],
-  call: () => Promise<{ requestId: string | undefined }>,
-): Promise<void> {
-  try {
-    const { requestId } = await call();
-    if (requestId) ids.push(requestId);
-  } catch (error) {
-    if (error instanceof ApiError && error.requestId) ids.push(error.requestId);
-    throw error;
-  }
 }
 
 /** Where the names in `with:` point; a name that finds nothing (or two things) becomes the target's problem. */
@@ -190,6 +167,7 @@ async function drill(
   record: DrillRecord,
 ): Promise<void> {
   const { workgroupId, workspaceId, label } = target;
+  const progress = step.progressRecord;
   const timeoutMs = p.waitReady ?? DEFAULT_WAIT_MS;
   const waitFor = (ready: (ws: Workspace) => boolean, what: string) =>
     ctx.fleet.waitFor(workgroupId, workspaceId, ready, {
@@ -209,6 +187,7 @@ async function drill(
         ctx.api.resumeWorkspace(workgroupId, workspaceId, { signal: step.signal }),
       ),
     );
+    await progress.write(record);
     status = STATUS.resuming;
   }
   if (status === STATUS.resuming) {
@@ -216,36 +195,56 @@ async function drill(
     status = STATUS.active;
   }
 
+  // The listing may still show the workspace Active from before the restore: only an Active
+  // seen after Restoring, or on a record changed since the restore was sent, is the restored one.
+  let sawRestoring = false;
+  const restoredSince = (over: NonNullable<DrillRecord['restoredOver']>) => (ws: Workspace) => {
+    if (ws.status === STATUS.restoring) sawRestoring = true;
+    const changed =
+      (ws.version_number ?? null) !== over.version || (ws.last_modified_time ?? null) !== over.lastModified;
+    return ws.status === STATUS.active && (sawRestoring || changed);
+  };
   let restored: (ws: Workspace) => boolean = (ws) => ws.status === STATUS.active;
-  if (status === STATUS.restoring) {
-    record.restoreFoundUnderWay = true;
-    record.restoreStartedAt ??= Date.now();
+  const over = record.restoredOver;
+  const current = ctx.fleet.workspace(workgroupId, workspaceId);
+  if (
+    status === STATUS.active &&
+    over &&
+    (record.restoreAccepted || (current && restoredSince(over)(current)))
+  ) {
+    // an earlier attempt (maybe another worker's) sent the restore and it was accepted, or it
+    // has visibly gone through: wait for it, never restore twice
+    restored = restoredSince(over);
+  } else if (status === STATUS.restoring) {
+    if (!over) record.restoreFoundUnderWay = true;
+    record.restoreStartedAt ??= ctx.now().getTime();
+    await progress.write(record);
   } else if (status === STATUS.active) {
-    const before = ctx.fleet.workspace(workgroupId, workspaceId);
-    record.restoreStartedAt = Date.now();
+    const sentOver = {
+      version: current?.version_number ?? null,
+      lastModified: current?.last_modified_time ?? null,
+    };
+    record.restoreStartedAt = ctx.now().getTime();
+    record.restoredOver = sentOver;
+    await progress.write(record);
     const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], () =>
       keepingRequestId(record.restoreRequestIds, () =>
         ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, { signal: step.signal }),
       ),
     );
     if (already) record.restoreFoundUnderWay = true;
-    // The listing may still show the workspace Active from before the restore: only an Active
-    // seen after Restoring, or on a changed record, is the restored workspace.
-    let sawRestoring = false;
-    restored = (ws) => {
-      if (ws.status === STATUS.restoring) sawRestoring = true;
-      const changed =
-        ws.version_number !== before?.version_number || ws.last_modified_time !== before?.last_modified_time;
-      return ws.status === STATUS.active && (sawRestoring || changed);
-    };
+    record.restoreAccepted = true;
+    await progress.write(record);
+    restored = restoredSince(sentOver);
   } else {
     throw new Error(`${label} is ${status ?? 'of unknown status'}; the drill needs it Active or Stopped`);
   }
 
   const workspace = await waitFor(restored, `restored (${STATUS.active})`);
-  record.restoredAt = Date.now();
+  record.restoredAt = ctx.now().getTime();
   const observed = { vertices: workspace.vertex_count ?? null, edges: workspace.edge_count ?? null };
   record.observed = observed;
+  await progress.write(record);
   const problems = [
     countProblem('vertices', p.expect?.vertices, observed.vertices),
     countProblem('edges', p.expect?.edges, observed.edges),
@@ -299,7 +298,7 @@ function evidenceOf(target: DrillTarget, p: Params, record: DrillRecord): Record
     workspaceId: target.ref.workspaceId ?? null,
     workspaceName: target.ref.workspaceName ?? p.workspace,
     passed: verdict?.passed ?? false,
-    failure: verdict && !verdict.passed ? describeError(verdict.error) : (target.problem ?? undefined),
+    failure: verdict && !verdict.passed ? verdict.failure : (target.problem ?? undefined),
     startedAt: record.startedAt ?? null,
     resumedFirst: record.resumedFirst,
     restoreFoundUnderWay: record.restoreFoundUnderWay,
@@ -312,10 +311,6 @@ function evidenceOf(target: DrillTarget, p: Params, record: DrillRecord): Record
     restoreRequestIds: record.restoreRequestIds,
     afterwards: record.afterwards ?? null,
   };
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Restores a backup into a workspace kept for drills and proves it comes back with the right data. */
@@ -364,13 +359,9 @@ jobs:
   async run(ctx, p) {
     const target = resolveTarget(ctx.fleet.workgroups, p);
     const pauseAfter = (p.afterwards ?? 'pause') === 'pause';
-    const record: DrillRecord = {
-      attempts: 0,
-      resumedFirst: false,
-      restoreFoundUnderWay: false,
-      resumeRequestIds: [],
-      restoreRequestIds: [],
-    };
+    const record = newDrillRecord();
+    // why the drill failed, as thrown in this process (an earlier worker's is known by its message)
+    let failure: unknown;
     const settle = async (): Promise<unknown> => {
       if (!pauseAfter) {
         record.afterwards = { requested: 'leave', outcome: 'left' };
@@ -387,22 +378,30 @@ jobs:
         (t) => t.ref,
         async (t, step): Promise<StepResult> => {
           if (t.problem) throw new Error(t.problem);
+          Object.assign(record, await step.progressRecord.read(DrillRecordSchema));
           record.attempts += 1;
-          record.startedAt ??= new Date().toISOString();
+          record.startedAt ??= ctx.now().toISOString();
+          await step.progressRecord.write(record);
           if (!record.verdict) {
-            try {
-              await drill(ctx, p, t, step, record);
-              record.verdict = { passed: true };
-            } catch (error) {
-              // a transient failure is the engine's to retry; if its retries run out, run() pauses
-              if (error instanceof ApiError && error.retryable && !ctx.signal.aborted) throw error;
-              record.verdict = { passed: false, error };
+            const error = await drill(ctx, p, t, step, record).then(
+              () => undefined,
+              (thrown: unknown) => thrown ?? new Error('the drill failed'),
+            );
+            if (error === undefined) record.verdict = { passed: true };
+            // what the engine retries is its to retry; if its retries run out, run() pauses
+            else if (!willRetry(error, ctx.signal)) {
+              failure = error;
+              record.verdict = { passed: false, failure: describeError(error) };
             }
+            // kept either way: the next attempt's record has the failed call's request ID
+            await step.progressRecord.write(record);
+            if (!record.verdict) throw error;
           }
           const pauseError = await settle();
+          await step.progressRecord.write(record);
           // a transient pause failure retries the step, which goes straight back to the pause
-          if (pauseError instanceof ApiError && pauseError.retryable && !ctx.signal.aborted) throw pauseError;
-          if (!record.verdict.passed) throw record.verdict.error;
+          if (willRetry(pauseError, ctx.signal)) throw pauseError;
+          if (!record.verdict.passed) throw failure ?? new Error(record.verdict.failure);
           if (pauseError) throw pauseError;
           const timeToRestoreMs = (record.restoredAt ?? 0) - (record.restoreStartedAt ?? 0);
           const afterwards = record.afterwards?.outcome ?? 'left';

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import {
   type Action,
-  type ActionContext,
+  DurationSchema,
   describeHold,
   LISTING_LAG_MS,
+  type PlanContext,
   type SelectedWorkspace,
+  STATUS,
   type StepContext,
   workspaceRef,
 } from '../src/engine/index.js';
-import { DurationSchema } from '../src/policy/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
-import { STATUS } from './support/workspace-state.js';
 
 const params = z.strictObject({
   waitReady: z
@@ -37,7 +37,7 @@ const DEFAULT_WAIT_MS = 15 * 60_000;
 type PausedByFilter = (ws: SelectedWorkspace) => { skip: string } | { unknown: string } | undefined;
 
 async function pausedByFilter(
-  ctx: ActionContext,
+  ctx: PlanContext,
   job: string | undefined,
   planning: boolean,
 ): Promise<PausedByFilter> {
@@ -64,29 +64,30 @@ async function pausedByFilter(
   };
 }
 
+/** When a target's first attempt started (epoch ms), kept across attempts and takeovers. */
+const FirstTriedSchema = z.object({ firstTriedAt: z.number() });
+
 /** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
-async function waitUntilActive(ctx: ActionContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
+async function waitUntilActive(ctx: PlanContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
   // Stopping, or Stopped once it was seen on its way up or well after the resume: someone paused
   // it meanwhile. Waiting out waitReady would hold the run (and a queued next run of the job) for
   // nothing, and resuming it again would fight whoever paused it.
-  const waitFrom = Date.now();
   let onItsWay = false;
   await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status === STATUS.active, {
     timeoutMs,
     describe: `${ws.workgroupName}/${ws.workspaceName} not Active within ${Math.round(timeoutMs / 1000)}s`,
-    hopeless: (w) => {
+    hopeless: (w, waitedMs) => {
       // Stopping only comes from a pause. Stopped may be a listing older than the resume, but not
       // once the workspace was seen coming up, nor LISTING_LAG_MS after the resume (its polls
       // may all have failed while it came up and went down again).
       if (w.status === STATUS.resuming) onItsWay = true;
-      const stoppedAgain =
-        w.status === STATUS.stopped && (onItsWay || Date.now() - waitFrom >= LISTING_LAG_MS);
+      const stoppedAgain = w.status === STATUS.stopped && (onItsWay || waitedMs >= LISTING_LAG_MS);
       if (w.status === STATUS.stopping || stoppedAgain)
         return `${ws.workgroupName}/${ws.workspaceName} ${PAUSED_AGAIN} (now ${w.status}); not resumed a second time`;
       return undefined;
     },
   });
-  return { timeToReadyMs: Date.now() - since };
+  return { timeToReadyMs: ctx.now().getTime() - since };
 }
 
 /** Why a resume's wait ended early: the workspace was paused again while it came up. */
@@ -136,16 +137,17 @@ jobs:
   async run(ctx, { waitReady, onlyPausedBy }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
     const pausedBy = await pausedByFilter(ctx, onlyPausedBy, false);
-    // When each target's first attempt started: time to ready includes failed attempts and backoff.
-    const firstTried = new Map<string, number>();
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
       const hold = holdOn(ctx, ws);
       if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
       const filter = pausedBy(ws);
       if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
-      const key = workspaceRef(ws).key;
-      const since = firstTried.get(key) ?? Date.now();
-      firstTried.set(key, since);
+      // time to ready counts from the target's first attempt: failed attempts and backoff included
+      let since = (await step.progressRecord.read(FirstTriedSchema))?.firstTriedAt;
+      if (since === undefined) {
+        since = ctx.now().getTime();
+        await step.progressRecord.write({ firstTriedAt: since });
+      }
       const { result, coming } = await resumeStep(ctx, ws, step);
       if (!coming || waitMs === undefined) return result;
       return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
@@ -159,7 +161,7 @@ jobs:
  * failed or found those workspaces not yet resumable (still Stopping): the run is partial, and
  * the ownership kept makes the next run try again.
  */
-async function markStillOwned(ctx: ActionContext, job: string): Promise<void> {
+async function markStillOwned(ctx: PlanContext, job: string): Promise<void> {
   const records = (await ctx.ownership?.records()) ?? new Map();
   const left = ctx.workspaces.filter((ws) => records.get(workspaceRef(ws).key)?.owner === job);
   if (left.length === 0) return;

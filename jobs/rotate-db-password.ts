@@ -55,7 +55,7 @@ jobs:
 `,
 
   async plan(ctx, { username, sink, length }: Params) {
-    await checkSink(sink);
+    await checkSink(ctx.secretSinks, sink);
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async () => ({
       outcome: 'planned',
       reason: `would set a new ${length}-character password for "${username}" and deliver it to ${describeSink(sink)}`,
@@ -69,13 +69,20 @@ jobs:
       // and only a password whose call succeeded is ever marked current.
       const secretId = newSecretId();
       const password = generatePassword(length);
-      await deliverSecret(sink, identity, secretId, { state: 'pending', password }, step.signal);
+      await deliverSecret(
+        ctx.secretSinks,
+        sink,
+        identity,
+        secretId,
+        { state: 'pending', password },
+        step.signal,
+      );
       await ctx.api
         .updateDbUserPassword(ws.workgroupId, ws.workspaceId, { username, password }, { signal: step.signal })
         .catch((error: unknown) => {
           throw withoutSecret(error, password);
         });
-      await markCurrent(sink, identity, secretId, step.signal);
+      await markCurrent(ctx.secretSinks, sink, identity, secretId, step.signal);
       return { outcome: 'succeeded', detail: { sink: describeSink(sink), secretId } };
     });
   },

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { ApiError, type CloudProvider, type CloudProviderUpdate } from '../src/api/index.js';
-import type { Action, ActionContext, StepContext, StepResult } from '../src/engine/index.js';
+import type { CloudProvider, CloudProviderUpdate } from '../src/api/index.js';
+import {
+  type Action,
+  idempotentStep,
+  type PlanContext,
+  type StepContext,
+  type StepResult,
+} from '../src/engine/index.js';
 import {
   type ProviderReference,
   providerRef,
@@ -60,7 +66,7 @@ function summary(cp: CloudProvider) {
 
 /** Reads the provider `ref` leads to, turning a 404 on an id the listing did not know into "not found". */
 async function readProvider(
-  ctx: ActionContext,
+  ctx: PlanContext,
   ref: ProviderReference,
   written: string,
   signal: AbortSignal,
@@ -78,7 +84,7 @@ async function readProvider(
  * it has everything asked already.
  */
 function forPendingUpdate(
-  ctx: ActionContext,
+  ctx: PlanContext,
   p: Params,
   step: (
     cp: CloudProvider,
@@ -126,20 +132,20 @@ jobs:
 
   async run(ctx, p: Params) {
     await forPendingUpdate(ctx, p, async (cp, update, ref, step) => {
-      try {
-        const { result } = await ctx.api.updateCloudProvider(ref.id, update, { signal: step.signal });
-        return {
-          outcome: 'succeeded',
-          reason: describeUpdate(cp, update, true),
-          detail: { before: summary(cp), after: summary(result) },
-        };
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.retryable) throw error;
-        // A refusal of an update someone else made meanwhile is not a failure.
-        const after = await readProvider(ctx, ref, p.cloudProvider, step.signal).catch(() => undefined);
-        if (after && isEmpty(pendingUpdate(after, p))) return already(p);
-        throw error;
-      }
+      // A refusal of an update someone else made meanwhile is not a failure.
+      const outcome = await idempotentStep({
+        attempt: () => ctx.api.updateCloudProvider(ref.id, update, { signal: step.signal }),
+        isDone: async () => {
+          const after = await readProvider(ctx, ref, p.cloudProvider, step.signal).catch(() => undefined);
+          return after !== undefined && isEmpty(pendingUpdate(after, p));
+        },
+      });
+      if (outcome.already) return already(p);
+      return {
+        outcome: 'succeeded',
+        reason: describeUpdate(cp, update, true),
+        detail: { before: summary(cp), after: summary(outcome.result.result) },
+      };
     });
   },
 };

@@ -1,17 +1,23 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import {
   ApiError,
   CLUSTER_LOG_TYPES,
   type CloudProvider,
   type CloudProviderUpgrade,
+  CloudProviderUpgradeSchema,
   type ComponentVersion,
   NODE_GROUP_NAMES,
   type NodeGroupName,
 } from '../src/api/index.js';
-import { type Action, type ActionContext, type StepResult, WaitTimeoutError } from '../src/engine/index.js';
-import type { Logger } from '../src/log/logger.js';
-import { DurationSchema } from '../src/policy/index.js';
+import {
+  type Action,
+  type ActionContext,
+  DurationSchema,
+  type StepContext,
+  type StepResult,
+  WaitTimeoutError,
+} from '../src/engine/index.js';
+import { NightshiftError } from '../src/errors/index.js';
 import {
   CloudProviderIdsSchema,
   isErrorStatus,
@@ -149,15 +155,20 @@ function pendingUpgrade(cp: CloudProvider, p: Params): Pending {
   return { upgrade, changes };
 }
 
-/** What a provider's step has done so far; it outlives a failed attempt, so a retry knows. */
-interface UpgradeRecord {
-  before?: ProviderFacts;
+/**
+ * What a provider's step has done so far, kept in the run's checkpoint: it outlives a failed
+ * attempt and a takeover, so a retry, or another worker, knows an upgrade was sent.
+ */
+const UpgradeRecordSchema = z.object({
+  /** The provider as the step first read it. */
+  before: z.custom<ProviderFacts>((value) => typeof value === 'object' && value !== null).optional(),
   /** Set once an upgrade call was sent: a retry must not send another while it is under way. */
-  sentAt?: number;
-  requested?: CloudProviderUpgrade;
+  sentAt: z.number().optional(),
+  requested: CloudProviderUpgradeSchema.optional(),
   /** An upgrade someone else started was under way when the step first read the provider. */
-  foundUnderWay: boolean;
-}
+  foundUnderWay: z.boolean(),
+});
+type UpgradeRecord = z.output<typeof UpgradeRecordSchema>;
 
 interface Wait {
   timeoutMs: number;
@@ -167,46 +178,41 @@ interface Wait {
 /**
  * Reads the provider every `intervalMs` until the upgrade is over: `Active` after having been
  * seen `Upgrading` (or `Active` with the request in place, for an API slow to show the change),
- * or a failure status. A poll that fails transiently is only a missed look.
+ * or a failure status. Failed reads follow the engine's rule for waits (`ctx.waitForState`).
  */
-async function waitUntilSettled(
+function waitUntilSettled(
   ctx: ActionContext,
   target: ProviderTarget,
   p: Params,
   wait: Wait,
-  signal: AbortSignal,
-  log: Logger,
+  step: StepContext,
   seenUpgrading: boolean,
 ): Promise<CloudProvider> {
-  const deadline = Date.now() + wait.timeoutMs;
-  let last: CloudProvider | undefined;
   let upgrading = seenUpgrading;
-  for (;;) {
-    await sleep(wait.intervalMs, undefined, { signal });
-    try {
-      last = (await ctx.api.getCloudProvider(target.id, { signal })).result;
-      upgrading ||= last.status === PROVIDER_STATUS.upgrading;
-      if (isErrorStatus(last.status)) return last;
-      if (
-        last.status === PROVIDER_STATUS.active &&
-        (upgrading || pendingUpgrade(last, p).changes.length === 0)
-      ) {
-        return last;
-      }
-    } catch (error) {
-      if (!(error instanceof ApiError) || !error.retryable) throw error;
-      log.warn({ err: error.toJSON() }, 'cloud provider poll failed; polling on');
-    }
-    if (Date.now() >= deadline) {
+  const seconds = Math.round(wait.timeoutMs / 1000);
+  return ctx.waitForState({
+    signal: step.signal,
+    intervalMs: wait.intervalMs,
+    timeoutMs: wait.timeoutMs,
+    look: async (signal) => (await ctx.api.getCloudProvider(target.id, { signal })).result,
+    reached: (cp) => {
+      upgrading ||= cp.status === PROVIDER_STATUS.upgrading;
+      return (
+        isErrorStatus(cp.status) ||
+        (cp.status === PROVIDER_STATUS.active && (upgrading || pendingUpgrade(cp, p).changes.length === 0))
+      );
+    },
+    timedOut: (last) => {
       const label = providerLabel(target, last);
-      const seconds = Math.round(wait.timeoutMs / 1000);
-      throw new WaitTimeoutError(
+      return new WaitTimeoutError(
         last?.status === PROVIDER_STATUS.active
           ? `cloud provider ${label} showed no upgrade within ${seconds}s: still Active, outstanding: ${pendingUpgrade(last, p).changes.join('; ')}`
           : `cloud provider ${label} not Active within ${seconds}s: still ${last?.status ?? 'unknown'} when the wait ran out`,
       );
-    }
-  }
+    },
+    onFailedLook: (error, delayMs) =>
+      step.log.warn({ err: (error as ApiError).toJSON(), delayMs }, 'cloud provider poll failed; polling on'),
+  });
 }
 
 /**
@@ -227,8 +233,9 @@ function verdict(target: ProviderTarget, cp: CloudProvider, p: Params): string |
 }
 
 /** The upgrade ended but did not leave the provider as requested. */
-class UpgradeFailedError extends Error {
+export class UpgradeFailedError extends NightshiftError {
   override name = 'UpgradeFailedError';
+  readonly code = 'NS_UPGRADE_FAILED';
 }
 
 /** Upgrades BYOC cloud providers' components, node groups and log types, then waits for each. */
@@ -284,13 +291,12 @@ jobs:
       intervalMs: p.pollInterval ?? DEFAULT_POLL_MS,
     };
     const targets = providerTargets(ctx, p.cloudProviderIds);
-    const records = new Map<string, UpgradeRecord>();
     const evidence: Record<string, unknown> = {};
 
     const finish = (target: ProviderTarget, record: UpgradeRecord, cp: CloudProvider): StepResult => {
       const failure = verdict(target, cp, p);
       const after = providerFacts(cp);
-      const timeToReadyMs = record.sentAt === undefined ? undefined : Date.now() - record.sentAt;
+      const timeToReadyMs = record.sentAt === undefined ? undefined : ctx.now().getTime() - record.sentAt;
       evidence[target.id] = {
         name: providerLabel(target, cp),
         passed: failure === undefined,
@@ -317,17 +323,24 @@ jobs:
     };
 
     await ctx.forEachTarget(targets, providerRef, async (target, step) => {
-      const record = records.get(target.id) ?? { foundUnderWay: false };
-      records.set(target.id, record);
+      const record: UpgradeRecord = (await step.progressRecord.read(UpgradeRecordSchema)) ?? {
+        foundUnderWay: false,
+      };
       // Read on every attempt: a failed attempt's upgrade call may have been applied after all.
       let cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
-      record.before ??= providerFacts(cp);
+      if (!record.before) {
+        record.before = providerFacts(cp);
+        await step.progressRecord.write(record);
+      }
       for (let refused = false; ; refused = true) {
         if (cp.status === PROVIDER_STATUS.upgrading) {
           // Ours from an earlier attempt, or someone else's: never send another while one runs.
-          if (record.sentAt === undefined) record.foundUnderWay = true;
+          if (record.sentAt === undefined && !record.foundUnderWay) {
+            record.foundUnderWay = true;
+            await step.progressRecord.write(record);
+          }
           step.log.info({ cloudProviderId: target.id }, 'cloud provider already Upgrading; waiting');
-          cp = await waitUntilSettled(ctx, target, p, wait, step.signal, step.log, true);
+          cp = await waitUntilSettled(ctx, target, p, wait, step, true);
           if (record.sentAt !== undefined || isErrorStatus(cp.status) || lastErrorOf(cp)) {
             return finish(target, record, cp);
           }
@@ -339,13 +352,16 @@ jobs:
         }
 
         const sentBefore = record.sentAt;
-        record.sentAt ??= Date.now();
+        record.sentAt ??= ctx.now().getTime();
         record.requested = pending.upgrade;
+        // stored before the call: a worker that dies after sending leaves the next one knowing
+        await step.progressRecord.write(record);
         try {
           await ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal });
         } catch (error) {
           if (!(error instanceof ApiError) || error.retryable) throw error;
           record.sentAt = sentBefore;
+          await step.progressRecord.write(record);
           cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
           // Refused because an upgrade started between our read and our call: wait for it, then
           // look again (once: a second refusal is the API's answer).
@@ -373,11 +389,7 @@ jobs:
           { cloudProviderId: target.id, changes: pending.changes },
           'cloud provider upgrade started',
         );
-        return finish(
-          target,
-          record,
-          await waitUntilSettled(ctx, target, p, wait, step.signal, step.log, false),
-        );
+        return finish(target, record, await waitUntilSettled(ctx, target, p, wait, step, false));
       }
     });
   },

@@ -1,8 +1,10 @@
 import type { Database, Workgroup, Workspace } from '../../src/api/index.js';
+import { NightshiftError } from '../../src/errors/index.js';
 
 /** A `with:` reference that names nothing in the fleet, or more than one thing. */
-export class NotFoundInFleetError extends Error {
+export class NotFoundInFleetError extends NightshiftError {
   override name = 'NotFoundInFleetError';
+  readonly code = 'NS_NOT_FOUND_IN_FLEET';
 }
 
 /** A listed item with the id the API needs and a name for messages (the id when it has none). */

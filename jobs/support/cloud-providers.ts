@@ -7,7 +7,8 @@ import {
   type NodeGroupName,
   type Workgroup,
 } from '../../src/api/index.js';
-import type { ActionContext, TargetRef } from '../../src/engine/index.js';
+import type { PlanContext, TargetRef } from '../../src/engine/index.js';
+import { NightshiftError } from '../../src/errors/index.js';
 import { NotFoundInFleetError } from './by-name-or-id.js';
 
 /**
@@ -46,8 +47,9 @@ export interface ProviderTarget {
 }
 
 /** The job selects nothing to act on. */
-export class NoCloudProvidersError extends Error {
+export class NoCloudProvidersError extends NightshiftError {
   override name = 'NoCloudProvidersError';
+  readonly code = 'NS_NO_CLOUD_PROVIDERS';
 }
 
 function describeProvider(workgroups: readonly Workgroup[], id: string): ProviderTarget {
@@ -63,7 +65,7 @@ function describeProvider(workgroups: readonly Workgroup[], id: string): Provide
  * The providers of the target workgroups and the ids given in `with:`, each once however many
  * workgroups share it, in the order first met.
  */
-export function providerTargets(ctx: ActionContext, ids: readonly string[] | undefined): ProviderTarget[] {
+export function providerTargets(ctx: PlanContext, ids: readonly string[] | undefined): ProviderTarget[] {
   const targets = new Map<string, ProviderTarget>();
   const add = (id: string) => {
     if (!targets.has(id)) targets.set(id, describeProvider(ctx.fleet.workgroups, id));

@@ -4,12 +4,14 @@ import {
   type Hold,
   holdFor,
   type Ownership,
+  type PlanContext,
   type SelectedWorkspace,
+  STATUS,
   type StepContext,
   type StepResult,
   workspaceRef,
 } from '../../src/engine/index.js';
-import { currentStatus, mutateUnlessAlready, STATUS } from './workspace-state.js';
+import { currentStatus, mutateUnlessAlready } from './workspace-state.js';
 
 /**
  * The pause and resume steps every cost-saving action shares (`pause`, `resume`, windows), with
@@ -21,7 +23,7 @@ export const PAUSED: readonly string[] = [STATUS.stopping, STATUS.stopped];
 const COMING_UP: readonly string[] = [STATUS.resuming, STATUS.active];
 
 /** The hold in force on a workspace when the run started, if any (none when holds are unknown). */
-export function holdOn(ctx: ActionContext, ws: SelectedWorkspace): Hold | undefined {
+export function holdOn(ctx: PlanContext, ws: SelectedWorkspace): Hold | undefined {
   return ctx.holds ? holdFor(ctx.holds, ws, ctx.now()) : undefined;
 }
 
@@ -42,7 +44,7 @@ function pauseSkipReason(status: string | undefined, record: Ownership | undefin
 }
 
 /** A pause as a plan shows it: read-only. */
-export async function planPause(ctx: ActionContext, ws: SelectedWorkspace): Promise<StepResult> {
+export async function planPause(ctx: PlanContext, ws: SelectedWorkspace): Promise<StepResult> {
   const hold = holdOn(ctx, ws);
   if (hold?.state === 'active') return { outcome: 'skipped', reason: describeHold(hold) };
   const record = await ctx.ownership?.get(workspaceRef(ws).key);

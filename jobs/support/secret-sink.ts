@@ -1,18 +1,18 @@
-import { spawn } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { dirname, isAbsolute } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
-import type { ActionContext, SelectedWorkspace } from '../../src/engine/index.js';
-import { DurationSchema } from '../../src/policy/index.js';
+import {
+  DurationSchema,
+  type PlanContext,
+  SecretSinkError,
+  type SecretSinkIo,
+  type SelectedWorkspace,
+} from '../../src/engine/index.js';
 import { rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000;
-/** Group and other permission bits: a secrets file with any of them set is readable beyond its owner. */
-const GROUP_OTHER_BITS = 0o077;
 
 const FileSinkSchema = z.strictObject({
   file: z
@@ -62,7 +62,7 @@ export interface SecretIdentity {
 }
 
 /** The identity of the password a run's step sets for `username` in workspace `ws`. */
-export function secretIdentity(ctx: ActionContext, ws: SelectedWorkspace, username: string): SecretIdentity {
+export function secretIdentity(ctx: PlanContext, ws: SelectedWorkspace, username: string): SecretIdentity {
   return {
     job: ctx.job.name,
     runId: ctx.runId,
@@ -77,11 +77,6 @@ export function secretIdentity(ctx: ActionContext, ws: SelectedWorkspace, userna
  * (same `secretId`, no password) after that call succeeded.
  */
 export type SecretState = { state: 'pending'; password: string } | { state: 'current' };
-
-/** A sink that could not take a secret. The message names the sink, never the secret. */
-export class SecretSinkError extends Error {
-  override name = 'SecretSinkError';
-}
 
 /** How errors and summaries name a sink: its path, or the program it runs. */
 export function describeSink(sink: SecretSink): string {
@@ -136,10 +131,11 @@ export function withoutSecret(error: unknown, secret: string): unknown {
 }
 
 /**
- * Delivers one record to the sink and resolves once the sink holds it: the file line is synced
- * to disk, the command exited 0. Anything else rejects with a {@link SecretSinkError}.
+ * Delivers one record to the sink through the run's `io` and resolves once the sink holds it: the
+ * file line is synced to disk, the command exited 0. Anything else rejects with a SecretSinkError.
  */
 export async function deliverSecret(
+  io: SecretSinkIo,
   sink: SecretSink,
   identity: SecretIdentity,
   secretId: string,
@@ -153,13 +149,12 @@ export async function deliverSecret(
     state: secret.state,
     ...(secret.state === 'pending' ? { password: secret.password } : {}),
   };
-  if ('file' in sink) await appendLine(sink.file, `${JSON.stringify(record)}\n`);
+  if ('file' in sink) await io.appendToFile(sink.file, `${JSON.stringify(record)}\n`);
   else
-    await runCommand(
-      sink.command,
-      sink.timeout ?? DEFAULT_COMMAND_TIMEOUT_MS,
-      JSON.stringify(record),
-      {
+    await io.runCommand({
+      argv: sink.command,
+      input: JSON.stringify(record),
+      env: {
         NIGHTSHIFT_SECRET_ID: secretId,
         NIGHTSHIFT_SECRET_STATE: secret.state,
         NIGHTSHIFT_SECRET_JOB: identity.job,
@@ -168,8 +163,9 @@ export async function deliverSecret(
         NIGHTSHIFT_SECRET_WORKSPACE_ID: identity.workspaceId,
         NIGHTSHIFT_SECRET_USERNAME: identity.username,
       },
+      timeoutMs: sink.timeout ?? DEFAULT_COMMAND_TIMEOUT_MS,
       signal,
-    );
+    });
 }
 
 /**
@@ -177,13 +173,14 @@ export async function deliverSecret(
  * password set but still marked pending, which the error says so an operator can settle it.
  */
 export async function markCurrent(
+  io: SecretSinkIo,
   sink: SecretSink,
   identity: SecretIdentity,
   secretId: string,
   signal: AbortSignal,
 ): Promise<void> {
   try {
-    await deliverSecret(sink, identity, secretId, { state: 'current' }, signal);
+    await deliverSecret(io, sink, identity, secretId, { state: 'current' }, signal);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new SecretSinkError(
@@ -196,119 +193,6 @@ export async function markCurrent(
  * Read-only look at a sink for a dry run: a file sink whose file is shared with group or others,
  * or whose directory is missing, rejects as a real delivery would. A command is not run.
  */
-export async function checkSink(sink: SecretSink): Promise<void> {
-  if (!('file' in sink)) return;
-  try {
-    const info = await stat(sink.file);
-    assertPrivateFile(sink.file, info.mode, info.isFile());
-  } catch (error) {
-    if (error instanceof SecretSinkError) throw error;
-    if (codeOf(error) !== 'ENOENT') throw fileError(sink.file, error);
-    try {
-      if (!(await stat(dirname(sink.file))).isDirectory()) throw new Error('not a directory');
-    } catch (dirError) {
-      throw fileError(sink.file, dirError, `its directory ${dirname(sink.file)} is not usable`);
-    }
-  }
-}
-
-async function appendLine(path: string, line: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
-  } catch (error) {
-    throw fileError(path, error);
-  }
-  try {
-    // Checked on the open file, not the path, so a file swapped in between cannot slip through.
-    const info = await handle.stat();
-    assertPrivateFile(path, info.mode, info.isFile());
-    await handle.appendFile(line);
-    // The password must survive a crash right after the API call that sets it.
-    await handle.sync();
-  } catch (error) {
-    throw error instanceof SecretSinkError ? error : fileError(path, error);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-function assertPrivateFile(path: string, mode: number, isFile: boolean): void {
-  if (!isFile) throw new SecretSinkError(`secret sink ${path}: refused: not a regular file`);
-  if ((mode & GROUP_OTHER_BITS) !== 0) {
-    const octal = (mode & 0o777).toString(8).padStart(4, '0');
-    throw new SecretSinkError(
-      `secret sink ${path}: refused: the file has mode ${octal}, so group or others may read it; ` +
-        `make it private (chmod 600 ${path}) or use a new file`,
-    );
-  }
-}
-
-function fileError(path: string, error: unknown, what?: string): SecretSinkError {
-  const code = codeOf(error);
-  return new SecretSinkError(`secret sink ${path}: ${what ?? 'cannot write'}${code ? ` (${code})` : ''}`);
-}
-
-function codeOf(error: unknown): string | undefined {
-  return error && typeof error === 'object' && 'code' in error && typeof error.code === 'string'
-    ? error.code
-    : undefined;
-}
-
-/**
- * Runs the sink command without a shell. Its stdout and stderr are discarded, never logged: a
- * store-secret program may well echo what it was given.
- */
-function runCommand(
-  argv: readonly string[],
-  timeoutMs: number,
-  input: string,
-  env: Record<string, string>,
-  signal: AbortSignal,
-): Promise<void> {
-  const [program = '', ...args] = argv;
-  const name = `secret sink command ${program}`;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let timedOut = false;
-    const finish = (error?: SecretSinkError) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      if (error) reject(error);
-      else resolve();
-    };
-    const child = spawn(program, args, {
-      shell: false,
-      stdio: ['pipe', 'ignore', 'ignore'],
-      env: { ...process.env, ...env },
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    const onAbort = () => {
-      child.kill('SIGKILL');
-      finish(new SecretSinkError(`${name}: cancelled`));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) =>
-      finish(new SecretSinkError(`${name}: could not start (${codeOf(error) ?? 'error'})`)),
-    );
-    // A command that exits without reading stdin closes the pipe; its exit code still decides.
-    child.stdin.on('error', () => undefined);
-    child.on('close', (code, killedBy) => {
-      if (timedOut) finish(new SecretSinkError(`${name}: no exit within ${timeoutMs} ms; killed`));
-      else if (code === 0) finish();
-      else
-        finish(
-          new SecretSinkError(
-            `${name}: ${code === null ? `killed by ${killedBy}` : `exited with code ${code}`}`,
-          ),
-        );
-    });
-    if (signal.aborted) onAbort();
-    else child.stdin.end(input);
-  });
+export async function checkSink(io: Pick<SecretSinkIo, 'checkFile'>, sink: SecretSink): Promise<void> {
+  if ('file' in sink) await io.checkFile(sink.file);
 }

@@ -1,17 +1,9 @@
-import { ApiError } from '../../src/api/index.js';
-import type { ActionContext, StepContext } from '../../src/engine/index.js';
-
-/**
- * The workspace statuses the actions reason about. The spec leaves status values open; these
- * are the ones the platform reports (and the simulator implements, see docs/simulator.md).
- */
-export const STATUS = {
-  active: 'Active',
-  stopping: 'Stopping',
-  stopped: 'Stopped',
-  resuming: 'Resuming',
-  restoring: 'Restoring',
-} as const;
+import {
+  type ActionContext,
+  idempotentStep,
+  type PlanContext,
+  type StepContext,
+} from '../../src/engine/index.js';
 
 /**
  * A workspace's status as a step should act on it: the run's listing on the first try, a fresh
@@ -19,7 +11,7 @@ export const STATUS = {
  * throttle, which the engine waits out without counting an attempt, as for the step's own calls.
  */
 export async function currentStatus(
-  ctx: ActionContext,
+  ctx: PlanContext,
   step: StepContext,
   workgroupId: string,
   workspaceId: string,
@@ -31,10 +23,10 @@ export async function currentStatus(
 }
 
 /**
- * Calls a mutating operation; when the API refuses it for good, re-reads the workspace and
- * returns the status if it shows the change already made (or under way), so a refusal of an
- * "already there" request is success, not failure. A throttled re-read throws its throttle: the
- * step is tried again after the wait, uncounted, and the refusal looked at anew.
+ * Calls a mutating operation as an idempotent step whose "already there" is a workspace status:
+ * returns the status when the API refused the call and a fresh listing shows one of `already`
+ * (the change made, or under way). A throttled re-read throws its throttle: the step is tried
+ * again after the wait, uncounted, and the refusal looked at anew.
  */
 export async function mutateUnlessAlready(
   ctx: ActionContext,
@@ -43,14 +35,13 @@ export async function mutateUnlessAlready(
   already: readonly string[],
   call: () => Promise<unknown>,
 ): Promise<string | undefined> {
-  try {
-    await call();
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.retryable) throw error;
-    await ctx.fleet.refresh();
-    const status = ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined;
-    if (status && already.includes(status)) return status;
-    throw error;
-  }
+  const outcome = await idempotentStep({
+    attempt: call,
+    isDone: async () => {
+      await ctx.fleet.refresh();
+      const status = ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined;
+      return status !== undefined && already.includes(status) ? status : undefined;
+    },
+  });
+  return outcome.already ? outcome.found : undefined;
 }

@@ -1,3 +1,4 @@
+import { NightshiftError } from '../errors/index.js';
 import type { ErrorDetail } from './schemas.js';
 
 /**
@@ -58,8 +59,9 @@ export interface ApiErrorFields {
  * back, e.g. `pauseWorkspace POST /controller/v4/v2/workgroups/wg1/workspaces/ws1/pause → 500
  * Internal-Error (RequestID abc): server message`, and never carries a credential.
  */
-export class ApiError extends Error {
+export class ApiError extends NightshiftError {
   override name = 'ApiError';
+  readonly code = 'NS_API_ERROR';
   readonly operation: string;
   readonly method: string;
   readonly path: string;

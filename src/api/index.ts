@@ -1,10 +1,5 @@
-export {
-  type ApiCallRecord,
-  ApiClient,
-  type ApiClientOptions,
-  type ApiResponse,
-  type CallOptions,
-  parseRetryAfter,
-} from './client.js';
+export { ApiClient } from './client.js';
 export { ApiError, type ApiErrorKind, isRetryable } from './errors.js';
+export { parseRetryAfter } from './response.js';
 export * from './schemas.js';
+export type { ApiCallRecord, ApiClientOptions, ApiResponse, CallOptions } from './transport.js';

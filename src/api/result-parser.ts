@@ -30,6 +30,19 @@ export function createResultParser<S extends z.ZodType>(
   };
 }
 
+/** One parser per result schema, built on its first use (or all at once by `ApiClient.prepare()`). */
+const parsers = new Map<z.ZodType, (input: unknown) => ParseOutcome<unknown>>();
+
+/** The parser of `schema`, compiled once per process. */
+export function parserFor<S extends z.ZodType>(schema: S): (input: unknown) => ParseOutcome<z.output<S>> {
+  let parser = parsers.get(schema);
+  if (!parser) {
+    parser = createResultParser(schema);
+    parsers.set(schema, parser);
+  }
+  return parser as (input: unknown) => ParseOutcome<z.output<S>>;
+}
+
 const ajv = new Ajv({ strict: false, allErrors: false, validateSchema: false });
 
 function compileCheck(schema: z.ZodType): ValidateFunction | undefined {

@@ -1,35 +1,29 @@
+import { styleText } from 'node:util';
+import type { Settings } from '../config/index.js';
+
 /**
- * Colour for people, never for pipes or files. No dependency: `node:util` `styleText` exists
- * from Node 20.12, but whether it checks the stream (and which one: it looks at process.stdout
- * unless told otherwise) and how it reads `NO_COLOR` changed between releases, so the decision is
- * made here, once per stream, the same way on every Node the package supports.
+ * Colour for people, never for pipes or files. `node:util` `styleText` writes the escape codes;
+ * whether to colour is decided here, once per stream, from the Settings (`NO_COLOR`, `TERM`), so
+ * the decision follows the settings a command was given rather than the process's own environment,
+ * which is what `styleText` would read itself.
  */
 
 export type Style = 'red' | 'yellow' | 'green' | 'cyan' | 'bold' | 'dim';
-
-/** SGR codes to turn each style on and off (off resets only that attribute, so styles nest). */
-const SGR: Record<Style, readonly [number, number]> = {
-  red: [31, 39],
-  yellow: [33, 39],
-  green: [32, 39],
-  cyan: [36, 39],
-  bold: [1, 22],
-  dim: [2, 22],
-};
 
 /** What colour decisions need to know about a stream. */
 export interface ColorStream {
   readonly isTTY?: boolean;
 }
 
+/** What colour decisions need to know about the terminal's settings. */
+export type ColorSettings = Pick<Settings['terminal'], 'noColor' | 'dumb'>;
+
 /**
  * True when `stream` is a terminal, `NO_COLOR` is unset or empty (https://no-color.org: any
  * non-empty value disables colour) and `TERM` is not `dumb`.
  */
-export function colorEnabled(stream: ColorStream, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.NO_COLOR) return false;
-  if (env.TERM === 'dumb') return false;
-  return stream.isTTY === true;
+export function colorEnabled(stream: ColorStream, terminal: ColorSettings): boolean {
+  return !terminal.noColor && !terminal.dumb && stream.isTTY === true;
 }
 
 /** Paints text in a style, or returns it unchanged when colour is off. */
@@ -45,20 +39,13 @@ const ansi: Painter = {
   enabled: true,
   paint(style, text) {
     if (!style || text === '') return text;
-    const [on, off] = SGR[style];
-    return `\u001b[${on}m${text}\u001b[${off}m`;
+    return styleText(style, text, { validateStream: false });
   },
 };
 
 /** The painter for text written to `stream`. */
-export function painterFor(stream: ColorStream, env: NodeJS.ProcessEnv = process.env): Painter {
-  return colorEnabled(stream, env) ? ansi : plain;
-}
-
-/** Escape sequences removed: what a reader of the terminal sees. */
-export function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point
-  return text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+export function painterFor(stream: ColorStream, terminal: ColorSettings): Painter {
+  return colorEnabled(stream, terminal) ? ansi : plain;
 }
 
 /** Run and target outcomes: done green, half-done or not-done yellow, failed red. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { NightshiftError } from '../errors/index.js';
 import { formatProblem, type PolicyProblem } from '../policy/index.js';
 
 /**
@@ -12,10 +13,10 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, findings: 3 } as const;
  * `problems`), `unknown-job` (with a `suggestion` when one is close), `no-policy` (no policy to
  * check a name against), `usage` (anything else).
  */
-export type UsageErrorCode = 'usage' | 'invalid-policy' | 'unknown-job' | 'no-policy';
+export type UsageErrorKind = 'usage' | 'invalid-policy' | 'unknown-job' | 'no-policy';
 
 export interface UsageErrorDetails {
-  readonly code?: UsageErrorCode;
+  readonly kind?: UsageErrorKind;
   /** Every problem of an invalid policy, each printed as `file:line:col: message`. */
   readonly problems?: readonly PolicyProblem[];
   /** The name the input was most likely meant to be. */
@@ -24,29 +25,31 @@ export interface UsageErrorDetails {
 
 /** What a command given `--json` prints on stdout for a usage error. */
 export interface UsageErrorJson {
-  readonly error: UsageErrorCode;
+  readonly error: UsageErrorKind;
   readonly message: string;
   readonly problems?: readonly PolicyProblem[];
   readonly suggestion?: string;
 }
 
 /** Thrown by a command for bad usage; printed without a stack and exits 2. */
-export class UsageError extends Error {
+export class UsageError extends NightshiftError {
   override name = 'UsageError';
-  readonly code: UsageErrorCode;
+  readonly code = 'NS_USAGE';
+  /** The `error` of the `--json` output; every kind exits 2. */
+  readonly kind: UsageErrorKind;
   readonly problems: readonly PolicyProblem[] | undefined;
   readonly suggestion: string | undefined;
 
   constructor(message: string, details: UsageErrorDetails = {}) {
     super(message);
-    this.code = details.code ?? 'usage';
+    this.kind = details.kind ?? 'usage';
     this.problems = details.problems;
     this.suggestion = details.suggestion;
   }
 
   toJSON(): UsageErrorJson {
     return {
-      error: this.code,
+      error: this.kind,
       message: this.message,
       ...(this.problems
         ? { problems: this.problems.map(({ file, line, col, message }) => ({ file, line, col, message })) }
@@ -84,8 +87,9 @@ export function reportingUsageErrors<Args extends unknown[]>(
 }
 
 /** Thrown by a command when its job or run failed with nothing better to print; exits 1. */
-export class RunFailedError extends Error {
+export class RunFailedError extends NightshiftError {
   override name = 'RunFailedError';
+  readonly code = 'NS_RUN_FAILED';
 
   constructor(runId: string, reason: string) {
     super(`run ${runId} failed: ${reason}`);

@@ -1,10 +1,7 @@
-import { decideWindow } from '../../jobs/support/window-decision.js';
 import type { ApiClient } from '../api/index.js';
-import { selectTargets } from '../engine/index.js';
-import { type SavingsReport, savingsReport } from '../engine/savings.js';
+import { decideWindow, type SavingsReport, savingsReport, selectTargets } from '../engine/index.js';
 import type { Policy } from '../policy/index.js';
-import type { RedisFleetState } from '../store/fleet-state.js';
-import type { RedisOwnershipLedger } from '../store/ledger.js';
+import type { RedisFleetState, RedisOwnershipLedger } from '../store/index.js';
 
 /** One workspace under a window, as `nightshift drift` shows it. */
 export interface DriftRow {

@@ -1,8 +1,9 @@
-import { executeRun, MemoryCheckpointStore, type RunSummary } from '../engine/index.js';
+import type { Settings } from '../config/index.js';
+import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../engine/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../notify/index.js';
 import type { Policy, PolicyJob } from '../policy/index.js';
-import { manualRunId } from '../queue/run-queue.js';
-import { actionApiClient, actions, apiSettings, cliLogger, envNumber, redisFleetState } from './runtime.js';
+import { manualRunId } from '../queue/index.js';
+import { actionApiClient, actions, apiSettings, cliLogger, redisFleetState } from './runtime.js';
 
 /**
  * Runs jobs in this process, without a queue, through the same action code a worker uses. With
@@ -25,11 +26,11 @@ export interface InlineRunner {
 }
 
 /** `jobs`: what will run, so a credential one of them needs is asked for before anything starts. */
-export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
-  const log = cliLogger('stderr');
-  const settings = apiSettings(jobs);
-  const fleetState = redisFleetState(log);
-  const api = actionApiClient(settings, log, fleetState?.redis);
+export function inlineRunner(settings: Settings, jobs: readonly PolicyJob[]): InlineRunner {
+  const log = cliLogger(settings, 'stderr');
+  const credentials = apiSettings(settings, jobs);
+  const fleetState = redisFleetState(settings, log);
+  const api = actionApiClient(settings, credentials, log, fleetState?.redis);
   // without Redis there is no memory of earlier runs: every finding is new, nothing "recovers"
   const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
   const abort = new AbortController();
@@ -40,11 +41,12 @@ export function inlineRunner(jobs: readonly PolicyJob[]): InlineRunner {
       const summary = await executeRun(
         {
           api,
+          io: nodeActionIo(settings.environment),
           actions,
           checkpoints: new MemoryCheckpointStore(),
           log,
           signal: abort.signal,
-          pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
+          pollIntervalMs: settings.worker.pollIntervalMs,
           onProgress,
           state: fleetState?.state,
         },

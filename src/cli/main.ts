@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { safeRedisUrl } from '../store/redis.js';
+import { processEnvironment, type Settings, serviceRedisUrl } from '../config/index.js';
+import { safeRedisUrl } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -16,7 +17,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, RunFailedError, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
-import { redisSuspensions, redisUrl } from './runtime.js';
+import { redisSuspensions, settingsFrom } from './runtime.js';
 import { version } from './version.js';
 
 const PROGRAM_HELP = [
@@ -24,7 +25,7 @@ const PROGRAM_HELP = [
   'Output: tables for people on stdout; --json (validate, next, plan, run, history, suspend, unsuspend)',
   'prints JSON only on stdout. Logs and progress go to stderr. Colour only on a terminal, never with NO_COLOR.',
   'Exit codes: 0 ok, 1 a run or plan failed, 2 bad usage or invalid policy, 3 succeeded with findings.',
-  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/engine.md.',
+  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/configuration.md.',
   '',
   'Examples:',
   '  nightshift validate config/examples/cost-saving.yaml',
@@ -36,36 +37,43 @@ const PROGRAM_HELP = [
   '  nightshift run --help',
 ].join('\n');
 
-/** The whole CLI. Tests pass `deps` to fix the clock, the registry and the output of the policy commands. */
-export function buildProgram(deps: Partial<PolicyCommandDeps> = {}): Command {
+/**
+ * The whole CLI, on `settings` read once from the environment. Tests pass `deps` to fix the
+ * clock, the registry and the output of the policy commands.
+ */
+export function buildProgram(
+  deps: Partial<PolicyCommandDeps> = {},
+  settings: Settings = settingsFrom(processEnvironment()),
+): Command {
   const program = new Command('nightshift')
     .description('Scheduled automation for the Cloud Workspace Management API')
     .version(version, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText('after', PROGRAM_HELP)
     .exitOverride();
-  registerValidateCommand(program, deps);
-  registerNextCommand(program, { suspensions: redisSuspensions, ...deps });
-  registerSchemaCommand(program, deps);
-  registerStartCommand(program);
-  registerSchedulerCommand(program);
-  registerWorkerCommand(program);
-  registerRunCommand(program);
-  registerPlanCommand(program);
-  registerHistoryCommand(program);
-  registerSuspendCommands(program);
-  registerHoldCommands(program);
-  registerDriftCommands(program);
+  registerValidateCommand(program, settings, deps);
+  registerNextCommand(program, settings, { suspensions: () => redisSuspensions(settings), ...deps });
+  registerSchemaCommand(program, settings, deps);
+  registerStartCommand(program, settings);
+  registerSchedulerCommand(program, settings);
+  registerWorkerCommand(program, settings);
+  registerRunCommand(program, settings);
+  registerPlanCommand(program, settings);
+  registerHistoryCommand(program, settings);
+  registerSuspendCommands(program, settings);
+  registerHoldCommands(program, settings);
+  registerDriftCommands(program, settings);
   registerSimCommand(program);
-  registerDemoCommand(program);
+  registerDemoCommand(program, settings);
   return program;
 }
 
 /** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  let settings: Settings | undefined;
   try {
-    await program.parseAsync(argv);
+    settings = settingsFrom(processEnvironment());
+    await buildProgram({}, settings).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -83,8 +91,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
     if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
+      const where = settings ? ` at ${safeRedisUrl(serviceRedisUrl(settings))}` : '';
       process.stderr.write(
-        `nightshift: Redis at ${safeRedisUrl(redisUrl())} did not answer: is it running, and is REDIS_URL right?\n`,
+        `nightshift: Redis${where} did not answer: is it running, and is REDIS_URL right?\n`,
       );
       return EXIT.failed;
     }

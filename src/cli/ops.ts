@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import type { Logger } from '../log/logger.js';
-import { fleetSnapshots } from '../ops/fleet-metrics.js';
+import { type Settings, uiToken } from '../config/index.js';
+import type { Logger } from '../log/index.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
   DEFAULT_OPS_PORT,
+  fleetSnapshots,
   Metrics,
   OpsServerError,
   type Readiness,
@@ -12,7 +12,7 @@ import {
   UI_PATH,
 } from '../ops/index.js';
 import { UsageError } from './exit.js';
-import type { RedisRuntime } from './runtime.js';
+import { asUsage, type RedisRuntime } from './runtime.js';
 
 /** Where the ops server listens and the token it asks for; parsed from the environment. */
 export interface OpsSettings {
@@ -38,16 +38,11 @@ export const OPS_FALLBACK_PORTS = 9;
  * undefined) and `NIGHTSHIFT_UI_TOKEN` or `NIGHTSHIFT_UI_TOKEN_FILE`. A UsageError (exit 2) names
  * the variable at fault, before anything starts; a bind beyond loopback without a token is one.
  */
-export function opsSettings(env: NodeJS.ProcessEnv = process.env): OpsSettings | undefined {
-  const rawPort = env.NIGHTSHIFT_HTTP_PORT?.trim() ?? '';
-  if (rawPort.toLowerCase() === 'off') return undefined;
-  const port = rawPort === '' ? DEFAULT_OPS_PORT : Number(rawPort);
-  if (!/^\d+$/.test(rawPort || '0') || !Number.isInteger(port) || port > 65_535)
-    throw new UsageError(
-      `NIGHTSHIFT_HTTP_PORT must be a port number (0 for any free port) or off, got "${rawPort}"`,
-    );
-  const host = env.NIGHTSHIFT_HTTP_HOST?.trim() || DEFAULT_OPS_HOST;
-  const token = uiToken(env);
+export function opsSettings(settings: Settings): OpsSettings | undefined {
+  const { port } = settings.http;
+  if (port === 'off') return undefined;
+  const host = settings.http.host ?? DEFAULT_OPS_HOST;
+  const token = asUsage(() => uiToken(settings));
   try {
     assertSafeBind(host, token);
   } catch (error) {
@@ -55,24 +50,12 @@ export function opsSettings(env: NodeJS.ProcessEnv = process.env): OpsSettings |
       throw new UsageError(`NIGHTSHIFT_HTTP_HOST=${host}: ${error.message}`);
     throw error;
   }
-  return { host, port, fallbackPorts: rawPort === '' ? OPS_FALLBACK_PORTS : 0, token };
-}
-
-function uiToken(env: NodeJS.ProcessEnv): string | undefined {
-  const direct = env.NIGHTSHIFT_UI_TOKEN?.trim();
-  if (direct) return direct;
-  const file = env.NIGHTSHIFT_UI_TOKEN_FILE;
-  if (!file) return undefined;
-  let token: string;
-  try {
-    token = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new UsageError(
-      `NIGHTSHIFT_UI_TOKEN_FILE cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  if (!token) throw new UsageError('NIGHTSHIFT_UI_TOKEN_FILE names an empty file');
-  return token;
+  return {
+    host,
+    port: port ?? DEFAULT_OPS_PORT,
+    fallbackPorts: port === undefined ? OPS_FALLBACK_PORTS : 0,
+    token,
+  };
 }
 
 /** What a service process gets from its ops server: the metrics to report into, and a stop. */
@@ -88,7 +71,9 @@ const OFF: OpsRole = { metrics: undefined, dashboard: undefined, close: async ()
 
 /** Whether the server could not listen because another process holds the port. */
 function portTaken(error: OpsServerError): boolean {
-  return error.code === 'ERR_OPS_LISTEN' && (error.cause as NodeJS.ErrnoException)?.code === 'EADDRINUSE';
+  return (
+    error.code === 'NS_OPS_LISTEN_FAILED' && (error.cause as NodeJS.ErrnoException)?.code === 'EADDRINUSE'
+  );
 }
 
 /**
@@ -138,7 +123,7 @@ export async function startOpsRole(
         return OFF;
       }
       throw new UsageError(
-        error.code === 'ERR_OPS_LISTEN'
+        error.code === 'NS_OPS_LISTEN_FAILED'
           ? `ops server: ${error.message}; set NIGHTSHIFT_HTTP_PORT to a free port, 0 for any, or off`
           : `ops server: ${error.message}`,
       );

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { didYouMean, type PolicyEnv } from '../policy/index.js';
-import { readYaml } from '../policy/yaml-source.js';
-import type { PolicyStore } from '../store/policy-store.js';
+import { readYaml } from '../policy/yaml/index.js';
+import type { PolicyStore } from '../store/index.js';
 import { UsageError } from './exit.js';
 import { invalidPolicy } from './policy-io.js';
 
@@ -97,7 +97,7 @@ export function unknownName(
   const suggestion = didYouMean(name, candidates);
   return new UsageError(
     `${lead}${where}${suggestion === undefined ? '' : `; did you mean "${suggestion}"?`}${hint}`,
-    { code: policy.known ? 'unknown-job' : 'no-policy', suggestion },
+    { kind: policy.known ? 'unknown-job' : 'no-policy', suggestion },
   );
 }
 

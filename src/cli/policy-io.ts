@@ -1,6 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
+import type { Settings } from '../config/index.js';
 import {
-  type ActionRegistry,
+  type ActionCatalog,
   checkPolicyFile,
   formatProblem,
   isWarning,
@@ -9,7 +10,7 @@ import {
   type PolicyJob,
   type PolicyProblem,
 } from '../policy/index.js';
-import type { Suspension } from '../store/suspensions.js';
+import type { Suspension } from '../store/index.js';
 import { EXIT, formatUsageError, UsageError } from './exit.js';
 
 /**
@@ -18,7 +19,7 @@ import { EXIT, formatUsageError, UsageError } from './exit.js';
  * printed in full and only sets the exit code, so every problem is shown.
  */
 export interface PolicyCommandDeps {
-  readonly registry: ActionRegistry;
+  readonly registry: ActionCatalog;
   readonly env: PolicyEnv;
   readonly now: () => Date;
   readonly stdout: (text: string) => void;
@@ -31,10 +32,14 @@ export interface PolicyCommandDeps {
   readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
 }
 
-export function policyCommandDeps(overrides: Partial<PolicyCommandDeps> = {}): PolicyCommandDeps {
+/** `${VAR}`s resolve in the variables `settings` were read from. */
+export function policyCommandDeps(
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): PolicyCommandDeps {
   return {
     registry: actionRegistry,
-    env: process.env,
+    env: settings.environment,
     now: () => new Date(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -65,7 +70,7 @@ export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise
 /** The usage error for a policy with problems. */
 export function invalidPolicy(problems: readonly PolicyProblem[]): UsageError {
   const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-  return new UsageError(`invalid policy (${count})`, { code: 'invalid-policy', problems });
+  return new UsageError(`invalid policy (${count})`, { kind: 'invalid-policy', problems });
 }
 
 /** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Notifier, PolicyNotice } from '../notify/index.js';
 import type { Metrics, Readiness } from '../ops/index.js';
 import {
@@ -11,9 +11,8 @@ import {
   type PolicyProblem,
   parsePolicy,
 } from '../policy/index.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
-import { redisKeys } from '../store/keys.js';
-import { PolicyStore, policySha } from '../store/policy-store.js';
+import type { Scheduler } from '../scheduler/index.js';
+import { PolicyStore, policySha } from '../store/index.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {
@@ -257,10 +256,10 @@ export class PolicyReloader {
     });
     try {
       const claimed = await Promise.race([
-        redis.set(redisKeys(prefix).policyNotice(event, sha), '1', 'PX', NOTICE_CLAIM_MS, 'NX'),
+        new PolicyStore(redis, { prefix }).claimNotice(event, sha, NOTICE_CLAIM_MS),
         timeout,
       ]);
-      if (claimed !== 'timeout') return claimed === 'OK';
+      if (claimed !== 'timeout') return claimed;
       log.warn({ policyEvent: event }, 'Redis did not answer: sending the policy notification unclaimed');
       return true;
     } catch (error) {

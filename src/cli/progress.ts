@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Settings } from '../config/index.js';
 
 /**
  * How `nightshift run` shows targets done while it waits:
@@ -18,20 +19,14 @@ export interface ProgressStream {
   write(text: string): unknown;
 }
 
-/** `CI=true`, `CI=1`, `CI=woodpecker`…: set and not a spelled-out no. */
-function isCi(env: NodeJS.ProcessEnv): boolean {
-  const value = env.CI?.trim().toLowerCase();
-  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
-}
-
 export function progressMode(
   stream: ProgressStream,
-  options: { quiet?: boolean; env?: NodeJS.ProcessEnv } = {},
+  settings: Pick<Settings, 'log' | 'terminal'>,
+  { quiet = false } = {},
 ): ProgressMode {
-  const env = options.env ?? process.env;
-  if (options.quiet) return 'off';
-  if (env.NIGHTSHIFT_LOG_FORMAT === 'json') return 'off';
-  if (stream.isTTY !== true || isCi(env) || env.TERM === 'dumb') return 'lines';
+  if (quiet) return 'off';
+  if (settings.log.format === 'json') return 'off';
+  if (stream.isTTY !== true || settings.terminal.ci || settings.terminal.dumb) return 'lines';
   return 'bar';
 }
 

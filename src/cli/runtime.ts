@@ -4,21 +4,35 @@ import pino from 'pino';
 import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { type ApiCallRecord, ApiClient } from '../api/index.js';
-import { type ApiSettings, apiSettingsFromEnv, ConfigError } from '../config/api-env.js';
+import {
+  type ApiCredentials,
+  apiCredentials,
+  ConfigError,
+  type Environment,
+  loadSettings,
+  type Settings,
+  serviceRedisUrl,
+} from '../config/index.js';
 import { type FleetStateStores, recordApiCall } from '../engine/index.js';
-import { createLogger, type Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/index.js';
 import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
-import { createRunQueue } from '../queue/run-queue.js';
-import { RedisCheckpointStore } from '../store/checkpoint.js';
-import { fleetStateStores, type RedisFleetState } from '../store/fleet-state.js';
-import { RunHistory } from '../store/history.js';
-import { DEFAULT_PREFIX } from '../store/keys.js';
-import { PolicyStore } from '../store/policy-store.js';
-import { LocalRateLimiter, RedisRateLimiter } from '../store/rate-limiter.js';
-import { createRedis, reconnectDelay, safeRedisUrl } from '../store/redis.js';
-import { RunStarts } from '../store/run-starts.js';
-import { type Suspension, Suspensions } from '../store/suspensions.js';
+import { createRunQueue } from '../queue/index.js';
+import {
+  createRedis,
+  fleetStateStores,
+  LocalRateLimiter,
+  PolicyStore,
+  RedisCheckpointStore,
+  type RedisFleetState,
+  RedisRateLimiter,
+  RunHistory,
+  RunStarts,
+  reconnectDelay,
+  type Suspension,
+  Suspensions,
+  safeRedisUrl,
+} from '../store/index.js';
 import { UsageError } from './exit.js';
 
 export { actionRegistry, actions };
@@ -28,19 +42,21 @@ export { actionRegistry, actions };
  * or readable lines when the stream is a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides
  * instead); colours unless `NO_COLOR` is set. Redaction happens before either.
  */
-export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unknown> = {}): Logger {
+export function cliLogger(
+  settings: Settings,
+  stream: 'stdout' | 'stderr',
+  base: Record<string, unknown> = {},
+): Logger {
   const out = stream === 'stderr' ? process.stderr : process.stdout;
-  const format = process.env.NIGHTSHIFT_LOG_FORMAT || (out.isTTY ? 'pretty' : 'json');
-  if (format !== 'json' && format !== 'pretty')
-    throw new UsageError(`NIGHTSHIFT_LOG_FORMAT must be json or pretty, got "${format}"`);
+  const format = settings.log.format ?? (out.isTTY ? 'pretty' : 'json');
   return createLogger({
-    level: logLevel(),
+    level: settings.log.level,
     base: { name: 'nightshift', ...base },
     destination:
       format === 'pretty'
         ? pretty({
             destination: out.fd,
-            colorize: !process.env.NO_COLOR,
+            colorize: !settings.terminal.noColor,
             ignore: 'pid,hostname,name',
             translateTime: 'SYS:HH:MM:ss.l',
             sync: true,
@@ -51,42 +67,33 @@ export function cliLogger(stream: 'stdout' | 'stderr', base: Record<string, unkn
   });
 }
 
-/** `NIGHTSHIFT_LOG_LEVEL` (default `info`), or a UsageError naming the levels there are. */
-export function logLevel(env: NodeJS.ProcessEnv = process.env): string {
-  const level = env.NIGHTSHIFT_LOG_LEVEL?.trim() || 'info';
-  const known = [...Object.keys(pino.levels.values), 'silent'];
-  if (!known.includes(level))
-    throw new UsageError(`NIGHTSHIFT_LOG_LEVEL must be one of ${known.join(', ')}, got "${level}"`);
-  return level;
+/**
+ * The API's address and credentials, or a UsageError naming every missing variable (exit 2,
+ * before anything starts): the bearer token too when one of `jobs` runs an action that needs it.
+ */
+export function apiSettings(settings: Settings, jobs: readonly PolicyJob[] = []): ApiCredentials {
+  const credentials = asUsage(() => apiCredentials(settings));
+  const needing = jobs.filter((job) => actionRegistry.get(job.action)?.needsBearerToken);
+  if (!credentials.bearerToken && needing.length > 0)
+    throw new UsageError(
+      `NIGHTSHIFT_BEARER_TOKEN is not set; ${needing.map((job) => `job "${job.name}" (${job.action})`).join(', ')} lists organization users, which takes the bearer token, not the API key`,
+    );
+  return credentials;
 }
 
-/**
- * The API settings, or a UsageError naming every missing variable (exit 2, before anything
- * starts): the bearer token too when one of `jobs` runs an action that needs it.
- */
-export function apiSettings(jobs: readonly PolicyJob[] = []): ApiSettings {
-  let settings: ApiSettings;
+/** The settings in `env`; a variable at fault is bad usage (exit 2). */
+export function settingsFrom(env: Environment): Settings {
+  return asUsage(() => loadSettings(env));
+}
+
+/** What `read` returns, a setting it finds at fault being bad usage (exit 2). */
+export function asUsage<T>(read: () => T): T {
   try {
-    settings = apiSettingsFromEnv(process.env);
+    return read();
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const needing = jobs.filter((job) => actionRegistry.get(job.action)?.needsBearerToken);
-  if (!settings.bearerToken && needing.length > 0)
-    throw new UsageError(
-      `NIGHTSHIFT_BEARER_TOKEN is not set; ${needing.map((job) => `job "${job.name}" (${job.action})`).join(', ')} lists organization users, which takes the bearer token, not the API key`,
-    );
-  return settings;
-}
-
-export function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0)
-    throw new UsageError(`${name} must be a positive number, got "${raw}"`);
-  return value;
 }
 
 /**
@@ -95,21 +102,22 @@ export function envNumber(name: string, fallback: number): number {
  * using `redis` shares, or without one through a bucket of this process's own.
  */
 export function actionApiClient(
-  settings: ApiSettings,
+  settings: Settings,
+  credentials: ApiCredentials,
   log: Logger,
   redis?: Redis,
   metrics?: Metrics,
 ): ApiClient {
-  const rate = process.env.NIGHTSHIFT_API_RATE_LIMIT ? envNumber('NIGHTSHIFT_API_RATE_LIMIT', 0) : undefined;
+  const rate = settings.api.rateLimit;
   const limiter =
     rate === undefined
       ? undefined
       : redis
-        ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: prefix() })
+        ? new RedisRateLimiter(redis, { name: 'api', ratePerSecond: rate, prefix: settings.redis.prefix })
         : new LocalRateLimiter({ ratePerSecond: rate });
   return new ApiClient({
-    ...settings,
-    timeoutMs: envNumber('NIGHTSHIFT_API_TIMEOUT_MS', 30_000),
+    ...credentials,
+    timeoutMs: settings.api.timeoutMs,
     onCall: metrics ? observeApiCall(recordApiCall(log), metrics) : recordApiCall(log),
     beforeCall: limiter ? (_operation, signal) => limiter.acquire(signal) : undefined,
   });
@@ -129,10 +137,6 @@ function observeApiCall(
   };
 }
 
-export function prefix(): string {
-  return process.env.NIGHTSHIFT_REDIS_PREFIX || DEFAULT_PREFIX;
-}
-
 /** Everything the Redis-backed roles share. */
 export interface RedisRuntime {
   redis: Redis;
@@ -149,16 +153,17 @@ export interface RedisRuntime {
 }
 
 /**
- * `oneShot` commands (run, history, suspend) fail after a few reconnect attempts instead of
- * waiting out an outage in the offline queue; services wait, since Redis coming back is normal.
+ * The Redis every role shares: `REDIS_URL`, else the default local one. `oneShot` commands (run,
+ * history, suspend) fail after a few reconnect attempts instead of waiting out an outage in the
+ * offline queue; services wait, since Redis coming back is normal.
  */
-/** The Redis every role shares: `REDIS_URL`, else the default local one. */
-export function redisUrl(): string {
-  return process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-}
-
-export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}): RedisRuntime {
-  const url = redisUrl();
+export function redisRuntime(
+  settings: Settings,
+  log: Logger,
+  role: string,
+  { oneShot = false } = {},
+): RedisRuntime {
+  const url = serviceRedisUrl(settings);
   let redis: Redis;
   try {
     redis = createRedis({
@@ -170,7 +175,7 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
   } catch (error) {
     throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
   }
-  const keyPrefix = prefix();
+  const keyPrefix = settings.redis.prefix;
   const queue = createRunQueue({ connection: redis, prefix: keyPrefix });
   // an outage is already reported once by the Redis client; an unhandled queue error would print a stack per retry
   queue.on('error', (error) => log.debug({ err: error }, 'queue connection error'));
@@ -180,8 +185,8 @@ export function redisRuntime(log: Logger, role: string, { oneShot = false } = {}
     history: new RunHistory(redis, {
       prefix: keyPrefix,
       retention: {
-        maxRunsPerJob: envNumber('NIGHTSHIFT_HISTORY_PER_JOB', 500),
-        maxAgeMs: envNumber('NIGHTSHIFT_HISTORY_DAYS', 30) * 86_400_000,
+        maxRunsPerJob: settings.history.perJob,
+        maxAgeMs: settings.history.days * 86_400_000,
       },
     }),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
@@ -236,8 +241,10 @@ export async function unlessStopped<T>(
  * The suspensions `nightshift suspend` keeps in Redis, for commands that only read them (`next`):
  * undefined when REDIS_URL is not set, since such commands also work without any Redis.
  */
-export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension> | undefined> {
-  const url = process.env.REDIS_URL;
+export async function redisSuspensions(
+  settings: Settings,
+): Promise<ReadonlyMap<string, Suspension> | undefined> {
+  const url = settings.redis.url;
   if (!url) return undefined;
   const redis = createRedis({
     url,
@@ -247,7 +254,7 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
     retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
   });
   try {
-    return await new Suspensions(redis, { prefix: prefix() }).all();
+    return await new Suspensions(redis, { prefix: settings.redis.prefix }).all();
   } catch (error) {
     throw new Error(`${safeRedisUrl(url)}: ${(error as Error).message}`);
   } finally {
@@ -260,11 +267,11 @@ export async function redisSuspensions(): Promise<ReadonlyMap<string, Suspension
  * service to run while its own file has problems. Asked once, within a few seconds: a start on a
  * bad file does not wait for a Redis that does not answer (it is then bad usage, exit 2).
  */
-export async function policyInForceStored(): Promise<boolean> {
+export async function policyInForceStored(settings: Settings): Promise<boolean> {
   let redis: Redis;
   try {
     redis = createRedis({
-      url: redisUrl(),
+      url: serviceRedisUrl(settings),
       role: 'policy-check',
       maxRetriesPerRequest: 1,
       connectTimeout: 3_000,
@@ -274,7 +281,7 @@ export async function policyInForceStored(): Promise<boolean> {
     return false;
   }
   try {
-    return (await new PolicyStore(redis, { prefix: prefix() }).current())?.text !== undefined;
+    return (await new PolicyStore(redis, { prefix: settings.redis.prefix }).current())?.text !== undefined;
   } catch {
     return false;
   } finally {
@@ -296,8 +303,8 @@ export interface InlineFleetState {
  * commands work without any Redis. A run then records its pauses like a worker's; when Redis does
  * not answer, the run fails rather than act without its records.
  */
-export function redisFleetState(log?: Logger): InlineFleetState | undefined {
-  const url = process.env.REDIS_URL;
+export function redisFleetState(settings: Settings, log?: Logger): InlineFleetState | undefined {
+  const url = settings.redis.url;
   if (!url) return undefined;
   let redis: Redis;
   try {
@@ -313,7 +320,7 @@ export function redisFleetState(log?: Logger): InlineFleetState | undefined {
   } catch (error) {
     throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
   }
-  return { state: fleetStateStores(redis, prefix()), redis, close: () => redis.disconnect() };
+  return { state: fleetStateStores(redis, settings.redis.prefix), redis, close: () => redis.disconnect() };
 }
 
 /**

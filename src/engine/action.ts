@@ -1,9 +1,12 @@
 import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
-import type { ActionSpec, PolicyWindow } from '../policy/index.js';
+import { NightshiftError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { ActionScope, PolicyWindow } from '../policy/index.js';
+import type { ProgressRecord } from './checkpoint.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, RunOwnership } from './ownership.js';
+import type { StateWait } from './retry.js';
 import type { Finding } from './summary.js';
 import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
@@ -31,13 +34,80 @@ export interface StepContext {
   attempt: number;
   signal: AbortSignal;
   log: Logger;
+  /** What earlier attempts of this target did, kept with the run's checkpoint: it survives a takeover. */
+  progressRecord: ProgressRecord;
+}
+
+/**
+ * The API as a plan sees it: the read operations only, so a plan that would write does not compile.
+ * An operation added to the client stays out of plans until it is listed here (and
+ * test/unit/jobs/action-contract.test.ts checks that each one listed is sent as a GET).
+ */
+export type ReadOnlyApi = Pick<
+  ApiClient,
+  'listWorkgroups' | 'listAllowedIps' | 'checkCurrentIp' | 'getCloudProvider' | 'listOrgUsers'
+>;
+
+/** The files an action writes on the worker (a report). */
+export interface ActionFiles {
+  /** Whether something is at `path` (a plan says it would replace it). */
+  exists(path: string): Promise<boolean>;
+  /**
+   * Writes `content` to `path` whole, creating its directory: through a temporary file beside it,
+   * flushed to disk and renamed over it, so a reader (or a crash) never sees half of it.
+   */
+  writeAtomically(path: string, content: string): Promise<void>;
+}
+
+/** A secret sink that could not take a secret. The message names the sink, never the secret. */
+export class SecretSinkError extends NightshiftError {
+  override name = 'SecretSinkError';
+  readonly code = 'NS_SECRET_SINK_FAILED';
+}
+
+/** How a command sink is run; see {@link SecretSinkIo.runCommand}. */
+export interface SinkCommand {
+  /** Program and arguments, run without a shell. */
+  argv: readonly string[];
+  /** Written to its stdin. */
+  input: string;
+  /** Variables on top of the worker's environment. */
+  env: Readonly<Record<string, string>>;
+  /** Killed, and failed, when it has not exited by then. */
+  timeoutMs: number;
+  /** Kills it, and fails, when aborted. */
+  signal: AbortSignal;
+}
+
+/**
+ * Where secrets (generated passwords) leave nightshift: a private file or a command on the worker.
+ * Every failure rejects with a {@link SecretSinkError} naming the file or program, never the secret.
+ */
+export interface SecretSinkIo {
+  /**
+   * Appends `line` to the file at `path`, created with mode 0600, and resolves once it is synced
+   * to disk. Refuses a file that is not a regular file or that group or others have any
+   * permission on (checked on the open file, so one swapped in between cannot slip through).
+   */
+  appendToFile(path: string, line: string): Promise<void>;
+  /** Finds, writing nothing, what `appendToFile` would refuse: a shared file, a missing directory. */
+  checkFile(path: string): Promise<void>;
+  /** Runs the command and resolves when it exits 0. Its stdout and stderr are discarded, never logged. */
+  runCommand(command: SinkCommand): Promise<void>;
+}
+
+/** The ports through which actions reach the worker's files and programs; src/cli wires Node's. */
+export interface ActionIo {
+  files: ActionFiles;
+  secretSinks: SecretSinkIo;
 }
 
 /**
  * Everything an action touches the world through. The engine owns concurrency, per-target
- * retries, checkpoints and request-ID bookkeeping; the action owns what a step does.
+ * retries, checkpoints and request-ID bookkeeping; the action owns what a step does. `run` gets
+ * all of it; `plan` gets a `PlanContext`, which only reads.
  */
-export interface ActionContext {
+export interface ActionContext extends ActionIo {
   api: ApiClient;
   log: Logger;
   signal: AbortSignal;
@@ -61,8 +131,13 @@ export interface ActionContext {
   holds?: readonly Hold[];
   /** Windows' reconciliation state; absent without Redis. */
   windowStates?: WindowStateStore;
-  /** The run's clock: what "now" is for decisions that depend on the time of day (windows, holds). */
+  /** The run's clock: what "now" is for decisions that depend on the time (windows, holds, durations). */
   now(): Date;
+  /**
+   * Waits for a state of one thing other than a workspace (a workspace's: `fleet.waitFor`), with
+   * the engine's rule for failed looks (retry.ts) under the job's retry policy and the run's clock.
+   */
+  waitForState<T>(wait: Omit<StateWait<T>, 'policy' | 'clock'>): Promise<T>;
   /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
   forEachTarget<T>(
     items: readonly T[],
@@ -88,11 +163,71 @@ export interface ActionContext {
 /** What an action may make of a whole run beyond its targets' outcomes. */
 export type RunVerdict = 'partial' | 'failed';
 
-/** An action as the engine runs it: its policy-facing spec plus `plan` (read-only) and `run`. */
-export interface Action<Params extends z.ZodType = z.ZodType> extends ActionSpec<Params> {
-  /** What `run` would do now, using read-only calls only. */
-  plan(ctx: ActionContext, params: z.output<Params>): Promise<void>;
+/** What a plan works with: the run's context, with only the reading half of the client and the ports. */
+export interface PlanContext extends Omit<ActionContext, 'api' | 'files' | 'secretSinks'> {
+  api: ReadOnlyApi;
+  files: Pick<ActionFiles, 'exists'>;
+  secretSinks: Pick<SecretSinkIo, 'checkFile'>;
+}
+
+/**
+ * What an action is: the one declaration. Each module under `jobs/` declares one beside its code
+ * and `jobs/index.ts` registers them. The policy layer sees an action through its narrower
+ * `ActionCatalogEntry` (name, scope, params schema…), which this satisfies.
+ */
+export interface Action<Params extends z.ZodType = z.ZodType> {
+  /** The name jobs use in `action:`; kebab-case. */
+  readonly name: string;
+  /** One line for listings and the JSON Schema. */
+  readonly description: string;
+  /** A destructive action deletes or overwrites data; a job using it must set `confirm: true`. */
+  readonly destructive: boolean;
+  readonly scope: ActionScope;
+  /**
+   * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
+   * provider ids) may leave `target` out; without this, a target is required.
+   */
+  readonly targetOptional?: boolean;
+  /**
+   * The action lists the organization's users: the one operation authenticated by the bearer
+   * token (`NIGHTSHIFT_BEARER_TOKEN`) rather than the API key, so a process that will run it
+   * must have the token.
+   */
+  readonly needsBearerToken?: boolean;
+  /**
+   * Parameters whose value names another job of the same policy, with the action that job must
+   * use: resume's `onlyPausedBy` names a `pause` job. Validation refuses a name that is no job of
+   * the policy, or a job using another action, at the parameter's value. Default: none.
+   */
+  readonly jobReferences?: Readonly<Record<string, { readonly action: string }>>;
+  /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
+  readonly params: Params;
+  /** A complete policy file using the action; a test checks that it validates. */
+  readonly example: string;
+  /** What `run` would do now; its client only reads. */
+  plan(ctx: PlanContext, params: z.output<Params>): Promise<void>;
   run(ctx: ActionContext, params: z.output<Params>): Promise<void>;
+}
+
+/** How a read-only action ends a target: `planned` in a dry run, `succeeded` in a real one. */
+export type ReadOnlyDone = (detail: Record<string, unknown>) => StepResult;
+
+/**
+ * `plan` and `run` of an action that only reads: a dry run makes the same calls and reports the
+ * same findings, so both are `read`; only the targets' outcome (`planned`, saying `plannedAs`)
+ * tells a dry run from a real one.
+ */
+export function readOnlyVerbs<Params>(
+  read: (ctx: PlanContext, params: Params, done: ReadOnlyDone) => Promise<void>,
+  plannedAs: string,
+): {
+  plan(ctx: PlanContext, params: Params): Promise<void>;
+  run(ctx: ActionContext, params: Params): Promise<void>;
+} {
+  return {
+    plan: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'planned', reason: plannedAs, detail })),
+    run: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'succeeded', detail })),
+  };
 }
 
 export function workspaceRef(ws: SelectedWorkspace): TargetRef {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApiCallRecord } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Finding } from './summary.js';
 
 /** Who an API call was made for: a run as a whole, or one target's attempt. */

@@ -1,21 +1,24 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
-import type { Action, ActionContext, RunVerdict } from './action.js';
+import type { Action, ActionContext, ActionIo, RunVerdict } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
+import { type Clock, systemClock } from './clock.js';
 import { FleetView } from './fleet.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
-import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
+import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
 import {
   countTargets,
   type ErrorRecord,
   errorRecord,
   type Finding,
+  type RunIdentity,
   type RunSummary,
   type RunTrigger,
   runOutcome,
+  summarize,
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
@@ -59,6 +62,8 @@ export interface FleetStateStores {
 
 export interface RunDependencies {
   api: ApiClient;
+  /** The files and programs actions reach (`ActionContext.files`, `.secretSinks`). */
+  io: ActionIo;
   actions: ReadonlyMap<string, Action>;
   checkpoints: CheckpointStore;
   log: Logger;
@@ -70,7 +75,15 @@ export interface RunDependencies {
   onProgress?: (done: number, total: number) => void;
   /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
   state?: FleetStateStores;
-  /** The clock time-of-day decisions read (`ActionContext.now`); tests pass a shifted one. Default: the system's. */
+  /**
+   * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
+   * timestamps. Tests pass one that moves on without waiting. Default: the system's.
+   */
+  clock?: Clock;
+  /**
+   * The time of day decisions read (`ActionContext.now`: windows, holds); a worker whose ticks run
+   * on a shifted clock passes it. Default: the clock's.
+   */
   now?: () => Date;
 }
 
@@ -78,27 +91,22 @@ export interface RunDependencies {
 function refused(
   request: RunRequest,
   startedAt: Date,
+  finishedAt: Date,
   reason: string,
   requestIds: string[],
   error?: ErrorRecord,
 ): RunSummary {
-  const finishedAt = new Date();
-  return {
-    ...identity(request),
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: finishedAt.getTime() - startedAt.getTime(),
+  return summarize(identity(request), {
+    startedAt,
+    finishedAt,
     outcome: 'failed',
     reason,
     error,
-    counts: countTargets([]),
-    targets: [],
-    findings: [],
     requestIds,
-  };
+  });
 }
 
-function identity(request: RunRequest) {
+function identity(request: RunRequest): RunIdentity {
   return {
     runId: request.runId,
     job: request.job.name,
@@ -107,7 +115,7 @@ function identity(request: RunRequest) {
     dryRun: request.dryRun,
     scheduledAt: request.scheduledAt?.toISOString(),
     deliveries: request.deliveries,
-    ...(request.takenOverFrom ? { takenOverFrom: request.takenOverFrom } : {}),
+    takenOverFrom: request.takenOverFrom,
   };
 }
 
@@ -120,7 +128,8 @@ function identity(request: RunRequest) {
  */
 export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
   const { job } = request;
-  const startedAt = request.startedAt ?? new Date();
+  const clock = deps.clock ?? systemClock;
+  const startedAt = request.startedAt ?? clock.now();
   // what the run shows and stores has the job's ${VAR} values as written; only the action sees them
   const asWritten = asWrittenFor(job);
   const log = deps.log.child(
@@ -128,9 +137,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     { formatters: { log: asWritten } },
   );
   const runRequestIds: string[] = [];
+  const refuse = (reason: string, error?: ErrorRecord) =>
+    refused(request, startedAt, clock.now(), reason, runRequestIds, error);
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
-    if (!action) return refused(request, startedAt, `unknown action "${job.action}"`, runRequestIds);
+    if (!action) return refuse(`unknown action "${job.action}"`);
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
@@ -142,26 +153,27 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       );
 
     let workgroups: readonly Workgroup[];
-    const listedAt = new Date();
+    const listedAt = clock.now();
     try {
       ({ value: workgroups } = await withRetries(
         job.retry,
         signal,
         () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
         logWaits(log, 'fleet listing failed; retrying'),
+        clock,
       ));
     } catch (error) {
       if (deps.signal.aborted) throw deps.signal.reason;
       const cause = error instanceof AttemptsFailedError ? error.cause : error;
       log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-      return refused(request, startedAt, 'could not list the fleet', runRequestIds, errorRecord(cause));
+      return refuse('could not list the fleet', errorRecord(cause));
     }
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
       const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
-      return refused(request, startedAt, reason, runRequestIds);
+      return refuse(reason);
     }
 
     const done = await deps.checkpoints.load(request.runId);
@@ -176,9 +188,11 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       workgroups,
       listedAt,
       pollIntervalMs: deps.pollIntervalMs,
+      retry: job.retry,
+      clock,
       signal,
     });
-    const now = deps.now ?? (() => new Date());
+    const now = deps.now ?? (() => clock.now());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
     if (deps.state && action.scope === 'workspace') {
@@ -187,13 +201,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       } catch (error) {
         if (deps.signal.aborted) throw deps.signal.reason;
         log.error({ err: errorRecord(error) }, 'run could not read the holds');
-        return refused(
-          request,
-          startedAt,
-          'could not read the holds in Redis',
-          runRequestIds,
-          errorRecord(error),
-        );
+        return refuse('could not read the holds in Redis', errorRecord(error));
       }
     }
     const ownership = deps.state
@@ -204,10 +212,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           runId: request.runId,
           pricing: request.pricing,
           log,
+          // the ledger's times are compared with the fleet's listing time: both on the run's clock
+          now: () => clock.now(),
         })
       : undefined;
     const ctx: ActionContext = {
       api: deps.api,
+      files: deps.io.files,
+      secretSinks: deps.io.secretSinks,
       log,
       signal,
       dryRun: request.dryRun,
@@ -220,12 +232,14 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       holds,
       windowStates: deps.state?.windows,
       now,
+      waitForState: (wait) => waitForState({ ...wait, policy: job.retry, clock }),
       forEachTarget: (items, ref, step) =>
         runTargets(
           {
             runId: request.runId,
             concurrency: job.concurrency,
             retry: job.retry,
+            clock,
             checkpoints: checkpointsAsWritten(deps.checkpoints, asWritten),
             done,
             log,
@@ -260,14 +274,8 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ err: runError }, 'run stopped early');
     }
 
-    const targets = [...records.values()]
-      .sort((a, b) => a.key.localeCompare(b.key))
-      .map(({ findings: targetFindings, ...record }) => {
-        if (targetFindings) findings.push(...targetFindings);
-        return record;
-      });
-    const counts = countTargets(targets);
-    const finishedAt = new Date();
+    const counts = countTargets([...records.values()]);
+    const finishedAt = clock.now();
     const fromTargets = runError
       ? counts.succeeded + counts.skipped > 0
         ? 'partial'
@@ -276,21 +284,21 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     const reasons = [runError?.message, ...verdicts.map((verdict) => verdict.reason)].filter(
       (reason): reason is string => reason !== undefined,
     );
-    const summary: RunSummary = {
-      ...identity(request),
-      startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: finishedAt.getTime() - startedAt.getTime(),
+    const summary = summarize(identity(request), {
+      startedAt,
+      finishedAt,
       outcome: worstOutcome(fromTargets, verdicts),
       reason: reasons.length > 0 ? reasons.join('; ') : undefined,
       error: runError,
-      counts,
-      targets,
+      targets: records.values(),
       findings,
       evidence,
       requestIds: runRequestIds,
-    };
-    log.info({ outcome: summary.outcome, counts, durationMs: summary.durationMs }, 'run finished');
+    });
+    log.info(
+      { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },
+      'run finished',
+    );
     return summary;
   });
   return asWritten(finished);

@@ -1,24 +1,28 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type ApiClient, ApiError, type Workgroup, type Workspace } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import type { ApiClient, Workgroup, Workspace } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
 import { type CallScope, callScope } from './call-scope.js';
-import { isThrottle } from './retry.js';
+import type { Clock } from './clock.js';
+import { FailedLooks, type RetryPolicy } from './retry.js';
 
 /** A wait for a workspace state that did not come in time. */
-export class WaitTimeoutError extends Error {
+export class WaitTimeoutError extends NightshiftError {
   override name = 'WaitTimeoutError';
+  readonly code = 'NS_WAIT_TIMEOUT';
 }
 
 /** A wait given up before its deadline: the workspace went where the state will not come from. */
-export class WaitAbandonedError extends Error {
+export class WaitAbandonedError extends NightshiftError {
   override name = 'WaitAbandonedError';
+  readonly code = 'NS_WAIT_ABANDONED';
 }
 
 interface Waiter {
   workgroupId: string;
   workspaceId: string;
   ready: (workspace: Workspace) => boolean;
-  hopeless?: ((workspace: Workspace) => string | undefined) | undefined;
+  hopeless?: ((workspace: Workspace, waitedMs: number) => string | undefined) | undefined;
+  since: number;
   deadline: number;
   resolve: (workspace: Workspace) => void;
   reject: (error: unknown) => void;
@@ -28,12 +32,16 @@ interface Waiter {
 /**
  * The fleet as one run sees it. Every read is served from the latest list-workgroups answer;
  * `refresh` calls made at the same time share one request, and every `waitFor` of the run is
- * served by one poll (one list-workgroups call per interval, however many targets wait).
+ * served by one poll (one list-workgroups call per interval, however many targets wait). A poll
+ * that fails follows the wait rule of retry.ts (FailedLooks): a permanent error (a 401, a 403…)
+ * ends every wait at once with that error, transient ones are looked past per the job's policy.
  */
 export class FleetView {
   readonly #api: ApiClient;
   readonly #log: Logger;
   readonly #intervalMs: number;
+  readonly #retry: RetryPolicy;
+  readonly #clock: Clock;
   readonly #signal: AbortSignal;
   #workgroups: readonly Workgroup[];
   #listedAt: Date;
@@ -51,14 +59,19 @@ export class FleetView {
     /** When `workgroups` was listed. Default: now. */
     listedAt?: Date;
     pollIntervalMs: number;
+    /** How failed polls are retried: the job's `retry`. */
+    retry: RetryPolicy;
+    clock: Clock;
     signal: AbortSignal;
   }) {
     this.#api = options.api;
     this.#log = options.log;
     this.#intervalMs = options.pollIntervalMs;
+    this.#retry = options.retry;
+    this.#clock = options.clock;
     this.#signal = options.signal;
     this.#workgroups = options.workgroups;
-    this.#listedAt = options.listedAt ?? new Date();
+    this.#listedAt = options.listedAt ?? options.clock.now();
     this.#reindex();
   }
 
@@ -77,7 +90,7 @@ export class FleetView {
 
   /** Lists the fleet again; callers that overlap share one call. */
   refresh(): Promise<void> {
-    const asked = new Date();
+    const asked = this.#clock.now();
     this.#refreshing ??= this.#api
       .listWorkgroups({ signal: this.#signal })
       .then(({ result }) => {
@@ -93,24 +106,30 @@ export class FleetView {
 
   /**
    * Resolves with the workspace once `ready` holds for it, polling with the run's shared poll.
-   * `hopeless`, looked at on every poll, gives up the wait at once with the message it returns
-   * (a WaitAbandonedError) instead of waiting out the deadline.
+   * `hopeless`, looked at on every poll with how long the wait has lasted, gives up the wait at
+   * once with the message it returns (a WaitAbandonedError) instead of waiting out the deadline.
    */
   waitFor(
     workgroupId: string,
     workspaceId: string,
     ready: (workspace: Workspace) => boolean,
-    options: { timeoutMs: number; describe: string; hopeless?: (workspace: Workspace) => string | undefined },
+    options: {
+      timeoutMs: number;
+      describe: string;
+      hopeless?: (workspace: Workspace, waitedMs: number) => string | undefined;
+    },
   ): Promise<Workspace> {
     const current = this.workspace(workgroupId, workspaceId);
     if (current && ready(current)) return Promise.resolve(current);
+    const since = this.#clock.now().getTime();
     return new Promise((resolve, reject) => {
       this.#waiters.add({
         workgroupId,
         workspaceId,
         ready,
         hopeless: options.hopeless,
-        deadline: Date.now() + options.timeoutMs,
+        since,
+        deadline: since + options.timeoutMs,
         resolve,
         reject,
         describe: options.describe,
@@ -141,23 +160,24 @@ export class FleetView {
   }
 
   async #poll(): Promise<void> {
+    const looks = new FailedLooks(this.#retry, this.#intervalMs);
     let waitMs = this.#intervalMs;
     while (this.#waiters.size > 0) {
-      await sleep(waitMs, undefined, { signal: this.#signal });
+      await this.#clock.sleep(waitMs, this.#signal);
       waitMs = this.#intervalMs;
       try {
         await this.refresh();
+        looks.succeeded();
       } catch (error) {
-        // a failed poll is only a missed look; waiters keep their own deadlines. A throttled one
-        // looks again no sooner than the server asked, or the next look is throttled too.
-        if (error instanceof ApiError && isThrottle(error))
-          waitMs = Math.max(waitMs, error.retryAfterMs ?? 0);
-        this.#log.warn({ err: error }, 'shared fleet poll failed; polling on');
+        this.#signal.throwIfAborted();
+        // throws (ending every wait: #rejectAll) unless the failure is one to look past
+        waitMs = looks.failed(error);
+        this.#log.warn({ err: error, delayMs: waitMs }, 'shared fleet poll failed; polling on');
       }
-      const now = Date.now();
+      const now = this.#clock.now().getTime();
       for (const waiter of this.#waiters) {
         const workspace = this.workspace(waiter.workgroupId, waiter.workspaceId);
-        const hopeless = workspace && waiter.hopeless?.(workspace);
+        const hopeless = workspace && waiter.hopeless?.(workspace, now - waiter.since);
         if (workspace && waiter.ready(workspace)) {
           this.#waiters.delete(waiter);
           waiter.resolve(workspace);

@@ -1,7 +1,18 @@
+/** What actions need of the policy layer: jobs/ import the engine, never the policy. */
+export { createActionCatalog, DurationSchema, WINDOW_ACTION } from '../policy/index.js';
 export {
   type Action,
   type ActionContext,
+  type ActionFiles,
+  type ActionIo,
+  type PlanContext,
+  type ReadOnlyApi,
+  type ReadOnlyDone,
   type RunVerdict,
+  readOnlyVerbs,
+  SecretSinkError,
+  type SecretSinkIo,
+  type SinkCommand,
   type StepContext,
   type StepResult,
   type TargetRef,
@@ -9,20 +20,27 @@ export {
   workspaceRef,
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
-export { type CheckpointStore, MemoryCheckpointStore } from './checkpoint.js';
+export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
+export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
+export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
+export { nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
-export { type RetryPolicy, retryDelay, withRetries } from './retry.js';
-export * from './summary.js';
 export {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-  type TargetLimitCheck,
-} from './targets.js';
+  AttemptsFailedError,
+  FailedLooks,
+  type RetryPolicy,
+  retryDelay,
+  type StateWait,
+  waitForState,
+  willRetry,
+  withRetries,
+} from './retry.js';
+export { type SavingsReport, savingsReport } from './savings.js';
+export * from './summary.js';
+export * from './targets.js';
+export { TickGate, type TickGateOptions } from './tick-gate.js';
+export { decideWindow, type WindowDecision, type WorkspaceDecision } from './window-decision.js';
 export * from './window-state.js';
+export { STATUS } from './workspace-status.js';

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { Pricing } from '../policy/index.js';
 import type { SelectedWorkspace } from './targets.js';
 

@@ -53,11 +53,13 @@ export function asWrittenFor(job: Pick<PolicyJob, 'secretParams'>): AsWritten {
   return copy as AsWritten;
 }
 
-/** A checkpoint store that keeps each target's record as written (see asWrittenFor). */
+/** A checkpoint store that keeps each target's record and progress record as written (see asWrittenFor). */
 export function checkpointsAsWritten(store: CheckpointStore, asWritten: AsWritten): CheckpointStore {
   return {
     load: (runId) => store.load(runId),
     save: (runId, record) => store.save(runId, asWritten(record)),
+    loadProgress: (runId, key) => store.loadProgress(runId, key),
+    saveProgress: (runId, key, progress) => store.saveProgress(runId, key, asWritten(progress)),
     clear: (runId) => store.clear(runId),
   };
 }

@@ -1,6 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '../api/index.js';
-import type { Logger } from '../log/logger.js';
+import { NightshiftError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { type Clock, systemClock } from './clock.js';
 
 /** How a target is retried: the job's `retry` setting, durations in milliseconds. */
 export interface RetryPolicy {
@@ -55,9 +56,18 @@ export function throttleDelay(
     : retryDelay(policy, throttled, undefined, random);
 }
 
+/**
+ * Whether the engine tries a step again after it failed with `error`: an API error the API marks
+ * transient (throttles included), while the run goes on. Everything else fails the target at once.
+ */
+export function willRetry(error: unknown, signal: AbortSignal): boolean {
+  return !signal.aborted && error instanceof ApiError && error.retryable;
+}
+
 /** The last error of a retried operation, with how many attempts (and throttled tries) were spent on it. */
-export class AttemptsFailedError extends Error {
+export class AttemptsFailedError extends NightshiftError {
   override name = 'AttemptsFailedError';
+  readonly code = 'NS_ATTEMPTS_FAILED';
   constructor(
     readonly attempts: number,
     override readonly cause: unknown,
@@ -94,7 +104,9 @@ export interface RetryResult<T> {
  * every other retryable failure counts, up to the policy's attempts. This is the one retry loop of
  * the engine: the client never retries, so a 5-attempt policy means at most 5 calls that failed
  * for any reason but throttling. Only `signal` bounds a throttled operation (a run's `timeout`):
- * its abort ends the loop at once with the signal's reason.
+ * its abort ends the loop at once with the signal's reason. An AttemptsFailedError out of `fn` (a
+ * wait for a state whose looks spent the policy, see `FailedLooks`) is final: its attempts were
+ * retried already, and trying `fn` again would multiply them.
  *
  * `fn` is given the try number (1-based, throttled tries included): a step on a later try must
  * re-read what an earlier one may have changed, throttled or not, since a throttle may have hit
@@ -105,6 +117,7 @@ export async function withRetries<T>(
   signal: AbortSignal,
   fn: (attempt: number) => Promise<T>,
   onWait?: (wait: RetryWait) => void,
+  clock: Clock = systemClock,
 ): Promise<RetryResult<T>> {
   let attempts = 0;
   let throttled = 0;
@@ -114,22 +127,23 @@ export async function withRetries<T>(
       return { value, attempts: attempts + 1, throttled };
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error instanceof AttemptsFailedError)
+        throw new AttemptsFailedError(attempts + 1, error.cause, throttled);
       const throttle = error instanceof ApiError && isThrottle(error);
       if (throttle) throttled++;
       else attempts++;
-      if (!(error instanceof ApiError && error.retryable) || (!throttle && attempts >= policy.attempts)) {
+      if (
+        !(error instanceof ApiError) ||
+        !willRetry(error, signal) ||
+        (!throttle && attempts >= policy.attempts)
+      ) {
         throw new AttemptsFailedError(attempts, error, throttled);
       }
       const delayMs = throttle
         ? throttleDelay(policy, throttled, error.retryAfterMs)
         : retryDelay(policy, attempts, error.retryAfterMs);
       onWait?.({ attempt, attempts, throttled, throttle, delayMs, error });
-      try {
-        await sleep(delayMs, undefined, { signal });
-      } catch (abort) {
-        signal.throwIfAborted(); // the signal's reason, not the timer's generic AbortError
-        throw abort;
-      }
+      await clock.sleep(delayMs, signal);
     }
   }
 }
@@ -141,4 +155,87 @@ export function logWaits(log: Logger, failed: string): (wait: RetryWait) => void
       log.info({ attempt, throttled, delayMs, err: error.toJSON() }, 'throttled; waiting (not counted)');
     else log.warn({ attempt, delayMs, err: error.toJSON() }, failed);
   };
+}
+
+/**
+ * The retry rule of a wait for a state (a workspace Active again, a provider's upgrade over): a
+ * look that fails permanently (an error that is not an ApiError, or one the API marks permanent:
+ * Unauthorized, Forbidden, Not-Found, Bad-Request, API-Disabled) ends the wait at once with that
+ * error; a transient one is looked past, the next look waiting the policy's backoff (at least the
+ * poll interval and the server's Retry-After); once the policy's attempts failed in a row the wait
+ * ends with an AttemptsFailedError. A throttled look waits as the server says and is not counted.
+ * A good look starts the count again: the wait's own bound is its deadline.
+ */
+export class FailedLooks {
+  readonly #policy: RetryPolicy;
+  readonly #intervalMs: number;
+  #failed = 0;
+  #throttled = 0;
+
+  constructor(policy: RetryPolicy, intervalMs: number) {
+    this.#policy = policy;
+    this.#intervalMs = intervalMs;
+  }
+
+  /** After a look that worked. */
+  succeeded(): void {
+    this.#failed = 0;
+    this.#throttled = 0;
+  }
+
+  /** After a look that failed: how long until the next one; throws when the wait must end. */
+  failed(error: unknown): number {
+    if (!(error instanceof ApiError) || !error.retryable) throw error;
+    if (isThrottle(error)) {
+      this.#throttled++;
+      return Math.max(this.#intervalMs, throttleDelay(this.#policy, this.#throttled, error.retryAfterMs));
+    }
+    this.#failed++;
+    if (this.#failed >= this.#policy.attempts)
+      throw new AttemptsFailedError(this.#failed, error, this.#throttled);
+    return Math.max(this.#intervalMs, retryDelay(this.#policy, this.#failed, error.retryAfterMs));
+  }
+}
+
+/** What `waitForState` is told about the thing it waits for. */
+export interface StateWait<T> {
+  policy: RetryPolicy;
+  clock: Clock;
+  signal: AbortSignal;
+  intervalMs: number;
+  timeoutMs: number;
+  /** Reads the current state (one API call). */
+  look: (signal: AbortSignal) => Promise<T>;
+  /** True once the state is the one waited for. */
+  reached: (state: T) => boolean;
+  /** The error a wait that ran out ends with, given the last state seen (if any look worked). */
+  timedOut: (last: T | undefined) => Error;
+  /** Told of each failed look the wait goes on after. */
+  onFailedLook?: (error: unknown, delayMs: number) => void;
+}
+
+/**
+ * Looks every `intervalMs` (the first look after one interval) until `reached` holds, the deadline
+ * passes (`timedOut`), or a failed look ends the wait (see FailedLooks). The one wait for a state
+ * of a single thing; a run's waits for workspaces share one poll (FleetView) under the same rule.
+ */
+export async function waitForState<T>(wait: StateWait<T>): Promise<T> {
+  const deadline = wait.clock.now().getTime() + wait.timeoutMs;
+  const looks = new FailedLooks(wait.policy, wait.intervalMs);
+  let last: T | undefined;
+  let delayMs = wait.intervalMs;
+  for (;;) {
+    await wait.clock.sleep(delayMs, wait.signal);
+    delayMs = wait.intervalMs;
+    try {
+      last = await wait.look(wait.signal);
+      looks.succeeded();
+      if (wait.reached(last)) return last;
+    } catch (error) {
+      wait.signal.throwIfAborted();
+      delayMs = looks.failed(error);
+      wait.onFailedLook?.(error, delayMs);
+    }
+    if (wait.clock.now().getTime() >= deadline) throw wait.timedOut(last);
+  }
 }

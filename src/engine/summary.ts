@@ -89,6 +89,92 @@ export const RunSummarySchema = z.object({
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
+/** Who a run is, as every summary of it names it, whatever became of the run. */
+export interface RunIdentity {
+  runId: string;
+  job: string;
+  action: string;
+  trigger: RunTrigger;
+  dryRun: boolean;
+  /** The tick the run belongs to (ISO, UTC); absent for a manual run. */
+  scheduledAt?: string;
+  /** How many times a worker started the run. */
+  deliveries?: number;
+  /** The worker the run was taken over from. */
+  takenOverFrom?: string;
+}
+
+/** How a run ended, as the one who ended it knows it. */
+export interface RunEnd {
+  /** Absent for a run no worker began (a tick the scheduler skipped or missed): no duration then. */
+  startedAt?: Date;
+  finishedAt: Date;
+  /** Default: from the targets' outcomes (`runOutcome`). */
+  outcome?: RunOutcome;
+  reason?: string;
+  error?: ErrorRecord;
+  /** The run's target records, in any order, each with the findings of its successful attempt. */
+  targets?: Iterable<TargetRecord>;
+  /** Findings about the run as a whole; the targets' own follow them. */
+  findings?: readonly Finding[];
+  evidence?: Record<string, unknown>;
+  /** Request IDs of calls made for the run as a whole. */
+  requestIds?: readonly string[];
+}
+
+/**
+ * The one builder of a `RunSummary`: targets sorted by key, their findings hoisted into the
+ * run's, counts and (unless given) the outcome derived from them.
+ */
+export function summarize(run: RunIdentity, end: RunEnd): RunSummary {
+  const findings = [...(end.findings ?? [])];
+  const targets = [...(end.targets ?? [])]
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .map(({ findings: targetFindings, ...record }) => {
+      if (targetFindings) findings.push(...targetFindings);
+      return record;
+    });
+  const counts = countTargets(targets);
+  return {
+    runId: run.runId,
+    job: run.job,
+    action: run.action,
+    trigger: run.trigger,
+    dryRun: run.dryRun,
+    scheduledAt: run.scheduledAt,
+    ...(run.deliveries !== undefined ? { deliveries: run.deliveries } : {}),
+    ...(run.takenOverFrom ? { takenOverFrom: run.takenOverFrom } : {}),
+    ...(end.startedAt
+      ? {
+          startedAt: end.startedAt.toISOString(),
+          durationMs: Math.max(0, end.finishedAt.getTime() - end.startedAt.getTime()),
+        }
+      : {}),
+    finishedAt: end.finishedAt.toISOString(),
+    outcome: end.outcome ?? runOutcome(counts),
+    reason: end.reason,
+    error: end.error,
+    counts,
+    targets,
+    findings,
+    evidence: end.evidence,
+    requestIds: [...(end.requestIds ?? [])],
+  };
+}
+
+/**
+ * A run that did nothing: skipped (suspended, its previous run still going, a skip date) or
+ * missed (no scheduler ran at its tick). `startedAt` only when a worker had begun it.
+ */
+export function skippedRunSummary(
+  run: RunIdentity,
+  reason: string,
+  at: { finishedAt: Date; startedAt?: Date },
+  outcome: Extract<RunOutcome, 'skipped' | 'missed'> = 'skipped',
+): RunSummary {
+  return summarize(run, { ...at, outcome, reason });
+}
+
 export function countTargets(targets: readonly TargetRecord[]): RunCounts {
   const counts: RunCounts = { total: targets.length, succeeded: 0, skipped: 0, failed: 0, planned: 0 };
   for (const target of targets) counts[target.outcome]++;

@@ -1,7 +1,8 @@
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../log/index.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
 import { callScope } from './call-scope.js';
-import type { CheckpointStore } from './checkpoint.js';
+import { type CheckpointStore, progressRecord } from './checkpoint.js';
+import type { Clock } from './clock.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
 import { errorRecord, type Finding, type TargetRecord } from './summary.js';
 
@@ -9,6 +10,7 @@ export interface TargetRunnerOptions {
   runId: string;
   concurrency: number;
   retry: RetryPolicy;
+  clock: Clock;
   checkpoints: CheckpointStore;
   /** Records already final in an earlier delivery of this run. */
   done: ReadonlyMap<string, TargetRecord>;
@@ -23,7 +25,7 @@ export interface TargetRunnerOptions {
  * and tries again up to the job's attempts; a throttled call waits as the server says and tries
  * again without counting an attempt; anything else fails that target at once. A finished target
  * is checkpointed before the next one starts, and one that finished in an earlier delivery of the
- * run is not run again. Once a lane fails (or the run is aborted) no lane takes another target,
+ * run is not run again; one under way keeps its action's progress record in the checkpoint. Once a lane fails (or the run is aborted) no lane takes another target,
  * and this settles only when every lane has stopped, so a summary built next sees every record.
  */
 export async function runTargets<T>(
@@ -82,6 +84,7 @@ async function runOne(
     workspaceName: target.workspaceName,
     requestIds,
   };
+  const progress = progressRecord(options.checkpoints, options.runId, target.key, log);
   let findings: Finding[] = [];
   let lastWait: RetryWait | undefined;
   let waiting = false;
@@ -98,7 +101,7 @@ async function runOne(
         waiting = false;
         findings = [];
         return callScope.run({ log, requestIds, attempt, findings }, () =>
-          step({ attempt, signal: options.signal, log }),
+          step({ attempt, signal: options.signal, log, progressRecord: progress }),
         );
       },
       (wait) => {
@@ -106,6 +109,7 @@ async function runOne(
         waiting = true;
         logWait(wait);
       },
+      options.clock,
     );
     // debug: the API call lines already say what happened to the target, and the summary keeps it
     log.debug({ outcome: result.outcome, reason: result.reason, attempts, throttled }, 'target done');

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
-import type { Workgroup, Workspace } from '../api/schemas.js';
-import type { MaxTargets, TargetSelector } from '../policy/schema.js';
+import type { Workgroup, Workspace } from '../api/index.js';
+import type { MaxTargets, TargetSelector } from '../policy/index.js';
 
 /** A workspace a job acts on. Names fall back to ids when the API leaves them out. */
 export interface SelectedWorkspace {

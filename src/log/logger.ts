@@ -28,7 +28,7 @@ export const REDACT_PATHS = [
 ];
 
 export interface LoggerFactoryOptions {
-  /** Minimum level. Default: `NIGHTSHIFT_LOG_LEVEL`, else `info`. */
+  /** Minimum level. Default: `info` (the CLI passes `NIGHTSHIFT_LOG_LEVEL` from its Settings). */
   level?: string;
   /** Where lines go. Default: stdout. */
   destination?: DestinationStream;
@@ -39,7 +39,7 @@ export interface LoggerFactoryOptions {
 /** The one place loggers are made, so redaction is set once for the whole process. */
 export function createLogger(options: LoggerFactoryOptions = {}): Logger {
   const config: LoggerOptions = {
-    level: options.level ?? process.env.NIGHTSHIFT_LOG_LEVEL ?? 'info',
+    level: options.level ?? 'info',
     base: options.base ?? { name: 'nightshift' },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,

@@ -24,7 +24,6 @@ export {
   slackPayload,
 } from './format.js';
 export {
-  DEFAULT_NOTIFY_STATE_TTL_MS,
   InMemoryNotificationMemory,
   type NotificationMemory,
   RedisNotificationMemory,

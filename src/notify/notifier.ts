@@ -1,6 +1,6 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { RunSummary } from '../engine/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { type Logger, silentLogger } from '../log/index.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
 import { runChange } from './events.js';
 import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';

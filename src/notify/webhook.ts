@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, request } from 'undici';
 import { parseRetryAfter } from '../api/index.js';
 import { retryDelay } from '../engine/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { NightshiftError } from '../errors/index.js';
+import { type Logger, silentLogger } from '../log/index.js';
 
 /** Where a message goes. The URL is a secret: it is used for the request and for nothing else. */
 export interface WebhookSink {
@@ -54,7 +55,7 @@ export type WebhookErrorCode =
  * A message that could not be delivered. The message names the sink, never its URL, and anything
  * the server said is scrubbed of the URL before it is kept.
  */
-export class WebhookError extends Error {
+export class WebhookError extends NightshiftError {
   override name = 'WebhookError';
   constructor(
     readonly code: WebhookErrorCode,

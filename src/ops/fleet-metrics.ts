@@ -1,4 +1,4 @@
-import type { RedisFleetState } from '../store/fleet-state.js';
+import type { RedisFleetState } from '../store/index.js';
 
 /** What the window, hold and savings metrics report, as read from Redis at one scrape. */
 export interface FleetSnapshot {

@@ -1,3 +1,4 @@
+export { fleetSnapshots } from './fleet-metrics.js';
 export {
   apiCallStatus,
   type LastRunRecord,

@@ -2,7 +2,7 @@ import type { JobType } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiCallRecord } from '../api/index.js';
 import type { RunSummary, TargetOutcome } from '../engine/index.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { type Logger, silentLogger } from '../log/index.js';
 import type { FleetSnapshot, FleetSnapshotSource } from './fleet-metrics.js';
 
 /** What the queue-depth gauge reads at each scrape: a BullMQ `Queue` does. */

@@ -6,8 +6,9 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { type Logger, silentLogger } from '../log/logger.js';
-import { pingRedis } from '../store/redis.js';
+import { NightshiftError } from '../errors/index.js';
+import { type Logger, silentLogger } from '../log/index.js';
+import { pingRedis } from '../store/index.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
@@ -62,10 +63,10 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-export type OpsServerErrorCode = 'ERR_OPS_TOKEN_REQUIRED' | 'ERR_OPS_LISTEN';
+export type OpsServerErrorCode = 'NS_OPS_TOKEN_REQUIRED' | 'NS_OPS_LISTEN_FAILED';
 
 /** The ops server cannot start as configured; the message says why and never holds the token. */
-export class OpsServerError extends Error {
+export class OpsServerError extends NightshiftError {
   override name = 'OpsServerError';
   readonly code: OpsServerErrorCode;
 
@@ -95,7 +96,7 @@ export function assertSafeBind(host: string, token: string | undefined): void {
   throw new OpsServerError(
     `refusing to serve the dashboard and /metrics on ${host} without a token: set NIGHTSHIFT_UI_TOKEN, ` +
       `or bind to 127.0.0.1`,
-    'ERR_OPS_TOKEN_REQUIRED',
+    'NS_OPS_TOKEN_REQUIRED',
   );
 }
 
@@ -234,7 +235,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   } catch (error) {
     await app.close().catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new OpsServerError(`cannot listen on ${urlHost(host)}:${port} (${code})`, 'ERR_OPS_LISTEN', {
+    throw new OpsServerError(`cannot listen on ${urlHost(host)}:${port} (${code})`, 'NS_OPS_LISTEN_FAILED', {
       cause: error,
     });
   }

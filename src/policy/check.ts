@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ActionRegistry, ActionSpec } from './action-registry.js';
+import type { ActionCatalog, ActionCatalogEntry } from './action-catalog.js';
 import type { PolicyProblem } from './errors.js';
 import { parseWithProblems, problemAt, warningAt } from './issues.js';
 import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
 import { listNames, suggestionSuffix } from './suggest.js';
 import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
-import type { YamlSource } from './yaml-source.js';
+import type { YamlSource } from './yaml/index.js';
 
 /**
  * Checks that need more than one node's structure: cron expressions, time zones, references
@@ -15,7 +15,7 @@ import type { YamlSource } from './yaml-source.js';
  */
 export interface CheckContext {
   readonly source: YamlSource;
-  readonly registry: ActionRegistry;
+  readonly registry: ActionCatalog;
   readonly targets: ReadonlySet<string>;
   readonly calendars: ReadonlySet<string>;
   readonly notifications: ReadonlySet<string>;
@@ -193,7 +193,7 @@ function checkActionRules(
   context: CheckContext,
   at: ValuePath,
   job: RawMap,
-  action: ActionSpec,
+  action: ActionCatalogEntry,
 ): PolicyProblem[] {
   const { source } = context;
   const problems: PolicyProblem[] = [];
@@ -240,7 +240,7 @@ function checkJobReferences(
   context: CheckContext,
   at: ValuePath,
   job: RawMap,
-  action: ActionSpec,
+  action: ActionCatalogEntry,
 ): PolicyProblem[] {
   if (!action.jobReferences || !isMap(job.with)) return [];
   const { source, jobActions } = context;
@@ -267,7 +267,7 @@ function checkJobReferences(
 }
 
 /** The parameters an action cannot do without, for the message when `with:` is left out. */
-function requiredParams(action: ActionSpec): string[] {
+function requiredParams(action: ActionCatalogEntry): string[] {
   if (!(action.params instanceof z.ZodObject))
     return action.params.safeParse({}).success ? [] : ['parameters'];
   return Object.entries(action.params.shape as Record<string, z.ZodType>)

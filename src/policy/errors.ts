@@ -1,3 +1,5 @@
+import { NightshiftError } from '../errors/index.js';
+
 /** A place in a policy file. Line and column are 1-based. */
 export interface SourceLocation {
   readonly file: string;
@@ -38,9 +40,9 @@ export function sortProblems(problems: readonly PolicyProblem[]): PolicyProblem[
  * run of `nightshift validate` shows everything to fix. Callers that run jobs treat it as
  * permanent: retrying cannot fix a policy.
  */
-export class PolicyError extends Error {
+export class PolicyError extends NightshiftError {
   override name = 'PolicyError';
-  readonly code = 'POLICY_INVALID';
+  readonly code = 'NS_POLICY_INVALID';
   /** The errors, in file order. */
   readonly problems: readonly PolicyProblem[];
   /** The warnings found beside them, in file order; they alone would not have refused the file. */

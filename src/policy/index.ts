@@ -1,19 +1,12 @@
 export {
-  type ActionRegistry,
+  type ActionCatalog,
+  type ActionCatalogEntry,
   type ActionScope,
-  type ActionSpec,
-  createActionRegistry,
-} from './action-registry.js';
+  createActionCatalog,
+} from './action-catalog.js';
 export { parseDuration } from './duration.js';
-export {
-  formatProblem,
-  isWarning,
-  PolicyError,
-  type PolicyProblem,
-  type Severity,
-  type SourceLocation,
-  sortProblems,
-} from './errors.js';
+export * from './errors.js';
+export { MAX_POLICY_BYTES } from './file.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
@@ -24,7 +17,6 @@ export {
   jobProblem,
   type LoadPolicyOptions,
   loadPolicyFile,
-  MAX_POLICY_BYTES,
   type Policy,
   type PolicyCheck,
   type PolicyJob,
@@ -68,6 +60,7 @@ export {
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
+export { currentPeriod } from './uptime.js';
 export {
   checkWindowOverlaps,
   nextRunOf,

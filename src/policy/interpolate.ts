@@ -1,6 +1,6 @@
 import { suggestionSuffix } from './suggest.js';
 
-/** The environment variables a policy may read; `process.env` fits. */
+/** The environment variables a policy may read: the CLI passes the ones its Settings were read from. */
 export type PolicyEnv = Readonly<Record<string, string | undefined>>;
 
 export type InterpolationResult =

@@ -3,7 +3,7 @@ import type { PolicyProblem } from './errors.js';
 import { labelled, pathKey, type ValuePath } from './paths.js';
 import { DURATION_NEEDS_UNIT } from './schema.js';
 import { didYouMean, listNames } from './suggest.js';
-import type { YamlSource } from './yaml-source.js';
+import type { YamlSource } from './yaml/index.js';
 
 /** A problem at the node of `path` in `source`. */
 export function problemAt(

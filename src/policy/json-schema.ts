@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ActionRegistry } from './action-registry.js';
+import type { ActionCatalog } from './action-catalog.js';
 import { JobSchema, policySchema, WindowSchema } from './schema.js';
 
 /** Where the committed schema lives, relative to the repository root; the config examples point at it. */
@@ -11,7 +11,7 @@ export const POLICY_SCHEMA_PATH = 'config/schema/policy.schema.json';
  * It describes the file as written: durations are strings, `${VAR}`s are plain strings. Checks
  * that need the whole file (references, cron, time zones) are only in `nightshift validate`.
  */
-export function policyJsonSchema(registry: ActionRegistry): Record<string, unknown> {
+export function policyJsonSchema(registry: ActionCatalog): Record<string, unknown> {
   const actions = [...registry.values()].sort((a, b) => a.name.localeCompare(b.name));
   const branches = actions.map((action) =>
     JobSchema.extend({

@@ -1,7 +1,5 @@
-import { isUtf8 } from 'node:buffer';
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import type { ActionRegistry } from './action-registry.js';
+import type { ActionCatalog } from './action-catalog.js';
 import {
   type CheckContext,
   checkCalendars,
@@ -21,6 +19,7 @@ import {
   type SourceLocation,
   sortProblems,
 } from './errors.js';
+import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
@@ -39,12 +38,12 @@ import {
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
-import { readYaml, type ValuePath } from './yaml-source.js';
+import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 export interface LoadPolicyOptions {
   /** The actions jobs may use; `jobs/index.ts` exports the real one. */
-  readonly registry: ActionRegistry;
-  /** Where `${VAR}` values come from; pass `process.env` at the edge. */
+  readonly registry: ActionCatalog;
+  /** Where `${VAR}` values come from: the environment the CLI read its Settings from. */
   readonly env: PolicyEnv;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;
@@ -65,9 +64,6 @@ export interface PolicyCheck {
   /** The policy, unless an error refuses it or part of it cannot be read without an unset variable. */
   readonly policy: Policy | undefined;
 }
-
-/** A policy file larger than this is refused before it is parsed: 5 MB. */
-export const MAX_POLICY_BYTES = 5 * 1024 * 1024;
 
 /** A string of `with:` that came from `${VAR}`s. */
 export interface SecretParam {
@@ -253,33 +249,6 @@ export async function checkPolicyFile(path: string, options: CheckPolicyOptions)
   return checkPolicy(text, path, options);
 }
 
-async function readPolicyText(path: string): Promise<string | PolicyProblem> {
-  let bytes: Buffer;
-  try {
-    // refused before it is read: a file given by mistake may be any size
-    const tooLarge = sizeProblem(path, (await stat(path)).size);
-    if (tooLarge) return tooLarge;
-    bytes = await readFile(path);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { file: path, line: 1, col: 1, message: `cannot read the policy file: ${reason}` };
-  }
-  const nul = bytes.includes(0);
-  if (nul || !isUtf8(bytes)) {
-    const bom = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
-    const what = bom ? 'is UTF-16 text' : nul ? 'is not text (it holds NUL bytes)' : 'is not UTF-8 text';
-    const message = `the file ${what}: a policy is a YAML file in UTF-8${bom ? '; save it as UTF-8' : ''}`;
-    return { file: path, line: 1, col: 1, message };
-  }
-  return bytes.toString('utf8');
-}
-
-function sizeProblem(file: string, bytes: number): PolicyProblem | undefined {
-  if (bytes <= MAX_POLICY_BYTES) return undefined;
-  const message = `the policy file is ${bytes} bytes, over the limit of 5 MB (${MAX_POLICY_BYTES} bytes)`;
-  return { file, line: 1, col: 1, message };
-}
-
 /**
  * Each problem once. An alias repeats its anchor's problems at the anchor's place, and a node the
  * reader already reported (a failed `${VAR}`, an unknown anchor) gets no second, derived problem
@@ -310,7 +279,7 @@ function resolve(
     params: Readonly<Record<string, unknown>> | undefined;
   }[],
   windows: readonly { name: string; document: WindowDocument | undefined }[],
-  source: ReturnType<typeof readYaml>,
+  source: YamlSource,
   file: string,
   warnings: readonly PolicyProblem[],
 ): Policy {
@@ -326,7 +295,7 @@ function resolve(
     const skip = document.skip ?? [];
     // Properties are listed one by one: an object spread followed by this many properties falls
     // off V8's fast path and cost 25 µs per job, a third of validating 10,000 jobs.
-    const job: Omit<PolicyJob, 'location'> = {
+    resolved.push({
       name,
       kind: 'job',
       description: document.description,
@@ -348,8 +317,8 @@ function resolve(
       overlap: settings.overlap,
       catchUp: settings.catchUp,
       notify: settings.notify,
-    };
-    resolved.push(withLazyLocation(job, () => source.locate(['jobs', name], 'key')));
+      location: source.locate(['jobs', name], 'key'),
+    });
   }
   const selectors = windows.flatMap(({ name, document }) => {
     const selector = document && resolveTarget(document.target, targets)?.selector;
@@ -357,8 +326,8 @@ function resolve(
   });
   for (const { name, document } of windows) {
     if (!document) continue;
-    const job = resolveWindow(name, document, defaults, calendars, targets, selectors);
-    resolved.push(withLazyLocation(job, () => source.locate(['windows', name], 'key')));
+    const location = source.locate(['windows', name], 'key');
+    resolved.push(resolveWindow(name, location, document, defaults, calendars, targets, selectors));
   }
   return {
     file,
@@ -381,12 +350,13 @@ function resolve(
  */
 function resolveWindow(
   name: string,
+  location: SourceLocation,
   document: WindowDocument,
   defaults: EffectiveSettings,
   calendars: Readonly<Record<string, readonly string[]>>,
   targets: Readonly<Record<string, TargetSelector>>,
   selectors: readonly { name: string; selector: TargetSelector }[],
-): Omit<PolicyJob, 'location'> {
+): PolicyJob {
   const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
   const uptime = parseUptime(document.uptime);
   if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
@@ -418,6 +388,7 @@ function resolveWindow(
     confirm: false,
     suspend: document.suspend ?? false,
     window,
+    location,
     ...settings,
   };
 }
@@ -426,37 +397,12 @@ function resolveWindow(
 export const DEFAULT_EVERY_MS = 5 * 60_000;
 
 /** The strings below `at` that came from `${VAR}`s, with their values and their text as written. */
-function secretParamsBelow(source: ReturnType<typeof readYaml>, at: readonly string[]): SecretParam[] {
+function secretParamsBelow(source: YamlSource, at: readonly string[]): SecretParam[] {
   return source.interpolatedBelow(at).map((path) => {
     let value: unknown = source.value;
     for (const segment of [...at, ...path]) value = (value as Record<string, unknown>)[segment];
     return { path: path.join('.'), value: String(value), written: source.templateOf([...at, ...path]) ?? '' };
   });
-}
-
-/** How each job finds its `location`; see withLazyLocation. */
-const locators = new WeakMap<object, () => SourceLocation>();
-
-/** One getter for all jobs: a getter written in each job's literal costs a few µs per job. */
-const LAZY_LOCATION: PropertyDescriptor = {
-  enumerable: true,
-  get(this: object): SourceLocation | undefined {
-    return locators.get(this)?.();
-  },
-};
-
-/**
- * Adds `location` as an own, enumerable property computed on first read. A position comes from a
- * second parse of the file with the `yaml` package, which a valid policy otherwise never needs and
- * which takes more than a second for 10,000 jobs.
- */
-function withLazyLocation(job: Omit<PolicyJob, 'location'>, locate: () => SourceLocation): PolicyJob {
-  let location: SourceLocation | undefined;
-  locators.set(job, () => {
-    location ??= locate();
-    return location;
-  });
-  return Object.defineProperty(job, 'location', LAZY_LOCATION) as PolicyJob;
 }
 
 function resolveTarget(

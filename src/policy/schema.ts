@@ -71,7 +71,10 @@ export const RetrySchema = z
       default: 'exponential',
     }),
   })
-  .meta({ description: 'Retries of a failed run. Only transient API errors are retried.' });
+  .meta({
+    description:
+      'How each target of a run is retried (a run is never run again as a whole). Only transient API errors are retried.',
+  });
 
 export const CatchUpSchema = z
   .union([z.literal('none'), DurationSchema], { error: `${DURATION_RULE}, or none` })

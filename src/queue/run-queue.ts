@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type ConnectionOptions, Queue } from 'bullmq';
+import type { ConnectionOptions, Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import { z } from 'zod';
-import { RUN_TRIGGERS } from '../engine/index.js';
+import { RUN_TRIGGERS, type RunIdentity, type RunSummary } from '../engine/index.js';
 
 /** The BullMQ queue every run goes through. */
 export const RUN_QUEUE = 'runs';
@@ -28,6 +29,33 @@ export interface RunJobResult {
   runId: string;
   outcome: string;
   counts: Record<string, number>;
+}
+
+/** The run a job carries, as its summary names it. */
+export function runIdentity(data: RunJobData, action: string, deliveries?: number): RunIdentity {
+  return {
+    runId: data.runId,
+    job: data.job,
+    action,
+    trigger: data.trigger,
+    dryRun: data.dryRun,
+    scheduledAt: data.scheduledAt,
+    deliveries,
+  };
+}
+
+/**
+ * How many times workers started the run: BullMQ's count of starts, less the pickups that only
+ * found the job's previous run still going (`overlap: queue`), and less the pickup that failed
+ * an abandoned run (BullMQ counts that one as a start too).
+ */
+export function deliveriesOf(job: Job<RunJobData, RunJobResult>, { abandoned = false } = {}): number {
+  return Math.max(1, job.attemptsStarted - (abandoned ? 1 : 0) - (job.data.overlapWaits ?? 0));
+}
+
+/** What a finished run's BullMQ job keeps of its summary. */
+export function runJobResult(summary: RunSummary): RunJobResult {
+  return { runId: summary.runId, outcome: summary.outcome, counts: summary.counts };
 }
 
 /**

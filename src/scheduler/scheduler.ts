@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { countTargets, type RunOutcome, type RunSummary, type RunTrigger } from '../engine/index.js';
-import type { Logger } from '../log/logger.js';
+import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
+import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
 import {
   compactInstant,
@@ -10,12 +10,15 @@ import {
   type RunJobData,
   type RunJobResult,
   scheduledRunId,
-} from '../queue/run-queue.js';
-import type { RunHistory } from '../store/history.js';
-import { type RedisKeys, redisKeys } from '../store/keys.js';
-import type { PolicyStore } from '../store/policy-store.js';
-import type { Suspensions } from '../store/suspensions.js';
-import { RedisWindowStates } from '../store/window-state.js';
+} from '../queue/index.js';
+import {
+  describeSuspension,
+  LastTicks,
+  type PolicyStore,
+  RedisWindowStates,
+  type RunHistory,
+  type Suspensions,
+} from '../store/index.js';
 import { planCatchUp } from './catch-up.js';
 
 export interface SchedulerOptions {
@@ -74,7 +77,7 @@ interface Due {
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
-  readonly #keys: RedisKeys;
+  readonly #lastTicks: LastTicks;
   readonly #now: () => number;
   #entries = new Map<string, Scheduled>();
   #policySha = '';
@@ -92,7 +95,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
-    this.#keys = redisKeys(options.prefix);
+    this.#lastTicks = new LastTicks(options.redis, { prefix: options.prefix });
     this.#now = options.now ?? Date.now;
     this.#leadMs = options.leadMs ?? 2000;
   }
@@ -202,8 +205,8 @@ export class Scheduler {
   async #catchUp(): Promise<void> {
     const now = new Date(this.#now());
     const jobs = [...this.#entries.values()];
-    const keys = jobs.map((entry) => this.#keys.lastTick(entry.job.name));
-    let lastTicks = await this.#options.redis.mget(keys);
+    const names = jobs.map((entry) => entry.job.name);
+    let lastTicks = await this.#lastTicks.get(names);
     // A tick that is only just due may be in the hands of a scheduler that is running: give it
     // the time to record the tick, then look again, so the tick is not also counted as missed.
     const handoffMs = this.#options.handoffMs ?? 1000;
@@ -213,22 +216,23 @@ export class Scheduler {
     let waitMs = 0;
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
+      if (last === undefined) continue;
       const horizon = horizons[index] as Date;
-      const recent = last ? nextRunOf(entry.job, new Date(now.getTime() - handoffMs)) : undefined;
-      if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > Number(last)) {
+      const recent = nextRunOf(entry.job, new Date(now.getTime() - handoffMs));
+      if (recent && recent.at.getTime() <= horizon.getTime() && recent.at.getTime() > last) {
         waitMs = Math.max(waitMs, recent.at.getTime() + handoffMs - now.getTime());
       }
     }
     if (waitMs > 0) {
       await sleep(waitMs);
-      lastTicks = await this.#options.redis.mget(keys);
+      lastTicks = await this.#lastTicks.get(names);
     }
     const due: Due[] = [];
     const missed: RunSummary[] = [];
     for (const [index, entry] of jobs.entries()) {
       const last = lastTicks[index];
-      if (!last) continue;
-      const plan = planCatchUp(entry.job, new Date(Number(last)), horizons[index] as Date);
+      if (last === undefined) continue;
+      const plan = planCatchUp(entry.job, new Date(last), horizons[index] as Date);
       if (plan.run) due.push({ entry, firing: plan.run, trigger: 'catch-up' });
       const first = plan.missed[0];
       const latest = plan.missed.at(-1);
@@ -249,8 +253,8 @@ export class Scheduler {
       this.#options.log.warn({ jobs: missed.map((s) => s.job) }, 'ticks missed while no scheduler ran');
     await this.#handle(due, now);
     // jobs never seen before start counting from now
-    const fresh = jobs.filter((_, index) => !lastTicks[index]);
-    if (fresh.length > 0) await this.#setLastTicks(fresh.map((entry) => [entry.job.name, now]));
+    const fresh = jobs.filter((_, index) => lastTicks[index] === undefined);
+    if (fresh.length > 0) await this.#lastTicks.advance(fresh.map((entry) => [entry.job.name, now]));
   }
 
   #arm(): void {
@@ -314,9 +318,7 @@ export class Scheduler {
       const runId = scheduledRunId(job.name, firing.at);
       const suspension = suspended.get(job.name);
       if (job.suspend || suspension) {
-        const why = suspension
-          ? `suspended since ${suspension.since}${suspension.reason ? ` (${suspension.reason})` : ''}`
-          : 'suspended in the policy';
+        const why = suspension ? describeSuspension(suspension) : 'suspended in the policy';
         skipped.push(this.#record(job, firing.at, 'skipped', `skipped: ${why}`, runId, trigger));
       } else if (job.skipDates.has(firing.localDate)) {
         skipped.push(
@@ -347,7 +349,7 @@ export class Scheduler {
       this.#keptAt = this.#now();
     }
     for (const summary of skipped) await this.#recordSummary(summary);
-    await this.#setLastTicks(due.map((d) => [d.entry.job.name, d.firing.at]));
+    await this.#lastTicks.advance(due.map((d) => [d.entry.job.name, d.firing.at]));
     if (due.length > 0)
       this.#options.log.info(
         {
@@ -367,44 +369,29 @@ export class Scheduler {
     this.#options.onRecorded?.(summary);
   }
 
-  async #setLastTicks(ticks: readonly (readonly [string, Date])[]): Promise<void> {
-    const pipeline = this.#options.redis.pipeline();
-    for (const [job, at] of ticks)
-      pipeline.eval(SET_IF_LATER, 1, this.#keys.lastTick(job), String(at.getTime()));
-    await pipeline.exec();
-  }
-
   #record(
     job: PolicyJob,
     at: Date,
-    outcome: RunOutcome,
+    outcome: Extract<RunOutcome, 'skipped' | 'missed'>,
     reason: string,
     runId: string,
     trigger: RunTrigger = 'schedule',
   ): RunSummary {
-    const now = new Date(this.#now()).toISOString();
-    return {
-      runId,
-      job: job.name,
-      action: job.action,
-      trigger,
-      dryRun: job.dryRun,
-      scheduledAt: at.toISOString(),
-      finishedAt: now,
-      outcome,
+    return skippedRunSummary(
+      {
+        runId,
+        job: job.name,
+        action: job.action,
+        trigger,
+        dryRun: job.dryRun,
+        scheduledAt: at.toISOString(),
+      },
       reason,
-      counts: countTargets([]),
-      targets: [],
-      findings: [],
-      requestIds: [],
-    };
+      { finishedAt: new Date(this.#now()) },
+      outcome,
+    );
   }
 }
 
 /** How often a running scheduler renews its policy text's TTL in Redis (30 days). */
 const KEEP_POLICY_EVERY_MS = 3_600_000;
-
-/** Two schedulers may record the same tick; the key only ever moves forward. */
-const SET_IF_LATER = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
-return 0`;

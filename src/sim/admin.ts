@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { badRequest, type Json } from './envelope.js';
 import { FaultConfigSchema } from './faults.js';
-import { type Fleet, parseFleet } from './seed.js';
+import { type Fleet, parseFleet } from './fleet.js';
 import type { Simulator } from './simulator.js';
 import { StateError } from './state-file.js';
 import { parseBody } from './validation.js';

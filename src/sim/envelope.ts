@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiErrorType, Envelope } from '../api/schemas.js';
+import type { ApiErrorType, Envelope } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 
 /**
  * HTTP status per error `Type`. The spec names the types but not their statuses; these are
@@ -17,8 +18,9 @@ export const STATUS_BY_TYPE: Record<ApiErrorType, number> = {
 };
 
 /** An answer other than success: becomes one ErrorDetails entry in an envelope without `Result`. */
-export class SimError extends Error {
+export class SimError extends NightshiftError {
   override name = 'SimError';
+  readonly code = 'NS_SIM_REFUSED';
 
   constructor(
     readonly type: ApiErrorType,

@@ -2,8 +2,9 @@ export { OPERATION_NAMES, OPERATION_ROUTES, type OperationName } from './catalog
 export type { Clock } from './clock.js';
 export type { FaultConfig, FaultConfigInput } from './faults.js';
 export { FaultConfigSchema } from './faults.js';
+export { DEFAULT_FLEET, type Fleet, formatFleet, MAX_FLEET, parseFleet } from './fleet.js';
 export type { RequestLogEntry } from './request-log.js';
-export { DEFAULT_FLEET, type Fleet, formatFleet, MAX_FLEET, parseFleet, seedState } from './seed.js';
+export { seedState } from './seed.js';
 export {
   DEFAULT_API_KEY,
   DEFAULT_BEARER_TOKEN,

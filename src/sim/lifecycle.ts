@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NODE_GROUP_NAMES, type NodeGroupConfig } from '../api/schemas.js';
+import { NODE_GROUP_NAMES, type NodeGroupConfig } from '../api/index.js';
 import { type Clock, isoTime } from './clock.js';
 import type { SimBackup, SimCloudProvider, SimWorkspace, Transition, UpgradeRequest } from './state.js';
 import { CLOUD_PROVIDER_STATUS, workspaceStatusFields } from './status.js';

@@ -8,7 +8,7 @@ import type {
   OrgUser,
   Workgroup,
   Workspace,
-} from '../api/schemas.js';
+} from '../api/index.js';
 import { AllowListMatcher, isCallerAllowed, normalizeIp } from './allow-list.js';
 import type {
   OrgUsersShape,

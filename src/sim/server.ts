@@ -20,9 +20,9 @@ import {
   successBody,
 } from './envelope.js';
 import { type FaultConfig, type FaultConfigInput, type FaultDecision, parseFaultConfig } from './faults.js';
+import { DEFAULT_FLEET, type Fleet } from './fleet.js';
 import { HANDLERS } from './operations/index.js';
 import { authPresence, type RequestLogEntry } from './request-log.js';
-import { DEFAULT_FLEET, type Fleet } from './seed.js';
 import { type ResetTarget, Simulator } from './simulator.js';
 import type { OrgUsersShape, SimState } from './state.js';
 

@@ -1,10 +1,11 @@
 import type { Clock } from './clock.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
+import type { Fleet } from './fleet.js';
 import { Lifecycle } from './lifecycle.js';
 import type { SimContext } from './operations/index.js';
 import { RenderCache } from './render.js';
 import { RequestLog } from './request-log.js';
-import { type Fleet, seedState } from './seed.js';
+import { seedState } from './seed.js';
 import type { OrgUsersShape, SimState, Transition } from './state.js';
 import { parseState } from './state-file.js';
 import { SimStore } from './store.js';

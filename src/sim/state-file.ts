@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
+import { NightshiftError } from '../errors/index.js';
 import { type SimState, SimStateSchema } from './state.js';
 
 /** A state that failed to load; the message names the source and the path of every fault. */
-export class StateError extends Error {
+export class StateError extends NightshiftError {
   override name = 'StateError';
+  readonly code = 'NS_SIM_STATE_INVALID';
 }
 
 /** `workspaces[3].database_id`: the path as a reader of the JSON file would look for it. */

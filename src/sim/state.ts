@@ -8,7 +8,7 @@ import {
   OrgUserSchema,
   WorkgroupSchema,
   WorkspaceSchema,
-} from '../api/schemas.js';
+} from '../api/index.js';
 import { parseCidr } from './allow-list.js';
 
 /**

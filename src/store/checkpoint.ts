@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { CheckpointStore } from '../engine/checkpoint.js';
-import { type TargetRecord, TargetRecordSchema } from '../engine/summary.js';
-import { type Logger, silentLogger } from '../log/logger.js';
+import type { CheckpointStore } from '../engine/index.js';
+import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
+import { type Logger, silentLogger } from '../log/index.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { LuaScript } from './lua.js';
 
@@ -33,7 +33,8 @@ interface PendingWrite {
 /**
  * Checkpoints shared by every worker, so a run redelivered to another worker after a crash skips
  * the targets already done. One hash per run: field = target key, value = the record as JSON.
- * The TTL is refreshed on every save, so only abandoned runs expire.
+ * The TTL is refreshed on every save, so only abandoned runs expire. Actions' progress records
+ * (see ProgressRecord) live beside it in a second hash, field = target key, under the same TTL.
  */
 export class RedisCheckpointStore implements CheckpointStore {
   readonly #redis: Redis;
@@ -104,8 +105,21 @@ export class RedisCheckpointStore implements CheckpointStore {
     await SAVE.run(this.#redis, [this.#keys.runTargets(runId)], [this.#ttlMs, ...fields]);
   }
 
+  async loadProgress(runId: string, key: string): Promise<unknown> {
+    const text = await this.#redis.hget(this.#keys.runProgress(runId), key);
+    return text === null ? undefined : parseJson(text);
+  }
+
+  async saveProgress(runId: string, key: string, progress: unknown): Promise<void> {
+    await SAVE.run(
+      this.#redis,
+      [this.#keys.runProgress(runId)],
+      [this.#ttlMs, key, JSON.stringify(progress)],
+    );
+  }
+
   async clear(runId: string): Promise<void> {
-    await this.#redis.del(this.#keys.runTargets(runId));
+    await this.#redis.del(this.#keys.runTargets(runId), this.#keys.runProgress(runId));
   }
 }
 

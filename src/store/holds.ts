@@ -1,13 +1,11 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { type Hold, type HoldReader, HoldSchema } from '../engine/ownership.js';
+import { type Hold, type HoldReader, HoldSchema } from '../engine/index.js';
 import { parseJson } from './json.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { DELETE_HOLD, PUT_HOLD } from './lua.js';
+import { RedisStore, type StoreOptions } from './redis-store.js';
 
-export interface HoldsOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface HoldsOptions extends StoreOptions {
   /** How many hold events the log keeps. Default 1000. */
   logLength?: number;
 }
@@ -23,46 +21,23 @@ export const HoldEventSchema = z.object({
 export type HoldEvent = z.infer<typeof HoldEventSchema>;
 
 /**
- * Deletes a hold only if it is still the one read, and logs why. KEYS: holds hash, log list.
- * ARGV: pattern, hold as read, event JSON, log length. Returns 1 when deleted.
- */
-const DELETE = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('LPUSH', KEYS[2], ARGV[3])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
-return 1
-`);
-
-/** Places a hold (replacing one on the same pattern) and logs it. KEYS: holds, log. ARGV: pattern, hold, event, log length. */
-const PUT = new LuaScript(`
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('LPUSH', KEYS[2], ARGV[3])
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
-return 1
-`);
-
-/**
  * Holds in Redis, shared by every process: a hash by pattern, and a log of every hold placed,
  * released or run out. A hold past its `until` has no effect from that instant; the first read
  * after it removes it and logs it as expired.
  */
-export class Holds implements HoldReader {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class Holds extends RedisStore implements HoldReader {
   readonly #logLength: number;
 
   constructor(redis: Redis, options: HoldsOptions = {}) {
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
+    super(redis, options);
     this.#logLength = options.logLength ?? 1000;
   }
 
   async place(hold: Hold): Promise<void> {
     const event: HoldEvent = { at: hold.createdAt, event: 'held', hold };
-    await PUT.run(
-      this.#redis,
-      [this.#keys.holds, this.#keys.holdLog],
+    await PUT_HOLD.run(
+      this.redis,
+      [this.keys.holds, this.keys.holdLog],
       [hold.pattern, JSON.stringify(HoldSchema.parse(hold)), JSON.stringify(event), this.#logLength],
     );
   }
@@ -70,11 +45,11 @@ export class Holds implements HoldReader {
   /** Releases the hold on exactly `pattern`; the released hold, or undefined if there was none. */
   async release(pattern: string, by: string, now: Date): Promise<Hold | undefined> {
     for (;;) {
-      const text = await this.#redis.hget(this.#keys.holds, pattern);
+      const text = await this.redis.hget(this.keys.holds, pattern);
       if (text === null) return undefined;
       const hold = parseHold(text);
       if (!hold) {
-        await this.#redis.hdel(this.#keys.holds, pattern);
+        await this.redis.hdel(this.keys.holds, pattern);
         return undefined;
       }
       const event: HoldEvent = { at: now.toISOString(), event: 'released', hold, by };
@@ -87,7 +62,7 @@ export class Holds implements HoldReader {
    * unless `readOnly`: what plans, drift and scrapes read must change nothing.
    */
   async active(now: Date, { readOnly = false }: { readOnly?: boolean } = {}): Promise<Hold[]> {
-    const fields = await this.#redis.hgetall(this.#keys.holds);
+    const fields = await this.redis.hgetall(this.keys.holds);
     const holds: Hold[] = [];
     for (const [pattern, text] of Object.entries(fields)) {
       const hold = parseHold(text);
@@ -98,14 +73,14 @@ export class Holds implements HoldReader {
       if (readOnly) continue;
       // a record nobody can read holds nothing; one past its time is logged as expired once
       if (hold) await this.#delete(pattern, text, { at: hold.until, event: 'expired', hold });
-      else await this.#redis.hdel(this.#keys.holds, pattern);
+      else await this.redis.hdel(this.keys.holds, pattern);
     }
     return holds.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** The newest hold events first. */
   async log(limit = 100): Promise<HoldEvent[]> {
-    const lines = await this.#redis.lrange(this.#keys.holdLog, 0, limit - 1);
+    const lines = await this.redis.lrange(this.keys.holdLog, 0, limit - 1);
     return lines.flatMap((line) => {
       const parsed = HoldEventSchema.safeParse(parseJson(line));
       return parsed.success ? [parsed.data] : [];
@@ -113,9 +88,9 @@ export class Holds implements HoldReader {
   }
 
   async #delete(pattern: string, text: string, event: HoldEvent): Promise<boolean> {
-    const deleted = await DELETE.run(
-      this.#redis,
-      [this.#keys.holds, this.#keys.holdLog],
+    const deleted = await DELETE_HOLD.run(
+      this.redis,
+      [this.keys.holds, this.keys.holdLog],
       [pattern, text, JSON.stringify(event), this.#logLength],
     );
     return deleted === 1;

@@ -30,6 +30,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     run: (runId: string) => `${base}:run:${runId}`,
     /** Hash of a run's finished targets (its checkpoint). */
     runTargets: (runId: string) => `${base}:targets:${runId}`,
+    /** Hash of a run's targets under way: target key → the action's progress record (JSON). */
+    runProgress: (runId: string) => `${base}:progress:${runId}`,
     /** Hash of suspended jobs: job → suspension (JSON). */
     suspended: `${base}:suspended`,
     /** A policy file's text, by its sha256. */

@@ -7,37 +7,15 @@ import {
   PausedIntervalSchema,
   pausedInterval,
   type ReleaseReason,
-} from '../engine/ownership.js';
+} from '../engine/index.js';
 import { parseJson } from './json.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { END_OWNERSHIP } from './lua.js';
+import { RedisStore, type StoreOptions } from './redis-store.js';
 
-export interface RedisOwnershipLedgerOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface RedisOwnershipLedgerOptions extends StoreOptions {
   /** How long closed paused intervals are kept for `savings`. Default 400 days. */
   intervalRetentionMs?: number;
 }
-
-/**
- * Ends a record only if it is still the one the caller read, and books its paused interval:
- * the interval itself (for `savings`), and the running totals the savings counters read.
- * KEYS: owned hash, intervals set, totals hash.
- * ARGV: field, record as read, interval JSON ('' for none), its end score, hours, cost, cost field,
- *       retention cut-off score.
- * Returns 1 when ended, 0 when the record changed meanwhile.
- */
-const END = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-if ARGV[3] ~= '' then
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[8])
-  redis.call('HINCRBYFLOAT', KEYS[3], 'hours', ARGV[5])
-  if ARGV[7] ~= '' then redis.call('HINCRBYFLOAT', KEYS[3], ARGV[7], ARGV[6]) end
-end
-return 1
-`);
 
 /** Owned hours and estimated cost avoided so far, closed intervals only (see `openTotals`). */
 export interface SavingsTotals {
@@ -53,20 +31,17 @@ const HOUR_MS = 3_600_000;
  * paused intervals (by end time) and a hash of running totals. Every write is one command or
  * script, so a crash between two never leaves a half-written record.
  */
-export class RedisOwnershipLedger implements OwnershipLedger {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger {
   readonly #retentionMs: number;
 
   constructor(redis: Redis, options: RedisOwnershipLedgerOptions = {}) {
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
+    super(redis, options);
     this.#retentionMs = options.intervalRetentionMs ?? 400 * 86_400_000;
   }
 
   /** A record nobody can read is left out: its workspace is simply not owned (never resumed by mistake). */
   async all(): Promise<Map<string, Ownership>> {
-    const fields = await this.#redis.hgetall(this.#keys.owned);
+    const fields = await this.redis.hgetall(this.keys.owned);
     const records = new Map<string, Ownership>();
     for (const [key, text] of Object.entries(fields)) {
       const parsed = OwnershipSchema.safeParse(parseJson(text));
@@ -76,21 +51,21 @@ export class RedisOwnershipLedger implements OwnershipLedger {
   }
 
   async put(record: Ownership): Promise<void> {
-    await this.#redis.hset(this.#keys.owned, record.key, JSON.stringify(OwnershipSchema.parse(record)));
+    await this.redis.hset(this.keys.owned, record.key, JSON.stringify(OwnershipSchema.parse(record)));
   }
 
   async end(key: string, reason: ReleaseReason, at: Date, runId?: string): Promise<Ownership | undefined> {
     for (;;) {
-      const text = await this.#redis.hget(this.#keys.owned, key);
+      const text = await this.redis.hget(this.keys.owned, key);
       if (text === null) return undefined;
       const parsed = OwnershipSchema.safeParse(parseJson(text));
       const record = parsed.success ? parsed.data : undefined;
       if (record && runId !== undefined && record.runId !== runId) return undefined;
       const interval = record && pausedInterval(record, reason, at);
       const hours = interval ? (Date.parse(interval.to) - Date.parse(interval.from)) / HOUR_MS : 0;
-      const ended = await END.run(
-        this.#redis,
-        [this.#keys.owned, this.#keys.pausedIntervals, this.#keys.savingsTotals],
+      const ended = await END_OWNERSHIP.run(
+        this.redis,
+        [this.keys.owned, this.keys.pausedIntervals, this.keys.savingsTotals],
         [
           key,
           text,
@@ -108,7 +83,7 @@ export class RedisOwnershipLedger implements OwnershipLedger {
 
   /** Closed intervals that ended at or after `since`, oldest first. */
   async intervalsSince(since: Date): Promise<PausedInterval[]> {
-    const members = await this.#redis.zrangebyscore(this.#keys.pausedIntervals, since.getTime(), '+inf');
+    const members = await this.redis.zrangebyscore(this.keys.pausedIntervals, since.getTime(), '+inf');
     return members.flatMap((text) => {
       const parsed = PausedIntervalSchema.safeParse(parseJson(text));
       return parsed.success ? [parsed.data] : [];
@@ -117,7 +92,7 @@ export class RedisOwnershipLedger implements OwnershipLedger {
 
   /** Hours and cost of every interval closed so far: the base of the savings counters. */
   async closedTotals(): Promise<SavingsTotals> {
-    const fields = await this.#redis.hgetall(this.#keys.savingsTotals);
+    const fields = await this.redis.hgetall(this.keys.savingsTotals);
     const cost: Record<string, number> = {};
     for (const [field, value] of Object.entries(fields)) {
       if (field.startsWith('cost:')) cost[field.slice(5)] = Number(value);

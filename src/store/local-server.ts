@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NightshiftError } from '../errors/index.js';
 
 export interface LocalRedisOptions {
   /** Port to listen on; default a free one. */
@@ -31,8 +32,9 @@ export interface LocalRedis {
   stop(): Promise<void>;
 }
 
-export class RedisServerMissingError extends Error {
+export class RedisServerMissingError extends NightshiftError {
   override name = 'RedisServerMissingError';
+  readonly code = 'NS_REDIS_SERVER_MISSING';
   constructor(binary: string) {
     super(
       `${binary} was not found on the PATH. Install Redis 7 (Debian/Ubuntu: apt-get install -y redis-server; ` +

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
+/** One call of a script: its KEYS and its ARGV. */
+export interface ScriptCall {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+const isNoScript = (error: unknown): boolean =>
+  error instanceof Error && error.message.startsWith('NOSCRIPT');
+
 /**
  * A Lua script sent by its SHA1 and loaded only when Redis answers NOSCRIPT (first use, or after
  * a restart or failover emptied the script cache), so hot paths such as the rate limiter do not
@@ -20,8 +29,270 @@ export class LuaScript {
     try {
       return await redis.evalsha(this.#sha, keys.length, ...keys, ...args);
     } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      if (!isNoScript(error)) throw error;
       return redis.eval(this.#source, keys.length, ...keys, ...args);
     }
   }
+
+  /**
+   * Runs the script once per call, all in one pipeline: one round trip, and a second one only for
+   * the calls that met NOSCRIPT. Answers each call's result in order; rejects with the first
+   * call's error, if any.
+   */
+  async runEach(redis: Redis, calls: readonly ScriptCall[]): Promise<unknown[]> {
+    if (calls.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const { keys, args } of calls) pipeline.evalsha(this.#sha, keys.length, ...keys, ...args);
+    const replies = (await pipeline.exec()) ?? [];
+    const unloaded = calls.flatMap((_, index) => (isNoScript(replies[index]?.[0]) ? [index] : []));
+    if (unloaded.length > 0) {
+      const retry = redis.pipeline();
+      for (const index of unloaded) {
+        const { keys, args } = calls[index] as ScriptCall;
+        retry.eval(this.#source, keys.length, ...keys, ...args);
+      }
+      const retried = (await retry.exec()) ?? [];
+      for (const [position, index] of unloaded.entries()) replies[index] = retried[position] ?? [null, null];
+    }
+    return replies.map(([error, result]) => {
+      if (error) throw error;
+      return result;
+    });
+  }
 }
+
+// Run lock (run-lock.ts)
+
+/** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. */
+export const RENEW_IF_OWNER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
+);
+
+/** Deletes a run lock if the run still holds it. KEYS: the lock. ARGV: run id. */
+export const DELETE_IF_OWNER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
+
+// Scheduler's last ticks (scheduler/scheduler.ts)
+
+/**
+ * Records a job's last tick handled; two schedulers may record the same tick, so the key only
+ * ever moves forward. KEYS: the job's last tick. ARGV: the tick (epoch ms). Returns 0.
+ */
+export const SET_TICK_IF_LATER = new LuaScript(`
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1]) end
+return 0
+`);
+
+// Run history (history.ts)
+
+/**
+ * Stores the summary and indexes it, then applies every retention limit in the same call, so no
+ * writer can leave the history over its bounds. The sets get the same TTL as the summaries: a
+ * job that stops running leaves nothing behind once its last run has aged out.
+ *
+ * It also moves this job's and outcome's entry of the last-runs hash forward (never back: runs
+ * of one job may finish out of order); a dry run, or a run already past the retention, leaves
+ * the hash alone.
+ *
+ * KEYS: history, this job's history, this run's summary, the last-runs hash.
+ * ARGV: member, score, summary JSON, maxAgeMs, age cut-off score, maxRunsPerJob, maxRunsTotal,
+ *       summary key prefix, job history key prefix, last-runs field ('' for a dry run).
+ * The keys of evicted runs are built from the prefixes: they share the hash tag of KEYS, so the
+ * script stays within one Cluster slot.
+ */
+export const RECORD_RUN = new LuaScript(`
+local history, jobHistory = KEYS[1], KEYS[2]
+local ttl = tonumber(ARGV[4])
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ttl)
+redis.call('ZADD', history, ARGV[2], ARGV[1])
+redis.call('ZADD', jobHistory, ARGV[2], ARGV[1])
+redis.call('PEXPIRE', history, ttl)
+redis.call('PEXPIRE', jobHistory, ttl)
+if ARGV[10] ~= '' and tonumber(ARGV[2]) >= tonumber(ARGV[5]) then
+  local newest = tonumber(redis.call('HGET', KEYS[4], ARGV[10]) or '0')
+  if tonumber(ARGV[2]) > newest then redis.call('HSET', KEYS[4], ARGV[10], ARGV[2]) end
+  redis.call('PEXPIRE', KEYS[4], ttl)
+end
+
+local function evict(victims)
+  for _, victim in ipairs(victims) do
+    redis.call('ZREM', history, victim)
+    local ok, entry = pcall(cjson.decode, victim)
+    if ok and type(entry) == 'table' and type(entry[1]) == 'string' and type(entry[2]) == 'string' then
+      redis.call('ZREM', ARGV[9] .. entry[1], victim)
+      redis.call('DEL', ARGV[8] .. entry[2])
+    else
+      redis.call('ZREM', jobHistory, victim)
+    end
+  end
+end
+
+local cutoff = '(' .. ARGV[5]
+evict(redis.call('ZRANGEBYSCORE', history, '-inf', cutoff))
+evict(redis.call('ZRANGEBYSCORE', jobHistory, '-inf', cutoff))
+local excess = redis.call('ZCARD', jobHistory) - tonumber(ARGV[6])
+if excess > 0 then evict(redis.call('ZRANGE', jobHistory, 0, excess - 1)) end
+excess = redis.call('ZCARD', history) - tonumber(ARGV[7])
+if excess > 0 then evict(redis.call('ZRANGE', history, 0, excess - 1)) end
+return 1
+`);
+
+/**
+ * Drops index members whose summary has expired, unless the run was recorded again meanwhile.
+ * KEYS: history. ARGV: summary key prefix, job history key prefix, members...
+ */
+export const FORGET_EXPIRED_RUNS = new LuaScript(`
+for i = 3, #ARGV do
+  local entry = cjson.decode(ARGV[i])
+  if redis.call('EXISTS', ARGV[1] .. entry[2]) == 0 then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('ZREM', ARGV[2] .. entry[1], ARGV[i])
+  end
+end
+return 1
+`);
+
+/**
+ * Drops last-runs entries still older than the cut-off, not one a run has just moved forward.
+ * KEYS: the last-runs hash. ARGV: cut-off (epoch ms), fields...
+ */
+export const FORGET_STALE_LAST_RUNS = new LuaScript(`
+for i = 2, #ARGV do
+  local at = tonumber(redis.call('HGET', KEYS[1], ARGV[i]) or '')
+  if at ~= nil and at < tonumber(ARGV[1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
+return 1
+`);
+
+// Run starts (run-starts.ts)
+
+/**
+ * Keeps a run's first start and names the worker running it now.
+ * KEYS: the run's hash. ARGV: this start (ISO), this worker, TTL ms.
+ * Returns { first start, the worker before this one ('' for none) }.
+ */
+export const BEGIN_RUN = new LuaScript(`
+local first = redis.call('HGET', KEYS[1], 'startedAt')
+local previous = redis.call('HGET', KEYS[1], 'worker')
+if not first then
+  first = ARGV[1]
+  redis.call('HSET', KEYS[1], 'startedAt', first)
+end
+redis.call('HSET', KEYS[1], 'worker', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return { first, previous or '' }
+`);
+
+// Suspensions (suspensions.ts)
+
+/**
+ * Sets a hash field only if it still holds what the caller read (`ARGV[2]` = '1' when it was
+ * present, with its value in ARGV[3]), so two concurrent suspends cannot lose each other's change.
+ * KEYS: hash. ARGV: field, was present, old value, new value. Returns 1 if set, 0 on a conflict.
+ */
+export const COMPARE_AND_SET_FIELD = new LuaScript(`
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if (ARGV[2] == '1' and current ~= ARGV[3]) or (ARGV[2] == '0' and current ~= false) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+return 1
+`);
+
+// Ownership ledger (ledger.ts)
+
+/**
+ * Ends a record only if it is still the one the caller read, and books its paused interval:
+ * the interval itself (for `savings`), and the running totals the savings counters read.
+ * KEYS: owned hash, intervals set, totals hash.
+ * ARGV: field, record as read, interval JSON ('' for none), its end score, hours, cost, cost field,
+ *       retention cut-off score.
+ * Returns 1 when ended, 0 when the record changed meanwhile.
+ */
+export const END_OWNERSHIP = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' then
+  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[8])
+  redis.call('HINCRBYFLOAT', KEYS[3], 'hours', ARGV[5])
+  if ARGV[7] ~= '' then redis.call('HINCRBYFLOAT', KEYS[3], ARGV[7], ARGV[6]) end
+end
+return 1
+`);
+
+// Holds (holds.ts)
+
+/**
+ * Places a hold (replacing one on the same pattern) and logs it.
+ * KEYS: holds hash, log list. ARGV: pattern, hold JSON, event JSON, log length. Returns 1.
+ */
+export const PUT_HOLD = new LuaScript(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('LPUSH', KEYS[2], ARGV[3])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
+return 1
+`);
+
+/**
+ * Deletes a hold only if it is still the one read, and logs why. KEYS: holds hash, log list.
+ * ARGV: pattern, hold as read, event JSON, log length. Returns 1 when deleted.
+ */
+export const DELETE_HOLD = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('LPUSH', KEYS[2], ARGV[3])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[4]) - 1)
+return 1
+`);
+
+// Rate limiter (rate-limiter.ts)
+
+/**
+ * A token bucket that takes one token or says how long until one is due, in microseconds.
+ * Time comes from Redis `TIME`, so processes on machines with skewed clocks still share one
+ * clock; `at` never moves backwards, so a Redis failover to a host whose clock is behind pauses
+ * the refill instead of minting tokens. The key expires once a full refill is due anyway.
+ * KEYS: bucket. ARGV: rate per second, burst, key TTL in ms. Returns the wait (µs; 0: taken).
+ */
+export const TAKE_TOKEN = new LuaScript(`
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * rate / 1000000)
+  at = now
+end
+local wait = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+else
+  wait = math.ceil((1 - tokens) * 1000000 / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', at)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return wait
+`);
+
+// Notification states (notify-states.ts)
+
+/**
+ * Writes a JSON value unless the stored one has a later `at`, so a slow run that ends after a
+ * newer one cannot roll the state back (two runs of one job with `overlap: allow`). ISO instants
+ * in UTC compare as strings; a stored value that is not such JSON is overwritten.
+ * KEYS: the state key. ARGV: value JSON, its `at`, TTL in ms. Returns 1 if written, 0 if not.
+ */
+export const SET_IF_NOT_OLDER = new LuaScript(`
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, stored = pcall(cjson.decode, current)
+  if ok and type(stored) == 'table' and type(stored.at) == 'string' and stored.at > ARGV[2] then
+    return 0
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+`);

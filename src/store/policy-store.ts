@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
+import { parseJson } from './json.js';
+import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
-export interface PolicyStoreOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface PolicyStoreOptions extends StoreOptions {
   /** How long a policy (and the record of the one in force) is kept after its last write. Default 30 days. */
   ttlMs?: number;
 }
@@ -33,25 +32,18 @@ export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
  * that version even after the file changes. Texts hold `${VAR}` references, never their values:
  * each worker interpolates with its own environment.
  */
-export class PolicyStore {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class PolicyStore extends RedisStore {
   readonly #ttlMs: number;
 
   constructor(redis: Redis, options: PolicyStoreOptions = {}) {
-    const ttlMs = options.ttlMs ?? 30 * 24 * 3_600_000;
-    if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) {
-      throw new RangeError(`PolicyStore: ttlMs must be a positive integer, got ${ttlMs}`);
-    }
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
-    this.#ttlMs = ttlMs;
+    super(redis, options);
+    this.#ttlMs = positiveInteger('PolicyStore: ttlMs', options.ttlMs ?? 30 * 24 * 3_600_000);
   }
 
   /** Stores the text (again) and returns its sha256 in hex. */
   async put(text: string): Promise<string> {
     const sha = policySha(text);
-    await this.#redis.set(this.#keys.policy(sha), text, 'PX', this.#ttlMs);
+    await this.redis.set(this.keys.policy(sha), text, 'PX', this.#ttlMs);
     return sha;
   }
 
@@ -61,16 +53,16 @@ export class PolicyStore {
    * runs it enqueues.
    */
   async keep(sha: string): Promise<void> {
-    await this.#redis
+    await this.redis
       .multi()
-      .pexpire(this.#keys.policy(sha), this.#ttlMs)
-      .pexpire(this.#keys.currentPolicy, this.#ttlMs)
+      .pexpire(this.keys.policy(sha), this.#ttlMs)
+      .pexpire(this.keys.currentPolicy, this.#ttlMs)
       .exec();
   }
 
   /** The text stored under `sha`, or undefined if it expired or does not match its hash. */
   async get(sha: string): Promise<string | undefined> {
-    const text = await this.#redis.get(this.#keys.policy(sha));
+    const text = await this.redis.get(this.keys.policy(sha));
     return text !== null && policySha(text) === sha ? text : undefined;
   }
 
@@ -84,18 +76,22 @@ export class PolicyStore {
     { at = new Date(), host = hostname() }: { at?: Date; host?: string } = {},
   ): Promise<void> {
     const record: z.infer<typeof CurrentRecordSchema> = { sha, loadedAt: at.toISOString(), host };
-    await this.#redis.set(this.#keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs);
+    await this.redis.set(this.keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs);
+  }
+
+  /**
+   * Claims the notice about `event` for the policy text `sha`, for `forMs`: true for the first
+   * claim only, so replicas watching the same file send one notice, not one each.
+   */
+  async claimNotice(event: string, sha: string, forMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.policyNotice(event, sha), '1', 'PX', forMs, 'NX')) === 'OK';
   }
 
   /** The policy a scheduler last recorded with `setCurrent`, or undefined when none has (or the record is unreadable). */
   async current(): Promise<CurrentPolicy | undefined> {
-    const raw = await this.#redis.get(this.#keys.currentPolicy);
+    const raw = await this.redis.get(this.keys.currentPolicy);
     if (raw === null) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {}
-    const parsed = CurrentRecordSchema.safeParse(value);
+    const parsed = CurrentRecordSchema.safeParse(parseJson(raw));
     if (!parsed.success) return undefined;
     return { ...parsed.data, text: await this.get(parsed.data.sha) };
   }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { TAKE_TOKEN } from './lua.js';
 
 /** Waits until the caller may make one more call. Rejects with the signal's reason on abort. */
 export interface RateLimiter {
@@ -25,35 +25,6 @@ export interface RedisRateLimiterOptions {
   /** Key prefix. Default `nightshift`. */
   prefix?: string;
 }
-
-/**
- * A token bucket that takes one token or says how long until one is due, in microseconds.
- * Time comes from Redis `TIME`, so processes on machines with skewed clocks still share one
- * clock; `at` never moves backwards, so a Redis failover to a host whose clock is behind pauses
- * the refill instead of minting tokens. The key expires once a full refill is due anyway.
- * KEYS: bucket. ARGV: rate per second, burst, key TTL in ms.
- */
-const TAKE = new LuaScript(`
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
-if now > at then
-  tokens = math.min(burst, tokens + (now - at) * rate / 1000000)
-  at = now
-end
-local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-else
-  wait = math.ceil((1 - tokens) * 1000000 / rate)
-end
-redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', at)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return wait
-`);
 
 /**
  * Settles as `promise` does, or rejects with the signal's reason when it aborts first: a Redis
@@ -156,7 +127,7 @@ export class RedisRateLimiter extends QueuedRateLimiter {
   protected async take(signal: AbortSignal | undefined): Promise<number> {
     let waitUs: number;
     try {
-      waitUs = Number(await abortable(TAKE.run(this.#redis, [this.#key], this.#args), signal));
+      waitUs = Number(await abortable(TAKE_TOKEN.run(this.#redis, [this.#key], this.#args), signal));
     } catch (error) {
       signal?.throwIfAborted();
       // a call that cannot take its token must say why: the API was never asked (no `cause`,

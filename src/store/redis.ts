@@ -1,5 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { type Logger, silentLogger } from '../log/logger.js';
+import { NightshiftError } from '../errors/index.js';
+import { type Logger, silentLogger } from '../log/index.js';
 
 /** The longest wait between two reconnection attempts. */
 export const MAX_RECONNECT_DELAY_MS = 5_000;
@@ -15,9 +16,9 @@ export interface CreateRedisOptions extends Omit<RedisOptions, 'role'> {
 }
 
 /** A Redis URL that cannot be used. The message never repeats the URL, which may hold a password. */
-export class RedisUrlError extends Error {
+export class RedisUrlError extends NightshiftError {
   override name = 'RedisUrlError';
-  readonly code = 'ERR_REDIS_URL';
+  readonly code = 'NS_REDIS_URL_INVALID';
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { parseJson } from './json.js';
+import { COMPARE_AND_SET_FIELD } from './lua.js';
+import { RedisStore } from './redis-store.js';
 
 export const SuspensionSchema = z.object({
   job: z.string(),
@@ -13,29 +13,13 @@ export const SuspensionSchema = z.object({
 });
 export type Suspension = z.infer<typeof SuspensionSchema>;
 
-export interface SuspensionsOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+/** Why a run of a suspended job is skipped, as its summary says: `suspended since <since> (<reason>)`. */
+export function describeSuspension({ since, reason }: Suspension): string {
+  return `suspended since ${since}${reason ? ` (${reason})` : ''}`;
 }
 
-/**
- * Sets a hash field only if it still holds what the caller read (`ARGV[2]` = '1' when it was
- * present, with its value in ARGV[3]), so two concurrent suspends cannot lose each other's change.
- * KEYS: hash. ARGV: field, was present, old value, new value. Returns 1 if set, 0 on a conflict.
- */
-const COMPARE_AND_SET = new LuaScript(`
-local current = redis.call('HGET', KEYS[1], ARGV[1])
-if (ARGV[2] == '1' and current ~= ARGV[3]) or (ARGV[2] == '0' and current ~= false) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-return 1
-`);
-
 function readSuspension(job: string, text: string): Suspension | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {}
-  const parsed = SuspensionSchema.safeParse(value);
+  const parsed = SuspensionSchema.safeParse(parseJson(text));
   return parsed.success ? { ...parsed.data, job } : undefined;
 }
 
@@ -54,22 +38,14 @@ function parseSuspension(job: string, text: string): Suspension {
 }
 
 /** Which jobs an operator has suspended, shared by every scheduler and worker. */
-export class Suspensions {
-  readonly #redis: Redis;
-  readonly #key: string;
-
-  constructor(redis: Redis, options: SuspensionsOptions = {}) {
-    this.#redis = redis;
-    this.#key = redisKeys(options.prefix ?? DEFAULT_PREFIX).suspended;
-  }
-
+export class Suspensions extends RedisStore {
   /**
    * Suspends a job, or updates the reason and author of a suspension (keeping `since`; an
    * omitted field keeps its old value). True if anything changed.
    */
   async suspend(job: string, { reason, by }: { reason?: string; by?: string } = {}): Promise<boolean> {
     for (;;) {
-      const old = await this.#redis.hget(this.#key, job);
+      const old = await this.redis.hget(this.keys.suspended, job);
       const current = old === null ? undefined : readSuspension(job, old);
       const nextReason = reason ?? current?.reason;
       const nextBy = by ?? current?.by;
@@ -80,9 +56,9 @@ export class Suspensions {
         ...(nextReason === undefined ? {} : { reason: nextReason }),
         ...(nextBy === undefined ? {} : { by: nextBy }),
       };
-      const set = await COMPARE_AND_SET.run(
-        this.#redis,
-        [this.#key],
+      const set = await COMPARE_AND_SET_FIELD.run(
+        this.redis,
+        [this.keys.suspended],
         [job, old === null ? '0' : '1', old ?? '', JSON.stringify(next)],
       );
       if (set === 1) return true;
@@ -91,16 +67,16 @@ export class Suspensions {
 
   /** True if the job was suspended. */
   async unsuspend(job: string): Promise<boolean> {
-    return (await this.#redis.hdel(this.#key, job)) === 1;
+    return (await this.redis.hdel(this.keys.suspended, job)) === 1;
   }
 
   async get(job: string): Promise<Suspension | undefined> {
-    const text = await this.#redis.hget(this.#key, job);
+    const text = await this.redis.hget(this.keys.suspended, job);
     return text === null ? undefined : parseSuspension(job, text);
   }
 
   async all(): Promise<Map<string, Suspension>> {
-    const fields = await this.#redis.hgetall(this.#key);
+    const fields = await this.redis.hgetall(this.keys.suspended);
     return new Map(Object.entries(fields).map(([job, text]) => [job, parseSuspension(job, text)]));
   }
 }

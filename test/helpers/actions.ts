@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
-import { executeRun, MemoryCheckpointStore, type RunSummary, recordApiCall } from '../../src/engine/index.js';
+import {
+  type Clock,
+  executeRun,
+  MemoryCheckpointStore,
+  nodeActionIo,
+  type RunSummary,
+  recordApiCall,
+} from '../../src/engine/index.js';
 import { type PolicyEnv, parsePolicy } from '../../src/policy/index.js';
 import {
   DEFAULT_API_KEY,
@@ -41,6 +48,8 @@ export interface RunJobOptions {
   bearerToken?: string | null;
   /** Where the run keeps its checkpoints: one holding records plays an earlier delivery's. Default: empty. */
   checkpoints?: MemoryCheckpointStore;
+  /** The run's clock. Default: the system's. */
+  clock?: Clock;
 }
 
 /**
@@ -69,11 +78,13 @@ export async function runJob(
     const summary = await executeRun(
       {
         api,
+        io: nodeActionIo(process.env),
         actions,
         checkpoints: options.checkpoints ?? new MemoryCheckpointStore(),
         log,
         signal: new AbortController().signal,
         pollIntervalMs: options.pollIntervalMs ?? 50,
+        ...(options.clock ? { clock: options.clock } : {}),
       },
       { runId: `${jobName}@test`, job, trigger: 'manual', dryRun: options.dryRun ?? job.dryRun },
     );

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from '../../bench/harness/eventually.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
-import type { RunSummary } from '../../src/engine/index.js';
+import { nodeActionIo, type RunSummary } from '../../src/engine/index.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { type Policy, parsePolicy } from '../../src/policy/index.js';
 import { createRunQueue, enqueueRuns, manualRunId } from '../../src/queue/run-queue.js';
@@ -203,6 +203,7 @@ export class Engine {
       redis,
       prefix: this.prefix,
       api,
+      io: nodeActionIo(process.env),
       actions,
       registry: actionRegistry,
       env: {},

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, posix } from 'node:path';
@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildProgram } from '../../src/cli/main.js';
+import { loadSettings, VARIABLES } from '../../src/config/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN } from '../../src/sim/index.js';
 
 /**
@@ -137,44 +138,9 @@ function cliProblem(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
-    .map((file) => join(root, dir, file));
-}
-
-/**
- * Every environment variable the program reads by name: `process.env.X`, `env.X` (the
- * api-env parser takes the environment as a parameter), `process.env['X']` and the
- * `envNumber('X', …)` helper of the CLI runtime.
- */
-function variablesTheCodeReads(): Set<string> {
-  const patterns = [
-    /\b(?:process\.env|env)\.([A-Z][A-Z0-9_]*)\b/g,
-    /\b(?:process\.env|env)\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\]/g,
-    /\benvNumber\(\s*['"]([A-Z][A-Z0-9_]*)['"]/g,
-  ];
-  const names = new Set<string>();
-  for (const file of [...sourceFiles('src'), ...sourceFiles('jobs')]) {
-    const text = readFileSync(file, 'utf8');
-    for (const pattern of patterns) for (const match of text.matchAll(pattern)) names.add(match[1] as string);
-  }
-  return names;
-}
-
-const readByCode = variablesTheCodeReads();
+/** Every environment variable the program reads: the names its one settings schema declares. */
+const readByCode = new Set(VARIABLES);
 const ownVariable = (name: string) => name === 'REDIS_URL' || name.startsWith('NIGHTSHIFT_');
-
-/** The default of an `envNumber('NAME', default)` read, from the source. */
-function envNumberDefault(name: string): number {
-  for (const file of sourceFiles('src')) {
-    const match = readFileSync(file, 'utf8').match(
-      new RegExp(`envNumber\\(\\s*'${name}',\\s*([\\d_]+)\\s*\\)`),
-    );
-    if (match) return Number((match[1] as string).replaceAll('_', ''));
-  }
-  throw new Error(`no envNumber('${name}', …) in src/`);
-}
 
 function seconds(duration: string): number {
   const match = /^(\d+)(ms|s|m)$/.exec(duration);
@@ -304,7 +270,7 @@ describe('docker-compose.yml', () => {
 
   it('gives the workers the runs in flight time to finish on shutdown (stop_grace_period > NIGHTSHIFT_SHUTDOWN_GRACE_MS)', () => {
     const grace = String(service(base, 'worker').stop_grace_period ?? '10s');
-    expect(seconds(grace)).toBeGreaterThan(envNumberDefault('NIGHTSHIFT_SHUTDOWN_GRACE_MS') / 1000);
+    expect(seconds(grace)).toBeGreaterThan(loadSettings({}).worker.shutdownGraceMs / 1000);
   });
 
   it('hands the API key to the worker as a Docker secret file, never as a variable, and to no one else', () => {
@@ -408,7 +374,7 @@ describe('commands and variables the container files use', () => {
     ['docker-compose.yml + docker-compose.demo.yml', demo],
   ];
 
-  it('finds the variables the code reads (guards the scan itself)', () => {
+  it('knows the variables the code reads (guards the list itself)', () => {
     for (const name of ['REDIS_URL', 'NIGHTSHIFT_API_URL', 'NIGHTSHIFT_API_KEY', 'NIGHTSHIFT_API_KEY_FILE']) {
       expect(readByCode, name).toContain(name);
     }

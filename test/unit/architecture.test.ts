@@ -70,6 +70,13 @@ describe('the architecture of src/ and jobs/', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('enters another folder only through its index.ts', () => {
+    const deep = edges
+      .filter((edge) => edge.to !== 'jobs' && path.basename(edge.target) !== 'index.js')
+      .map((edge) => `${edge.file} imports ${edge.target}`);
+    expect(deep).toEqual([]);
+  });
+
   it('has no import cycle between folders', () => {
     const graph = new Map<string, Set<string>>();
     for (const edge of edges) graph.set(edge.from, (graph.get(edge.from) ?? new Set()).add(edge.to));

@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
+import { DEFAULT_REDIS_PREFIX, type Settings, withVariables } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
-import { createLogger, type Logger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/index.js';
 import { parseDuration, WINDOW_ACTION } from '../../policy/index.js';
 import {
   DEFAULT_API_KEY,
@@ -15,7 +16,7 @@ import {
   type SimulatorHandle,
   startSimulator,
 } from '../../sim/index.js';
-import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/local-server.js';
+import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
@@ -23,8 +24,8 @@ import { loadPolicy, policyCommandDeps } from '../policy-io.js';
 import {
   actionApiClient,
   apiSettings,
+  asUsage,
   exitOnceIdle,
-  logLevel,
   type RedisRuntime,
   redisRuntime,
   untilSignal,
@@ -95,8 +96,8 @@ function fleetLine(sim: SimulatorHandle): string {
   return `[${clock()}] fleet: ${counts.join(', ')}`;
 }
 
-async function startRedis(): Promise<{ url: string; server?: LocalRedis }> {
-  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL };
+async function startRedis(settings: Settings): Promise<{ url: string; server?: LocalRedis }> {
+  if (settings.redis.url) return { url: settings.redis.url };
   try {
     const server = await startLocalRedis({ appendOnly: false });
     return { url: server.url, server };
@@ -113,18 +114,14 @@ async function startRedis(): Promise<{ url: string; server?: LocalRedis }> {
  * config/demo.yaml, exactly as `nightshift start` runs them. Their JSON logs go to a file so the
  * terminal shows the story: one line per finished run and the fleet's statuses.
  */
-async function runDemo(flags: DemoFlags): Promise<void> {
+async function runDemo(settings: Settings, flags: DemoFlags): Promise<void> {
   // settings first: a bad one is reported before anything is started that would need stopping
-  const settings = opsSettings({
-    ...process.env,
-    NIGHTSHIFT_HTTP_PORT: process.env.NIGHTSHIFT_HTTP_PORT || '0',
-  });
-  const level = logLevel();
-  const redis = await startRedis();
+  const ops = opsSettings({ ...settings, http: { ...settings.http, port: settings.http.port ?? 0 } });
+  const redis = await startRedis(settings);
   let sim: SimulatorHandle | undefined;
   try {
     sim = await startSimulator({ port: 0, seed: 1, fleet: flags.fleet, transitionMs: TRANSITION_MS });
-    await showDemo(flags, { settings, level }, redis, sim);
+    await showDemo(flags, { settings, ops }, redis, sim);
   } finally {
     await sim?.close();
     await redis.server?.stop();
@@ -132,13 +129,24 @@ async function runDemo(flags: DemoFlags): Promise<void> {
 }
 
 /** The ops server, the worker and the scheduler, as `nightshift start` runs them; none left running if one fails. */
-async function startRoles(runtime: RedisRuntime, log: Logger, settings: OpsSettings | undefined) {
-  const ops = await startOpsRole(settings, runtime, log);
-  const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: ops.metrics });
+async function startRoles(
+  settings: Settings,
+  runtime: RedisRuntime,
+  log: Logger,
+  opsSettings: OpsSettings | undefined,
+) {
+  const ops = await startOpsRole(opsSettings, runtime, log);
+  const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
+    metrics: ops.metrics,
+  });
   try {
-    const stopScheduler = await startSchedulerRole(DEMO_POLICY, runtime, log.child({ role: 'scheduler' }), {
-      metrics: ops.metrics,
-    });
+    const stopScheduler = await startSchedulerRole(
+      settings,
+      DEMO_POLICY,
+      runtime,
+      log.child({ role: 'scheduler' }),
+      { metrics: ops.metrics },
+    );
     return { ops, stopWorker, stopScheduler };
   } catch (error) {
     await stopWorker();
@@ -149,7 +157,7 @@ async function startRoles(runtime: RedisRuntime, log: Logger, settings: OpsSetti
 
 async function showDemo(
   flags: DemoFlags,
-  { settings, level }: { settings: OpsSettings | undefined; level: string },
+  { settings, ops: opsSettings }: { settings: Settings; ops: OpsSettings | undefined },
   redis: { url: string; server?: LocalRedis },
   sim: SimulatorHandle,
 ): Promise<void> {
@@ -159,20 +167,29 @@ async function showDemo(
     .sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
   const dir = mkdtempSync(join(tmpdir(), 'nightshift-demo-'));
   const logFile = join(dir, 'nightshift.log');
-  Object.assign(process.env, {
-    REDIS_URL: redis.url,
-    NIGHTSHIFT_REDIS_PREFIX: process.env.NIGHTSHIFT_REDIS_PREFIX || `demo-${process.pid}`,
-    NIGHTSHIFT_API_URL: sim.url,
-    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
-    NIGHTSHIFT_BEARER_TOKEN: DEFAULT_BEARER_TOKEN,
-    NIGHTSHIFT_POLL_INTERVAL_MS: '500',
-    DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
-    DEMO_UPTIME: oddMinutesUptime(),
-  });
+  // the roles' own settings: this Redis and simulator, and the variables config/demo.yaml reads
+  const roles = asUsage(() =>
+    withVariables(settings, {
+      REDIS_URL: redis.url,
+      // the installation's own keys stay out of reach unless a prefix was chosen for the demo
+      NIGHTSHIFT_REDIS_PREFIX:
+        settings.redis.prefix === DEFAULT_REDIS_PREFIX ? `demo-${process.pid}` : settings.redis.prefix,
+      NIGHTSHIFT_API_URL: sim.url,
+      NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_API_KEY_FILE: '',
+      NIGHTSHIFT_BEARER_TOKEN: DEFAULT_BEARER_TOKEN,
+      NIGHTSHIFT_POLL_INTERVAL_MS: '500',
+      DEMO_BACKUP_ID: backup?.backup_id ?? 'no-backup',
+      DEMO_UPTIME: oddMinutesUptime(),
+    }),
+  );
   const demoStart = new Date();
-  const log = createLogger({ level, destination: pino.destination({ dest: logFile, sync: false }) });
-  const runtime = redisRuntime(log, 'demo');
-  const started = await startRoles(runtime, log, settings).catch(async (error: unknown) => {
+  const log = createLogger({
+    level: settings.log.level,
+    destination: pino.destination({ dest: logFile, sync: false }),
+  });
+  const runtime = redisRuntime(roles, log, 'demo');
+  const started = await startRoles(roles, runtime, log, opsSettings).catch(async (error: unknown) => {
     await runtime.close();
     throw error;
   });
@@ -228,7 +245,7 @@ async function showDemo(
   await stopScheduler();
   await stopWorker();
   await report();
-  const fleet = await fleetReport(runtime, demoStart).catch((error: unknown) => [
+  const fleet = await fleetReport(roles, runtime, demoStart).catch((error: unknown) => [
     `  drift and savings not read: ${(error as Error).message}`,
   ]);
   await ops.close();
@@ -258,9 +275,9 @@ async function showDemo(
 }
 
 /** The end of the demo's summary: what `nightshift drift` and `nightshift savings` would say now. */
-async function fleetReport(runtime: RedisRuntime, since: Date): Promise<string[]> {
-  const policy = await loadPolicy(DEMO_POLICY, policyCommandDeps());
-  const api = actionApiClient(apiSettings(), createLogger({ level: 'silent' }));
+async function fleetReport(settings: Settings, runtime: RedisRuntime, since: Date): Promise<string[]> {
+  const policy = await loadPolicy(DEMO_POLICY, policyCommandDeps(settings));
+  const api = actionApiClient(settings, apiSettings(settings), createLogger({ level: 'silent' }));
   try {
     const now = new Date();
     const rows = await driftRows(policy, api, runtime.state, now);
@@ -278,7 +295,7 @@ async function fleetReport(runtime: RedisRuntime, since: Date): Promise<string[]
   }
 }
 
-export function registerDemoCommand(program: Command): void {
+export function registerDemoCommand(program: Command, settings: Settings): void {
   program
     .command('demo')
     .description(
@@ -298,6 +315,6 @@ export function registerDemoCommand(program: Command): void {
       '\nNeeds redis-server on the PATH (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis),\nor REDIS_URL pointing at a Redis it may use (under a key prefix of its own).\nExit codes: 0 every run succeeded, 1 a run failed or partly failed, 2 bad usage or no Redis.\n\nExamples:\n  npm run demo\n  nightshift demo --duration 60s\n  nightshift demo --fleet 50x10',
     )
     .action(async (flags: DemoFlags) => {
-      await runDemo(flags);
+      await runDemo(settings, flags);
     });
 }

@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { SavingsReport } from '../../engine/savings.js';
+import type { Settings } from '../../config/index.js';
+import type { SavingsReport } from '../../engine/index.js';
 import { parseDuration } from '../../policy/index.js';
-import { painterFor } from '../color.js';
+import { type Painter, painterFor } from '../color.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts, type DriftRow, driftRows, savingsSince } from '../fleet-report.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
@@ -13,7 +14,7 @@ function ownerText(row: DriftRow): string {
 }
 
 /** The drift table: one row per workspace, differing ones marked. */
-export function formatDrift(rows: readonly DriftRow[], painter = painterFor(process.stdout)): string {
+export function formatDrift(rows: readonly DriftRow[], painter: Painter): string {
   if (rows.length === 0) return 'no windows in the policy: nothing to compare\n';
   const table = alignColumns(
     [
@@ -58,7 +59,7 @@ export function formatSavings(report: SavingsReport): string {
   return `${table}${report.totalPausedHours.toFixed(2)} hours paused by nightshift from ${report.since} to ${report.until}; estimated cost avoided: ${cost}\n`;
 }
 
-export function registerDriftCommands(program: Command): void {
+export function registerDriftCommands(program: Command, settings: Settings): void {
   program
     .command('drift <policy>')
     .description("compare every workspace under the policy's windows with the state its window wants now")
@@ -77,11 +78,11 @@ export function registerDriftCommands(program: Command): void {
       ].join('\n'),
     )
     .action(async (file: string, flags: { json?: boolean }) => {
-      const policy = await loadOrReport(file, policyCommandDeps());
+      const policy = await loadOrReport(file, policyCommandDeps(settings));
       if (!policy) return;
-      const log = cliLogger('stderr');
-      const api = actionApiClient(apiSettings(), log);
-      const runtime = redisRuntime(log, 'cli', { oneShot: true });
+      const log = cliLogger(settings, 'stderr');
+      const api = actionApiClient(settings, apiSettings(settings), log);
+      const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
       let rows: DriftRow[];
       try {
         rows = await driftRows(policy, api, runtime.state, new Date());
@@ -89,7 +90,11 @@ export function registerDriftCommands(program: Command): void {
         await runtime.close();
         await api.close();
       }
-      process.stdout.write(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : formatDrift(rows));
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(rows, null, 2)}\n`
+          : formatDrift(rows, painterFor(process.stdout, settings.terminal)),
+      );
       process.exitCode = rows.some(counts) ? EXIT.findings : EXIT.ok;
     });
 
@@ -115,7 +120,7 @@ export function registerDriftCommands(program: Command): void {
       const until = new Date();
       const since = flags.since ?? new Date(until.getTime() - 30 * 86_400_000);
       if (since.getTime() >= until.getTime()) throw new UsageError('--since must be in the past');
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
       let report: SavingsReport;
       try {
         report = await savingsSince(runtime.state.ledger, since, until);

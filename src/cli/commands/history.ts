@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import { outcomeStyle, painterFor } from '../color.js';
 import { reportingUsageErrors } from '../exit.js';
@@ -59,7 +60,7 @@ interface HistoryFlags {
   json?: boolean;
 }
 
-export function registerHistoryCommand(program: Command): void {
+export function registerHistoryCommand(program: Command, settings: Settings): void {
   program
     .command('history')
     .description(
@@ -93,7 +94,7 @@ export function registerHistoryCommand(program: Command): void {
     )
     .action(
       reportingUsageErrors(async (flags: HistoryFlags) => {
-        const runtime = redisRuntime(cliLogger('stderr'), 'history', { oneShot: true });
+        const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'history', { oneShot: true });
         try {
           const runs = await runtime.history.list({ job: flags.job, limit: flags.limit });
           const none =
@@ -136,7 +137,7 @@ export function registerHistoryCommand(program: Command): void {
               runReason(run) ?? '',
             ]);
           }
-          process.stdout.write(`${alignColumns(rows, painterFor(process.stdout))}\n`);
+          process.stdout.write(`${alignColumns(rows, painterFor(process.stdout, settings.terminal))}\n`);
         } finally {
           await runtime.close();
         }

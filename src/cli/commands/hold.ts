@@ -1,5 +1,6 @@
 import { hostname, userInfo } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Settings } from '../../config/index.js';
 import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
 import { parseDuration } from '../../policy/index.js';
 import { UsageError } from '../exit.js';
@@ -28,9 +29,9 @@ function parseUntil(text: string): Date {
 }
 
 /** Who is acting, for the hold log: `--by`, else the user and host running the command. */
-function actor(by: string | undefined): string {
+function actor(by: string | undefined, settings: Settings): string {
   if (by?.trim()) return by.trim();
-  let user = process.env.USER ?? 'unknown';
+  let user = settings.user ?? 'unknown';
   try {
     user = userInfo().username;
   } catch {}
@@ -56,7 +57,7 @@ interface HoldFlags {
   json?: boolean;
 }
 
-export function registerHoldCommands(program: Command): void {
+export function registerHoldCommands(program: Command, settings: Settings): void {
   program
     .command('hold <workspace>')
     .description(
@@ -98,10 +99,10 @@ export function registerHoldCommands(program: Command): void {
         state: flags.state,
         until: until.toISOString(),
         reason: flags.reason.trim(),
-        by: actor(flags.by),
+        by: actor(flags.by, settings),
         createdAt: now.toISOString(),
       };
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
       try {
         await runtime.state.holds.place(hold);
       } finally {
@@ -117,7 +118,7 @@ export function registerHoldCommands(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  nightshift holds\n  nightshift holds --log --json')
     .action(async (flags: { log?: boolean; json?: boolean }) => {
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
       try {
         if (flags.log) {
           const events = await runtime.state.holds.log();
@@ -162,11 +163,11 @@ export function registerHoldCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  nightshift release dev-alpha/kg')
     .action(async (pattern: string, flags: { by?: string; json?: boolean }) => {
       checkPattern(pattern);
-      const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
       let released: Hold | undefined;
       let others: Hold[] = [];
       try {
-        released = await runtime.state.holds.release(pattern, actor(flags.by), new Date());
+        released = await runtime.state.holds.release(pattern, actor(flags.by, settings), new Date());
         if (!released) others = await runtime.state.holds.active(new Date());
       } finally {
         await runtime.close();

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import type { Settings } from '../../config/index.js';
 import {
   describeInstant,
   didYouMean,
@@ -7,7 +8,7 @@ import {
   nextWindowEdges,
   type PolicyJob,
 } from '../../policy/index.js';
-import type { Suspension } from '../../store/suspensions.js';
+import type { Suspension } from '../../store/index.js';
 import { describeSuspension, loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 
@@ -88,7 +89,11 @@ async function readSuspensions(
   }
 }
 
-export function registerNextCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
+export function registerNextCommand(
+  program: Command,
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): void {
   program
     .command('next')
     .description(
@@ -118,7 +123,7 @@ export function registerNextCommand(program: Command, overrides: Partial<PolicyC
       ].join('\n'),
     )
     .action(async (file: string, options: NextOptions, command: Command) => {
-      const deps = policyCommandDeps(overrides);
+      const deps = policyCommandDeps(settings, overrides);
       const policy = await loadOrReport(file, deps);
       if (!policy) return;
       let jobs = policy.jobs;

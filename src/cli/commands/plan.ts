@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import { painterFor } from '../color.js';
 import { EXIT } from '../exit.js';
@@ -19,7 +20,7 @@ function planExitCode(summaries: readonly RunSummary[]): number {
   return codes.includes(EXIT.findings) ? EXIT.findings : EXIT.ok;
 }
 
-export function registerPlanCommand(program: Command): void {
+export function registerPlanCommand(program: Command, settings: Settings): void {
   program
     .command('plan <policy>')
     .description('show what every job (or one) would do right now against the API, changing nothing')
@@ -40,10 +41,10 @@ export function registerPlanCommand(program: Command): void {
       ].join('\n'),
     )
     .action(async (file: string, flags: PlanFlags) => {
-      const policy = await loadOrReport(file, policyCommandDeps());
+      const policy = await loadOrReport(file, policyCommandDeps(settings));
       if (!policy) return;
       const jobs = flags.job === undefined ? policy.jobs : [findJob(policy, flags.job)];
-      const runner = inlineRunner(jobs);
+      const runner = inlineRunner(settings, jobs);
       const summaries: RunSummary[] = [];
       try {
         for (const job of jobs) summaries.push(await runner.run(policy, job, true));
@@ -53,7 +54,7 @@ export function registerPlanCommand(program: Command): void {
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(summaries, null, 2)}\n`
-          : formatPlans(summaries, painterFor(process.stdout)),
+          : formatPlans(summaries, painterFor(process.stdout, settings.terminal)),
       );
       process.exitCode = planExitCode(summaries);
     });

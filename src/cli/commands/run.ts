@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import type { Policy, PolicyJob } from '../../policy/index.js';
-import { enqueueRuns, manualRunId } from '../../queue/run-queue.js';
-import type { Suspension } from '../../store/suspensions.js';
+import { enqueueRuns, manualRunId } from '../../queue/index.js';
+import type { Suspension } from '../../store/index.js';
 import { painterFor } from '../color.js';
 import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
@@ -39,9 +40,9 @@ function noteSuspended(job: string, suspension: Suspension): void {
 }
 
 /** The job's suspension for a run in this process, which needs no Redis: none without REDIS_URL, a warning if Redis cannot be read. */
-async function inlineSuspension(job: string): Promise<Suspension | undefined> {
+async function inlineSuspension(settings: Settings, job: string): Promise<Suspension | undefined> {
   try {
-    return (await redisSuspensions())?.get(job);
+    return (await redisSuspensions(settings))?.get(job);
   } catch (error) {
     process.stderr.write(
       `warning: could not read suspensions from Redis (${(error as Error).message}); running "${job}" without knowing whether it is suspended\n`,
@@ -51,14 +52,15 @@ async function inlineSuspension(job: string): Promise<Suspension | undefined> {
 }
 
 async function runInline(
+  settings: Settings,
   policy: Policy,
   job: PolicyJob,
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
-  const runner = inlineRunner([job]);
+  const runner = inlineRunner(settings, [job]);
   try {
-    const suspension = await inlineSuspension(job.name);
+    const suspension = await inlineSuspension(settings, job.name);
     if (suspension) noteSuspended(job.name, suspension);
     return await runner.run(policy, job, dryRun, (done, total) => progress.update(done, total));
   } finally {
@@ -71,13 +73,14 @@ async function runInline(
  * progress the worker reports on the run's BullMQ job meanwhile.
  */
 async function runQueued(
+  settings: Settings,
   file: string,
   job: PolicyJob,
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
-  const log = cliLogger('stderr');
-  const runtime = redisRuntime(log, 'run', { oneShot: true });
+  const log = cliLogger(settings, 'stderr');
+  const runtime = redisRuntime(settings, log, 'run', { oneShot: true });
   try {
     const suspension = await runtime.suspensions.get(job.name);
     if (suspension) noteSuspended(job.name, suspension);
@@ -132,7 +135,7 @@ export function runExitCode(summary: RunSummary): number {
   return summary.findings.length > 0 ? EXIT.findings : EXIT.ok;
 }
 
-export function registerRunCommand(program: Command): void {
+export function registerRunCommand(program: Command, settings: Settings): void {
   program
     .command('run <policy> <job>')
     .description('run one job of the policy now and wait for its summary')
@@ -164,18 +167,18 @@ export function registerRunCommand(program: Command): void {
     )
     .action(
       reportingUsageErrors(async (file: string, name: string, flags: RunFlags) => {
-        const policy = await loadPolicy(file, policyCommandDeps());
+        const policy = await loadPolicy(file, policyCommandDeps(settings));
         const job = findJob(policy, name);
         const dryRun = flags.dryRun === true || job.dryRun;
         const progress = new ProgressDisplay({
-          mode: progressMode(process.stderr, { quiet: flags.quiet }),
+          mode: progressMode(process.stderr, settings, { quiet: flags.quiet }),
           stream: process.stderr,
         });
         let summary: RunSummary;
         try {
           summary = flags.inline
-            ? await runInline(policy, job, dryRun, progress)
-            : await runQueued(file, job, dryRun, progress);
+            ? await runInline(settings, policy, job, dryRun, progress)
+            : await runQueued(settings, file, job, dryRun, progress);
           // polling can miss the last report: the summary accounts for every target
           progress.update(summary.counts.total, summary.counts.total);
         } finally {
@@ -184,7 +187,7 @@ export function registerRunCommand(program: Command): void {
         process.stdout.write(
           flags.json
             ? `${JSON.stringify(summary, null, 2)}\n`
-            : formatSummary(summary, { painter: painterFor(process.stdout) }),
+            : formatSummary(summary, { painter: painterFor(process.stdout, settings.terminal) }),
         );
         process.exitCode = runExitCode(summary);
       }),

@@ -1,18 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Logger } from '../../log/logger.js';
+import type { Settings } from '../../config/index.js';
+import type { Logger } from '../../log/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
-import { watchPolicy } from '../../scheduler/policy-watcher.js';
-import { Scheduler } from '../../scheduler/scheduler.js';
+import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
   cliLogger,
-  envNumber,
   exitOnceIdle,
   exitWithin,
   policyInForceStored,
@@ -40,6 +39,7 @@ const NOTICE_GRACE_MS = 2_000;
 
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
 export async function startSchedulerRole(
+  settings: Settings,
   file: string,
   runtime: RedisRuntime,
   log: Logger,
@@ -53,7 +53,7 @@ export async function startSchedulerRole(
     history: runtime.history,
     suspensions: runtime.suspensions,
     log,
-    leadMs: envNumber('NIGHTSHIFT_SCHEDULE_LEAD_MS', 2000),
+    leadMs: settings.scheduler.leadMs,
     onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });
   // policy notices only: run notifications are the workers'
@@ -67,7 +67,7 @@ export async function startSchedulerRole(
     notifier,
     metrics,
     log,
-    env: process.env,
+    env: settings.environment,
     check,
   });
   await reloader.load(await readFile(file, 'utf8'));
@@ -116,7 +116,7 @@ export function notStarting(file: string, error: unknown): unknown {
   return new UsageError(notStartingMessage(file));
 }
 
-export function registerSchedulerCommand(program: Command): void {
+export function registerSchedulerCommand(program: Command, settings: Settings): void {
   program
     .command('scheduler <policy>')
     .description('run the scheduler role: turn each tick of the policy into one run on the queue')
@@ -138,13 +138,13 @@ export function registerSchedulerCommand(program: Command): void {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
-      if (!(await loadOrReport(file, policyCommandDeps()))) {
-        if (!(await policyInForceStored())) return refuseToStart(file);
+      if (!(await loadOrReport(file, policyCommandDeps(settings)))) {
+        if (!(await policyInForceStored(settings))) return refuseToStart(file);
         process.exitCode = undefined;
       }
-      const ops = opsSettings();
-      const log = cliLogger('stdout', { role: 'scheduler' });
-      const runtime = redisRuntime(log, 'scheduler');
+      const ops = opsSettings(settings);
+      const log = cliLogger(settings, 'stdout', { role: 'scheduler' });
+      const runtime = redisRuntime(settings, log, 'scheduler');
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
         async (error: unknown) => {
@@ -153,7 +153,7 @@ export function registerSchedulerCommand(program: Command): void {
         },
       );
       const stop = await unlessStopped(
-        startSchedulerRole(file, runtime, log, { metrics: server.metrics, status }),
+        startSchedulerRole(settings, file, runtime, log, { metrics: server.metrics, status }),
         signalled,
       ).catch(async (error: unknown) => {
         await server.close();

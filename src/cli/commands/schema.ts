@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import { policyJsonSchema } from '../../policy/index.js';
 import { type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
 
@@ -7,7 +8,11 @@ export function policySchemaText(deps: Pick<PolicyCommandDeps, 'registry'>): str
   return `${JSON.stringify(policyJsonSchema(deps.registry), null, 2)}\n`;
 }
 
-export function registerSchemaCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
+export function registerSchemaCommand(
+  program: Command,
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): void {
   program
     .command('schema')
     .description("print the policy file's JSON Schema, for editors (yaml-language-server)")
@@ -23,7 +28,7 @@ export function registerSchemaCommand(program: Command, overrides: Partial<Polic
       ].join('\n'),
     )
     .action(() => {
-      const deps = policyCommandDeps(overrides);
+      const deps = policyCommandDeps(settings, overrides);
       deps.stdout(policySchemaText(deps));
     });
 }

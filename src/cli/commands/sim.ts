@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import pino from 'pino';
-import { createLogger } from '../../log/logger.js';
+import { createLogger } from '../../log/index.js';
 import {
   DEFAULT_API_KEY,
   DEFAULT_BEARER_TOKEN,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import { bearerTokenProblems, PolicyStatus } from '../policy-reload.js';
@@ -15,7 +16,7 @@ import {
 import { notStarting, refuseToStart, startSchedulerRole } from './scheduler.js';
 import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
 
-export function registerStartCommand(program: Command): void {
+export function registerStartCommand(program: Command, settings: Settings): void {
   program
     .command('start <policy>')
     .description('run the scheduler and a worker in one process')
@@ -26,16 +27,16 @@ export function registerStartCommand(program: Command): void {
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
-      const ops = opsSettings();
+      const ops = opsSettings(settings);
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
-      const policy = await loadOrReport(file, policyCommandDeps());
+      const policy = await loadOrReport(file, policyCommandDeps(settings));
       if (!policy) {
-        if (!(await policyInForceStored())) return refuseToStart(file);
+        if (!(await policyInForceStored(settings))) return refuseToStart(file);
         process.exitCode = undefined;
       }
-      const { bearerToken } = apiSettings(policy?.jobs ?? []);
-      const log = cliLogger('stdout');
-      const runtime = redisRuntime(log, 'start');
+      const { bearerToken } = apiSettings(settings, policy?.jobs ?? []);
+      const log = cliLogger(settings, 'stdout');
+      const runtime = redisRuntime(settings, log, 'start');
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
         async (error: unknown) => {
@@ -43,9 +44,11 @@ export function registerStartCommand(program: Command): void {
           throw error;
         },
       );
-      const stopWorker = startWorkerRole(runtime, log.child({ role: 'worker' }), { metrics: server.metrics });
+      const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
+        metrics: server.metrics,
+      });
       const stopScheduler = await unlessStopped(
-        startSchedulerRole(file, runtime, log.child({ role: 'scheduler' }), {
+        startSchedulerRole(settings, file, runtime, log.child({ role: 'scheduler' }), {
           metrics: server.metrics,
           status,
           // this process runs the jobs too: a reload adding one it could not run is refused
@@ -59,7 +62,7 @@ export function registerStartCommand(program: Command): void {
         throw notStarting(file, error);
       });
       const signal = await signalled;
-      exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
+      exitWithin(workerShutdownLimitMs(shutdownGraceMs(settings, runtime)), log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
       // side by side: the scheduler's wait for a batch of ticks must not add to the worker's grace
       await Promise.all([stopScheduler?.(), stopWorker()]);

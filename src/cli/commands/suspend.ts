@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import { reportingUsageErrors, UsageError } from '../exit.js';
 import { checkSuspendable, policyInForce, unknownName } from '../policy-in-force.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
@@ -33,7 +34,7 @@ const POLICY_OPTION = [
   'check the name against this policy file instead of the one the schedulers run',
 ] as const;
 
-export function registerSuspendCommands(program: Command): void {
+export function registerSuspendCommands(program: Command, settings: Settings): void {
   program
     .command('suspend <job>')
     .description(
@@ -62,14 +63,14 @@ export function registerSuspendCommands(program: Command): void {
     )
     .action(
       reportingUsageErrors(async (job: string, flags: SuspendFlags) => {
-        const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+        const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
         try {
           const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
           if (!flags.force) {
             if (!policy.known)
               throw new UsageError(
                 `cannot check that "${job}" is a job: ${policy.why}; pass --policy FILE to check it against a policy file, or --force to suspend it unchecked`,
-                { code: 'no-policy' },
+                { kind: 'no-policy' },
               );
             checkSuspendable(job, policy, ' (--force suspends it anyway)');
           } else if (!policy.known) {
@@ -83,7 +84,7 @@ export function registerSuspendCommands(program: Command): void {
           }
           const changed = await runtime.suspensions.suspend(job, {
             reason: flags.reason,
-            by: flags.by ?? process.env.USER,
+            by: flags.by ?? settings.user,
           });
           report({ job, suspended: true, changed }, flags.json);
         } finally {
@@ -111,7 +112,7 @@ export function registerSuspendCommands(program: Command): void {
     )
     .action(
       reportingUsageErrors(async (job: string, flags: { policy?: string; json?: boolean }) => {
-        const runtime = redisRuntime(cliLogger('stderr'), 'cli', { oneShot: true });
+        const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
         try {
           if (await runtime.suspensions.unsuspend(job)) {
             report({ job, suspended: false, changed: true }, flags.json);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
 import {
   checkPolicyFile,
   formatLocal,
@@ -57,7 +58,11 @@ function verdict(file: string, { policy, problems }: PolicyCheck): string {
   return `${file}: valid, ${counted}${warnings}\n`;
 }
 
-export function registerValidateCommand(program: Command, overrides: Partial<PolicyCommandDeps> = {}): void {
+export function registerValidateCommand(
+  program: Command,
+  settings: Settings,
+  overrides: Partial<PolicyCommandDeps> = {},
+): void {
   program
     .command('validate')
     .description(
@@ -90,7 +95,7 @@ export function registerValidateCommand(program: Command, overrides: Partial<Pol
       ].join('\n'),
     )
     .action(async (files: string[], flags: { json?: boolean; strictEnv?: boolean }) => {
-      const deps = policyCommandDeps(overrides);
+      const deps = policyCommandDeps(settings, overrides);
       const options = {
         registry: deps.registry,
         env: deps.env,

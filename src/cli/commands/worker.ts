@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { ApiClient } from '../../api/index.js';
-import type { Logger } from '../../log/logger.js';
+import type { Settings } from '../../config/index.js';
+import { nodeActionIo } from '../../engine/index.js';
+import type { Logger } from '../../log/index.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
-import { RunWorker } from '../../queue/run-worker.js';
+import { RunWorker } from '../../queue/index.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import {
   actionApiClient,
@@ -11,7 +13,6 @@ import {
   actions,
   apiSettings,
   cliLogger,
-  envNumber,
   exitOnceIdle,
   exitWithin,
   type RedisRuntime,
@@ -34,10 +35,8 @@ const REDIS_DOWN_GRACE_MS = 3_000;
  * checkpointed; another worker takes them on from the checkpoints they have either way, so
  * waiting out the whole grace would only delay the exit.
  */
-export function shutdownGraceMs(runtime: RedisRuntime): number {
-  // 5 s by default: a worker is then gone within 15 s of SIGTERM (grace, BullMQ's hand-back, the
-  // rest), and a run cut short loses nothing: another worker resumes it from its checkpoints
-  const configured = envNumber('NIGHTSHIFT_SHUTDOWN_GRACE_MS', 5_000);
+export function shutdownGraceMs(settings: Settings, runtime: RedisRuntime): number {
+  const configured = settings.worker.shutdownGraceMs;
   return runtime.redis.status === 'ready' ? configured : Math.min(configured, REDIS_DOWN_GRACE_MS);
 }
 
@@ -51,13 +50,14 @@ export function workerShutdownLimitMs(graceMs: number): number {
 
 /** Starts the worker role on a runtime; resolves to a function that stops it within its grace period. */
 export function startWorkerRole(
+  settings: Settings,
   runtime: RedisRuntime,
   log: Logger,
   { metrics }: WorkerRoleOptions = {},
 ): () => Promise<void> {
-  const settings = apiSettings();
+  const credentials = apiSettings(settings);
   ApiClient.prepare();
-  const api = actionApiClient(settings, log, runtime.redis, metrics);
+  const api = actionApiClient(settings, credentials, log, runtime.redis, metrics);
   const notifier = new Notifier({
     memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
     log,
@@ -67,8 +67,9 @@ export function startWorkerRole(
     prefix: runtime.prefix,
     api,
     actions,
+    io: nodeActionIo(settings.environment),
     registry: actionRegistry,
-    env: process.env,
+    env: settings.environment,
     policies: runtime.policies,
     history: runtime.history,
     checkpoints: runtime.checkpoints,
@@ -78,21 +79,21 @@ export function startWorkerRole(
     notifier,
     metrics,
     log,
-    concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50),
-    pollIntervalMs: envNumber('NIGHTSHIFT_POLL_INTERVAL_MS', 5_000),
-    lockDurationMs: envNumber('NIGHTSHIFT_LOCK_MS', 30_000),
-    maxStalledCount: envNumber('NIGHTSHIFT_MAX_STALLS', 5),
+    concurrency: settings.worker.concurrency,
+    pollIntervalMs: settings.worker.pollIntervalMs,
+    lockDurationMs: settings.worker.lockMs,
+    maxStalledCount: settings.worker.maxStalls,
   });
   worker.start();
-  log.info({ concurrency: envNumber('NIGHTSHIFT_WORKER_CONCURRENCY', 50) }, 'worker started');
+  log.info({ concurrency: settings.worker.concurrency }, 'worker started');
   return async () => {
-    await worker.close(shutdownGraceMs(runtime));
+    await worker.close(shutdownGraceMs(settings, runtime));
     await notifier.close();
     await api.close();
   };
 }
 
-export function registerWorkerCommand(program: Command): void {
+export function registerWorkerCommand(program: Command, settings: Settings): void {
   program
     .command('worker')
     .description('run the worker role: take runs off the queue in Redis (REDIS_URL) and execute them')
@@ -103,17 +104,17 @@ export function registerWorkerCommand(program: Command): void {
     .action(async () => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
-      apiSettings();
-      const ops = opsSettings();
-      const log = cliLogger('stdout', { role: 'worker' });
-      const runtime = redisRuntime(log, 'worker');
+      apiSettings(settings);
+      const ops = opsSettings(settings);
+      const log = cliLogger(settings, 'stdout', { role: 'worker' });
+      const runtime = redisRuntime(settings, log, 'worker');
       const server = await startOpsRole(ops, runtime, log).catch(async (error: unknown) => {
         await runtime.close();
         throw error;
       });
-      const stop = startWorkerRole(runtime, log, { metrics: server.metrics });
+      const stop = startWorkerRole(settings, runtime, log, { metrics: server.metrics });
       const signal = await signalled;
-      exitWithin(workerShutdownLimitMs(shutdownGraceMs(runtime)), log);
+      exitWithin(workerShutdownLimitMs(shutdownGraceMs(settings, runtime)), log);
       log.info({ signal }, 'worker stopping: finishing runs in flight');
       await stop();
       await server.close();

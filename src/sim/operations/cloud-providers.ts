@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NODE_GROUP_NAMES } from '../../api/schemas.js';
+import { NODE_GROUP_NAMES } from '../../api/index.js';
 import { isoTime } from '../clock.js';
 import { badRequest } from '../envelope.js';
 import { mergeNodeGroups } from '../lifecycle.js';

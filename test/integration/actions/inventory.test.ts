@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,21 @@ describe('inventory against the simulator', () => {
       }),
     ]);
     await expect(readdir(join(dir, 'dry'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('a dry run over an existing report says it would replace it, and leaves it as it was', async () => {
+    const output = join(dir, 'dry-existing', 'inventory.json');
+    await mkdir(join(dir, 'dry-existing'));
+    await writeFile(output, 'kept');
+    const run = await harness.run(policy({ output }), 'inventory', { dryRun: true });
+
+    expect(run.summary.targets).toEqual([
+      expect.objectContaining({
+        outcome: 'planned',
+        reason: `would write 16 workspaces in 4 workgroups to ${output} (json, by workgroup), replacing the file there`,
+      }),
+    ]);
+    expect(await readFile(output, 'utf8')).toBe('kept');
   });
 
   it('a transient failure listing the fleet is retried and the report is written', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '../../../src/engine/index.js';
+import { LISTING_LAG_MS, MemoryCheckpointStore, type RunSummary } from '../../../src/engine/index.js';
 import { type SimState, seedState } from '../../../src/sim/index.js';
 import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
 import {
@@ -9,6 +9,7 @@ import {
   useActionSim,
   workspacesIn,
 } from '../../helpers/actions.js';
+import { skippingClock } from '../../helpers/clock.js';
 import { eventually } from '../../helpers/engine.js';
 
 const policy = (action: string, extra = '') => `version: 1
@@ -290,6 +291,20 @@ describe('resume', () => {
     expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Active', 'Active', 'Stopping']);
   });
 
+  it('taken over from a worker that tried first, counts time to ready from that worker’s first attempt', async () => {
+    const firstTriedAt = Date.now() - 5_000;
+    const checkpoints = new MemoryCheckpointStore();
+    await checkpoints.saveProgress('act@test', `${ws(0).workgroup_id}/${ws(0).workspace_id}`, {
+      firstTriedAt,
+    });
+    const run = await harness.run(policy('resume', waiting), 'act', { checkpoints });
+
+    const target = targetOf(run.summary, ws(0));
+    expect(target).toMatchObject({ outcome: 'succeeded', attempts: 1 });
+    expect(target.detail?.timeToReadyMs).toBeGreaterThanOrEqual(5_000 + TRANSITION_MS - 50);
+    expect(targetOf(run.summary, ws(1)).detail?.timeToReadyMs).toBeLessThan(5_000);
+  });
+
   it('with waitReady: none, returns once the resume is accepted, without a time to ready', async () => {
     const run = await harness.run(policy('resume', '    with: { waitReady: none }'), 'act');
 
@@ -433,7 +448,8 @@ describe('resume with transitions of a minute', () => {
   it('a workspace found Stopped again after its resume fails well before waitReady, even if no poll saw it come up', async () => {
     const target = ws(0);
     const started = Date.now();
-    const running = harness.run(policy('resume', '    with: { waitReady: 45s }'), 'act');
+    const clock = skippingClock();
+    const running = harness.run(policy('resume', '    with: { waitReady: 45s }'), 'act', { clock });
     await eventually('the resume under way', () => ws(0).status === 'Resuming', 10_000);
     // paused and stopped again at once, as seen by a resume whose polls failed meanwhile
     const state = structuredClone(harness.sim.state);
@@ -442,10 +458,17 @@ describe('resume with transitions of a minute', () => {
     state.transitions = state.transitions.filter(
       (t) => !('workspace_id' in t) || t.workspace_id !== target.workspace_id,
     );
+    const reset = harness.sim.requests().at(-1)?.seq ?? 0;
     harness.sim.reset({ state });
+    // once the wait polls (it has begun), its time moves past the listing lag: a Stopped seen
+    // from then on is not a listing from before the resume
+    await eventually('a poll of the wait', () =>
+      harness.sim.requests().some((entry) => entry.seq > reset && entry.operation === 'listWorkgroups'),
+    );
+    clock.skip(LISTING_LAG_MS);
     const run = await running;
 
-    expect(Date.now() - started).toBeLessThan(25_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(targetOf(run.summary, target)).toMatchObject({ outcome: 'failed', attempts: 1 });
     expect(targetOf(run.summary, target).error?.message).toBe(
       `dev-alpha/${target.name} paused again while the resume waited for it, by another run or by hand (now Stopped); not resumed a second time`,

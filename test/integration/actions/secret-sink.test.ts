@@ -7,11 +7,11 @@ import {
   generatePassword,
   markCurrent,
   type SecretSink,
-  SecretSinkError,
   SecretSinkSchema,
   withoutSecret,
 } from '../../../jobs/support/secret-sink.js';
 import { ApiError } from '../../../src/api/index.js';
+import { nodeActionIo, SecretSinkError } from '../../../src/engine/index.js';
 import { jsonLines, type Recorded, useSinkFolder } from '../../helpers/secret-sink.js';
 
 const folder = useSinkFolder('nightshift-sink-unit-');
@@ -19,6 +19,8 @@ const { dir } = folder;
 
 const identity = { job: 'rotate', runId: 'run-1', workgroupId: 'wg-1', workspaceId: 'ws-1', username: 'app' };
 const signal = new AbortController().signal;
+/** The sinks as a worker reaches them: this machine's files and processes. */
+const io = nodeActionIo(process.env).secretSinks;
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -70,8 +72,15 @@ describe('SecretSinkSchema', () => {
 describe('file sink', () => {
   it('creates the file with mode 0600 and appends one JSON line per record', async () => {
     const sink: SecretSink = { file: folder.fresh() };
-    await deliverSecret(sink, identity, 'id-1', { state: 'pending', password: 'Secret123secret' }, signal);
-    await markCurrent(sink, identity, 'id-1', signal);
+    await deliverSecret(
+      io,
+      sink,
+      identity,
+      'id-1',
+      { state: 'pending', password: 'Secret123secret' },
+      signal,
+    );
+    await markCurrent(io, sink, identity, 'id-1', signal);
     expect(statSync(sink.file).mode & 0o777).toBe(0o600);
     const [pending, current] = jsonLines(sink.file);
     expect(pending).toMatchObject({
@@ -91,6 +100,7 @@ describe('file sink', () => {
     chmodSync(path, 0o640);
     const error = await rejection(
       deliverSecret(
+        io,
         { file: path },
         identity,
         'id-2',
@@ -109,7 +119,7 @@ describe('file sink', () => {
     const path = folder.fresh('a-directory', '');
     mkdirSync(path, { mode: 0o700 });
     const error = await rejection(
-      deliverSecret({ file: path }, identity, 'id-3', { state: 'pending', password: 'x' }, signal),
+      deliverSecret(io, { file: path }, identity, 'id-3', { state: 'pending', password: 'x' }, signal),
     );
     expect(error.message).toMatch(/not a regular file|EISDIR/);
   });
@@ -117,7 +127,7 @@ describe('file sink', () => {
   it('names the path and the error code when the directory does not exist', async () => {
     const path = join(dir, 'missing', 'secrets.jsonl');
     const error = await rejection(
-      deliverSecret({ file: path }, identity, 'id-4', { state: 'pending', password: 'x' }, signal),
+      deliverSecret(io, { file: path }, identity, 'id-4', { state: 'pending', password: 'x' }, signal),
     );
     expect(error.message).toBe(`secret sink ${path}: cannot write (ENOENT)`);
   });
@@ -126,10 +136,10 @@ describe('file sink', () => {
     const open = folder.fresh();
     writeFileSync(open, '', { mode: 0o600 });
     chmodSync(open, 0o644);
-    await expect(checkSink({ file: open })).rejects.toThrow('mode 0644');
-    await expect(checkSink({ file: join(dir, 'missing', 'x.jsonl') })).rejects.toThrow('is not usable');
+    await expect(checkSink(io, { file: open })).rejects.toThrow('mode 0644');
+    await expect(checkSink(io, { file: join(dir, 'missing', 'x.jsonl') })).rejects.toThrow('is not usable');
     const absent = folder.fresh();
-    await checkSink({ file: absent });
+    await checkSink(io, { file: absent });
     expect(() => statSync(absent)).toThrow();
   });
 });
@@ -138,6 +148,7 @@ describe('command sink', () => {
   it('gives the command the record on stdin and its identity in NIGHTSHIFT_SECRET_* variables, never the password', async () => {
     const { command, out } = folder.recorder();
     await deliverSecret(
+      io,
       { command },
       identity,
       'id-5',
@@ -165,6 +176,7 @@ describe('command sink', () => {
     const out = folder.fresh('argv', '.json');
     const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify(process.argv.slice(2)))`;
     await deliverSecret(
+      io,
       { command: [process.execPath, '-e', script, out, '$(touch /tmp/x); *'] },
       identity,
       'id-6',
@@ -174,9 +186,30 @@ describe('command sink', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['$(touch /tmp/x); *']);
   });
 
+  it('gives the command the environment its port was made with, not this process’s', async () => {
+    const out = folder.fresh('env', '.json');
+    const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify({ base: process.env.SINK_BASE ?? null, path: process.env.PATH ?? null, job: process.env.NIGHTSHIFT_SECRET_JOB }))`;
+    const port = nodeActionIo({ SINK_BASE: 'from-settings' }).secretSinks;
+    await deliverSecret(
+      port,
+      { command: [process.execPath, '-e', script, out] },
+      identity,
+      'id-6b',
+      { state: 'current' },
+      signal,
+    );
+    expect(process.env.PATH).toBeDefined();
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({
+      base: 'from-settings',
+      path: null,
+      job: 'rotate',
+    });
+  });
+
   it('fails on a non-zero exit, naming the program but not the secret', async () => {
     const error = await rejection(
       deliverSecret(
+        io,
         {
           command: [
             process.execPath,
@@ -198,6 +231,7 @@ describe('command sink', () => {
     const started = Date.now();
     const error = await rejection(
       deliverSecret(
+        io,
         { command: [process.execPath, '-e', 'setTimeout(() => {}, 20000)'], timeout: 1000 },
         identity,
         'id-8',
@@ -212,6 +246,7 @@ describe('command sink', () => {
   it('fails when the program cannot be started', async () => {
     const error = await rejection(
       deliverSecret(
+        io,
         { command: [join(dir, 'no-such-program')] },
         identity,
         'id-9',
@@ -226,7 +261,7 @@ describe('command sink', () => {
 
   it('says the password is set but unconfirmed when marking it current fails', async () => {
     const error = await rejection(
-      markCurrent({ command: [process.execPath, '-e', 'process.exit(1)'] }, identity, 'id-10', signal),
+      markCurrent(io, { command: [process.execPath, '-e', 'process.exit(1)'] }, identity, 'id-10', signal),
     );
     expect(error.message).toContain('the password of "app" was set, and is the one in pending record id-10');
     expect(error.message).toContain('exited with code 1');
@@ -277,6 +312,7 @@ describe('cancellation', () => {
   it('kills a running sink command when the run is aborted', async () => {
     const controller = new AbortController();
     const delivery = deliverSecret(
+      io,
       { command: [process.execPath, '-e', 'setTimeout(() => {}, 20000)'] },
       identity,
       'id-11',

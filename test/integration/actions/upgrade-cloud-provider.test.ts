@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
+import { MemoryCheckpointStore } from '../../../src/engine/index.js';
 import { PolicyError, parsePolicy } from '../../../src/policy/index.js';
 import type { SimState } from '../../../src/sim/index.js';
 import { type ActionRun, mutatingCalls, useActionSim } from '../../helpers/actions.js';
@@ -104,6 +105,31 @@ describe('upgrade-cloud-provider against the simulator', () => {
       reason: 'already at the requested versions (after waiting for an upgrade already under way)',
       detail: { before: { status: 'Upgrading' }, after: { status: 'Active' } },
     });
+    expect(mutatingCalls(run)).toEqual([]);
+  });
+
+  it('taken over after its upgrade was sent, waits for that upgrade and reports it as its own, without sending another', async () => {
+    const requested = { components: [{ name: 'engine', version: '4.2.0' }] };
+    harness.sim.reset({ state: upgradingState(requested, 1500) });
+    // the progress record a worker that died after sending the upgrade left in the run's checkpoint
+    const checkpoints = new MemoryCheckpointStore();
+    const sentAt = Date.now() - 5_000;
+    await checkpoints.saveProgress('upgrade@test', provider().id, {
+      before: { status: 'Active', components: COMPONENTS },
+      sentAt,
+      requested,
+      foundUnderWay: false,
+    });
+    const run = await harness.run(policy('      components: { engine: "4.2.0" }\n'), 'upgrade', {
+      checkpoints,
+    });
+    expect(run.summary.targets[0]).toMatchObject({
+      outcome: 'succeeded',
+      detail: { requested, before: { status: 'Active' }, after: { status: 'Active' } },
+    });
+    expect(run.summary.targets[0]?.reason).toBeUndefined();
+    // time to ready counts from the upgrade the first worker sent
+    expect(run.summary.targets[0]?.detail?.timeToReadyMs).toBeGreaterThanOrEqual(5_000);
     expect(mutatingCalls(run)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiSettingsFromEnv } from '../../../src/config/api-env.js';
+import { apiCredentials, loadSettings } from '../../../src/config/index.js';
 import { freePort } from '../../../src/store/local-server.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 
@@ -63,11 +63,10 @@ describe('missing API settings are reported at start, naming each variable, befo
     const keyFile = join(mkdtempSync(join(tmpdir(), 'nightshift-key-')), 'key');
     writeFileSync(keyFile, 'k-from-file\n');
     const url = { NIGHTSHIFT_API_URL: 'https://api.example' };
-    expect(apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY: 'k-env' }).apiKey).toBe('k-env');
-    expect(apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY_FILE: keyFile }).apiKey).toBe('k-from-file');
-    expect(
-      apiSettingsFromEnv({ ...url, NIGHTSHIFT_API_KEY: 'k-env', NIGHTSHIFT_API_KEY_FILE: '' }).apiKey,
-    ).toBe('k-env');
+    const apiKey = (env: Record<string, string>) => apiCredentials(loadSettings(env)).apiKey;
+    expect(apiKey({ ...url, NIGHTSHIFT_API_KEY: 'k-env' })).toBe('k-env');
+    expect(apiKey({ ...url, NIGHTSHIFT_API_KEY_FILE: keyFile })).toBe('k-from-file');
+    expect(apiKey({ ...url, NIGHTSHIFT_API_KEY: 'k-env', NIGHTSHIFT_API_KEY_FILE: '' })).toBe('k-env');
   });
 
   it('an unreadable NIGHTSHIFT_API_KEY_FILE is named with why', async () => {

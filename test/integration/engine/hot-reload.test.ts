@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSchedulerRole } from '../../../src/cli/commands/scheduler.js';
 import type { RedisRuntime } from '../../../src/cli/runtime.js';
+import { loadSettings } from '../../../src/config/index.js';
 import { Engine, eventually } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
 
@@ -76,7 +77,7 @@ describe('hot reload of the policy file', () => {
     dir = await mkdtemp(join(tmpdir(), 'nightshift-reload-'));
     const file = join(dir, 'policy.yaml');
     await writeFile(file, policy('alpha'));
-    stopScheduler = await startSchedulerRole(file, runtime(engine), engine.log);
+    stopScheduler = await startSchedulerRole(loadSettings({}), file, runtime(engine), engine.log);
     const current = engine;
     await eventually('alpha ticking', async () => (await enqueued(current, 'alpha')).length >= 1);
 
@@ -114,7 +115,7 @@ describe('hot reload of the policy file', () => {
     dir = await mkdtemp(join(tmpdir(), 'nightshift-reload-'));
     const file = join(dir, 'policy.yaml');
     await writeFile(file, policy('alpha'));
-    stopScheduler = await startSchedulerRole(file, runtime(engine), engine.log);
+    stopScheduler = await startSchedulerRole(loadSettings({}), file, runtime(engine), engine.log);
     const current = engine;
     expect(current.lines('policy loaded')).toHaveLength(1);
 

@@ -12,7 +12,7 @@ import {
   type RunPayload,
   type SlackMessage,
 } from '../../../src/notify/index.js';
-import { createActionRegistry, type Policy, type PolicyJob, parsePolicy } from '../../../src/policy/index.js';
+import { createActionCatalog, type Policy, type PolicyJob, parsePolicy } from '../../../src/policy/index.js';
 import { redisKeys } from '../../../src/store/keys.js';
 import { freePort } from '../../../src/store/local-server.js';
 import { createRedis } from '../../../src/store/redis.js';
@@ -46,14 +46,13 @@ afterAll(async () => {
 });
 
 /** An action for the policy to name; the notifier never looks at it. */
-const registry = createActionRegistry([
+const registry = createActionCatalog([
   {
     name: 'audit',
     description: 'Test only: reports findings.',
     destructive: false,
     scope: 'none',
     params: z.strictObject({}),
-    example: '',
   },
 ]);
 

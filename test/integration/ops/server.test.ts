@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/exit.js';
 import { opsSettings } from '../../../src/cli/ops.js';
-import { actionApiClient } from '../../../src/cli/runtime.js';
+import { actionApiClient, settingsFrom } from '../../../src/cli/runtime.js';
 import {
   Metrics,
   type OpsServer,
@@ -165,6 +165,7 @@ describe('/metrics', () => {
     const metrics = new Metrics({ queue: engine.queue, log: engine.log });
     // the worker's client as `nightshift worker` builds it: every call logged and counted
     const api = actionApiClient(
+      settingsFrom({}),
       { baseUrl: harness.sim.url, apiKey: DEFAULT_API_KEY, bearerToken: undefined },
       engine.log,
       undefined,
@@ -369,7 +370,7 @@ describe('the token', () => {
       const refused = serve(engine, { host });
       await expect(refused).rejects.toBeInstanceOf(OpsServerError);
       await expect(refused).rejects.toMatchObject({
-        code: 'ERR_OPS_TOKEN_REQUIRED',
+        code: 'NS_OPS_TOKEN_REQUIRED',
         message: expect.stringContaining('NIGHTSHIFT_UI_TOKEN'),
       });
     }
@@ -383,12 +384,25 @@ describe('the token', () => {
 
 describe('settings from the environment', () => {
   it('defaults to 127.0.0.1:9464 (or the next free port to 9473) without a token; 0 is a free port; off turns the server off', () => {
-    expect(opsSettings({})).toEqual({ host: '127.0.0.1', port: 9464, fallbackPorts: 9, token: undefined });
-    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '0' })).toMatchObject({ port: 0, fallbackPorts: 0 });
+    expect(opsSettings(settingsFrom({}))).toEqual({
+      host: '127.0.0.1',
+      port: 9464,
+      fallbackPorts: 9,
+      token: undefined,
+    });
+    expect(opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_PORT: '0' }))).toMatchObject({
+      port: 0,
+      fallbackPorts: 0,
+    });
     // set explicitly, even to the default: no other port will do
-    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: '9464' })).toMatchObject({ port: 9464, fallbackPorts: 0 });
-    expect(opsSettings({ NIGHTSHIFT_HTTP_PORT: 'off' })).toBeUndefined();
-    expect(opsSettings({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0', NIGHTSHIFT_UI_TOKEN: TOKEN })).toEqual({
+    expect(opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_PORT: '9464' }))).toMatchObject({
+      port: 9464,
+      fallbackPorts: 0,
+    });
+    expect(opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_PORT: 'off' }))).toBeUndefined();
+    expect(
+      opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0', NIGHTSHIFT_UI_TOKEN: TOKEN })),
+    ).toEqual({
       host: '0.0.0.0',
       port: 9464,
       fallbackPorts: 9,
@@ -398,9 +412,11 @@ describe('settings from the environment', () => {
 
   it('refuses (exit 2) a bad port, and a non-loopback host without NIGHTSHIFT_UI_TOKEN', () => {
     for (const port of ['abc', '-1', '70000', '1.5'])
-      expect(() => opsSettings({ NIGHTSHIFT_HTTP_PORT: port })).toThrow(UsageError);
-    expect(() => opsSettings({ NIGHTSHIFT_HTTP_PORT: 'abc' })).toThrow(/NIGHTSHIFT_HTTP_PORT/);
-    expect(() => opsSettings({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0' })).toThrow(UsageError);
-    expect(() => opsSettings({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0' })).toThrow(/NIGHTSHIFT_UI_TOKEN/);
+      expect(() => opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_PORT: port }))).toThrow(UsageError);
+    expect(() => opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_PORT: 'abc' }))).toThrow(/NIGHTSHIFT_HTTP_PORT/);
+    expect(() => opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0' }))).toThrow(UsageError);
+    expect(() => opsSettings(settingsFrom({ NIGHTSHIFT_HTTP_HOST: '0.0.0.0' }))).toThrow(
+      /NIGHTSHIFT_UI_TOKEN/,
+    );
   });
 });

@@ -1,8 +1,13 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { type CheckpointStore, MemoryCheckpointStore } from '../../../src/engine/checkpoint.js';
+import { z } from 'zod';
+import {
+  type CheckpointStore,
+  MemoryCheckpointStore,
+  progressRecord,
+} from '../../../src/engine/checkpoint.js';
 import type { TargetRecord } from '../../../src/engine/summary.js';
-import { createLogger } from '../../../src/log/logger.js';
+import { createLogger, silentLogger } from '../../../src/log/logger.js';
 import { RedisCheckpointStore } from '../../../src/store/checkpoint.js';
 import { redisKeys } from '../../../src/store/keys.js';
 import { type TestRedis, uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
@@ -53,6 +58,46 @@ describe.each([
     expect(await store.load('run-1')).toEqual(new Map());
     expect((await store.load('run-2')).size).toBe(1);
   });
+
+  it('keeps a progress record per target of a run, the latest write winning, apart from the records', async () => {
+    const store = make();
+    expect(await store.loadProgress('run-1', 'wg1/ws1')).toBeUndefined();
+    await store.saveProgress('run-1', 'wg1/ws1', { restoreStartedAt: 1, ids: ['a'] });
+    await store.saveProgress('run-1', 'wg1/ws1', { restoreStartedAt: 2, ids: ['a', 'b'] });
+    await store.saveProgress('run-1', 'wg1/ws2', { restoreStartedAt: 3, ids: [] });
+    await store.saveProgress('run-2', 'wg1/ws1', { restoreStartedAt: 4, ids: [] });
+    expect(await store.loadProgress('run-1', 'wg1/ws1')).toEqual({ restoreStartedAt: 2, ids: ['a', 'b'] });
+    expect(await store.loadProgress('run-1', 'wg1/ws2')).toEqual({ restoreStartedAt: 3, ids: [] });
+    expect(await store.load('run-1')).toEqual(new Map());
+  });
+
+  it('forgets a run’s progress records on clear, leaving other runs’ alone', async () => {
+    const store = make();
+    await store.saveProgress('run-1', 'wg1/ws1', { step: 1 });
+    await store.saveProgress('run-2', 'wg1/ws1', { step: 2 });
+    await store.clear('run-1');
+    expect(await store.loadProgress('run-1', 'wg1/ws1')).toBeUndefined();
+    expect(await store.loadProgress('run-2', 'wg1/ws1')).toEqual({ step: 2 });
+  });
+});
+
+describe('progressRecord', () => {
+  const Schema = z.object({ sentAt: z.number() });
+
+  it('reads back what an earlier attempt wrote, through its schema', async () => {
+    const store = new MemoryCheckpointStore();
+    await progressRecord(store, 'run-1', 'wg1/ws1', silentLogger).write({ sentAt: 5 });
+    expect(await progressRecord(store, 'run-1', 'wg1/ws1', silentLogger).read(Schema)).toEqual({ sentAt: 5 });
+  });
+
+  it('reads a record its schema does not accept as none, with a warning, so the step starts over', async () => {
+    const store = new MemoryCheckpointStore();
+    const lines: { msg: string; target?: string }[] = [];
+    const log = createLogger({ destination: { write: (line) => lines.push(JSON.parse(line)) } });
+    await store.saveProgress('run-1', 'wg1/ws1', { sentAt: 'yesterday' });
+    expect(await progressRecord(store, 'run-1', 'wg1/ws1', log).read(Schema)).toBeUndefined();
+    expect(lines).toMatchObject([{ msg: 'dropped an unreadable progress record', target: 'wg1/ws1' }]);
+  });
 });
 
 describe('RedisCheckpointStore', () => {
@@ -63,6 +108,16 @@ describe('RedisCheckpointStore', () => {
     await store.save('run-1', record('wg1/ws1'));
     await redis.pexpire(key, 1_000);
     await store.save('run-1', record('wg1/ws2'));
+    expect(await redis.pttl(key)).toBeGreaterThan(55_000);
+  });
+
+  it('keeps progress records under the run’s TTL, refreshed on every write', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const store = new RedisCheckpointStore(redis, { prefix, ttlMs: 60_000 });
+    const key = redisKeys(prefix).runProgress('run-1');
+    await store.saveProgress('run-1', 'wg1/ws1', { step: 1 });
+    await redis.pexpire(key, 1_000);
+    await store.saveProgress('run-1', 'wg1/ws1', { step: 2 });
     expect(await redis.pttl(key)).toBeGreaterThan(55_000);
   });
 

@@ -161,7 +161,7 @@ describe('Redis URLs', () => {
       try {
         attempt();
       } catch (error) {
-        expect((error as RedisUrlError).code).toBe('ERR_REDIS_URL');
+        expect((error as RedisUrlError).code).toBe('NS_REDIS_URL_INVALID');
         expect((error as Error).message).not.toContain('s3cret');
         expect((error as Error).message).toMatch(/redis:\/\/ or rediss:\/\/|not a valid URL/);
       }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { redisKeys } from '../../../src/store/keys.js';
-import { PolicyStore } from '../../../src/store/policy-store.js';
+import { PolicyStore, policySha } from '../../../src/store/policy-store.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;
@@ -41,5 +41,17 @@ describe('PolicyStore', () => {
     const sha = await store.put(POLICY);
     await redis.set(redisKeys(prefix).policy(sha), `${POLICY}jobs: {}\n`);
     expect(await store.get(sha)).toBeUndefined();
+  });
+
+  it('grants a policy notice to the first claim only, for every replica, and keeps it claimed for the time given', async () => {
+    const prefix = uniquePrefix('policy');
+    const [one, two] = [new PolicyStore(redis, { prefix }), new PolicyStore(redis, { prefix })];
+    const sha = policySha(POLICY);
+    expect(await one.claimNotice('failure', sha, 60_000)).toBe(true);
+    expect(await two.claimNotice('failure', sha, 60_000)).toBe(false);
+    expect(await two.claimNotice('recovered', sha, 60_000)).toBe(true);
+    const ttl = await redis.pttl(redisKeys(prefix).policyNotice('failure', sha));
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
   });
 });

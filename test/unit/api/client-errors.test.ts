@@ -6,8 +6,8 @@ import {
   type ScriptedServer,
   startScriptedServer,
 } from '../../../bench/harness/scripted-server.js';
-import { parseRetryAfter } from '../../../src/api/client.js';
 import { type ApiCallRecord, ApiClient, ApiError, isRetryable } from '../../../src/api/index.js';
+import { parseRetryAfter } from '../../../src/api/response.js';
 
 const API_KEY = 'key-must-not-leak-01';
 const TOKEN = 'token-must-not-leak-02';

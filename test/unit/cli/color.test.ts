@@ -1,49 +1,59 @@
+import { stripVTControlCharacters as stripAnsi } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  colorEnabled,
-  outcomeStyle,
-  painterFor,
-  plain,
-  severityStyle,
-  stripAnsi,
-} from '../../../src/cli/color.js';
+import { colorEnabled, outcomeStyle, painterFor, plain, severityStyle } from '../../../src/cli/color.js';
 import { formatPlans, formatSummary } from '../../../src/cli/summary-view.js';
 import { alignColumns, styled } from '../../../src/cli/table.js';
+import { type Environment, loadSettings } from '../../../src/config/index.js';
 import { finding, runSummary } from '../../helpers/summaries.js';
 
 const TTY = { isTTY: true };
 const PIPE = { isTTY: false };
 const ESC = '\u001b';
 
+/** The terminal settings a command gets in `env`. */
+const terminal = (env: Environment) => loadSettings(env).terminal;
+
 describe('colour only for a terminal, and never with NO_COLOR', () => {
   it('colours a terminal when NO_COLOR is unset or empty', () => {
-    expect(colorEnabled(TTY, {})).toBe(true);
-    expect(colorEnabled(TTY, { NO_COLOR: '' })).toBe(true);
-    expect(painterFor(TTY, {}).paint('green', 'ok')).toBe(`${ESC}[32mok${ESC}[39m`);
+    expect(colorEnabled(TTY, terminal({}))).toBe(true);
+    expect(colorEnabled(TTY, terminal({ NO_COLOR: '' }))).toBe(true);
+    expect(painterFor(TTY, terminal({})).paint('green', 'ok')).toBe(`${ESC}[32mok${ESC}[39m`);
   });
 
   it.each(['1', 'true', '0', 'anything'])(
     'does not colour when NO_COLOR=%s (any non-empty value)',
     (value) => {
-      expect(colorEnabled(TTY, { NO_COLOR: value })).toBe(false);
-      expect(painterFor(TTY, { NO_COLOR: value }).paint('red', 'failed')).toBe('failed');
+      expect(colorEnabled(TTY, terminal({ NO_COLOR: value }))).toBe(false);
+      expect(painterFor(TTY, terminal({ NO_COLOR: value })).paint('red', 'failed')).toBe('failed');
     },
   );
 
   it('does not colour a pipe or a file, nor a dumb terminal', () => {
-    expect(colorEnabled(PIPE, {})).toBe(false);
-    expect(colorEnabled({}, {})).toBe(false);
-    expect(colorEnabled(TTY, { TERM: 'dumb' })).toBe(false);
-    expect(painterFor(PIPE, {}).paint('green', 'ok')).toBe('ok');
+    expect(colorEnabled(PIPE, terminal({}))).toBe(false);
+    expect(colorEnabled({}, terminal({}))).toBe(false);
+    expect(colorEnabled(TTY, terminal({ TERM: 'dumb' }))).toBe(false);
+    expect(painterFor(PIPE, terminal({})).paint('green', 'ok')).toBe('ok');
   });
 
   it('leaves no escape code in a summary printed with NO_COLOR or to a pipe', () => {
     const summary = runSummary({ succeeded: 1, failed: 1, findings: [finding('r', 's', 'critical')] });
-    for (const painter of [painterFor(TTY, { NO_COLOR: '1' }), painterFor(PIPE, {})]) {
+    for (const painter of [painterFor(TTY, terminal({ NO_COLOR: '1' })), painterFor(PIPE, terminal({}))]) {
       expect(formatSummary(summary, { painter })).not.toContain(ESC);
       expect(formatPlans([summary], painter)).not.toContain(ESC);
     }
-    expect(formatSummary(summary, { painter: painterFor(TTY, {}) })).toContain(ESC);
+    expect(formatSummary(summary, { painter: painterFor(TTY, terminal({})) })).toContain(ESC);
+  });
+
+  it('writes the same escape codes for every style as the terminal always got (each turns off only its own attribute)', () => {
+    const paint = painterFor(TTY, terminal({}));
+    expect(paint.paint('red', 'x')).toBe(`${ESC}[31mx${ESC}[39m`);
+    expect(paint.paint('yellow', 'x')).toBe(`${ESC}[33mx${ESC}[39m`);
+    expect(paint.paint('green', 'x')).toBe(`${ESC}[32mx${ESC}[39m`);
+    expect(paint.paint('cyan', 'x')).toBe(`${ESC}[36mx${ESC}[39m`);
+    expect(paint.paint('bold', 'x')).toBe(`${ESC}[1mx${ESC}[22m`);
+    expect(paint.paint('dim', 'x')).toBe(`${ESC}[2mx${ESC}[22m`);
+    expect(paint.paint('red', '')).toBe('');
+    expect(paint.paint(undefined, 'x')).toBe('x');
   });
 
   it('colours outcomes and severities by how good they are', () => {
@@ -64,7 +74,7 @@ describe('alignColumns with colour', () => {
     ['drill', styled('failed', 'red'), ''],
     ['audit', styled('partial', 'yellow'), 'one workgroup refused'],
   ];
-  const colour = painterFor(TTY, {});
+  const colour = painterFor(TTY, terminal({}));
 
   it('pads before colouring: the columns line up exactly as without colour', () => {
     const coloured = alignColumns(rows, colour);

@@ -8,6 +8,7 @@ import {
   type ProgressMode,
   progressMode,
 } from '../../../src/cli/progress.js';
+import { loadSettings } from '../../../src/config/index.js';
 
 /** A stream that keeps what is written; a terminal or not as told. */
 function fakeStream(isTTY: boolean) {
@@ -43,7 +44,7 @@ describe('progressMode', () => {
     ['NIGHTSHIFT_LOG_FORMAT=json on a pipe', false, { NIGHTSHIFT_LOG_FORMAT: 'json' }, {}, 'off'],
     ['NIGHTSHIFT_LOG_FORMAT=pretty on a terminal', true, { NIGHTSHIFT_LOG_FORMAT: 'pretty' }, {}, 'bar'],
   ] as const)('%s: %s', (_what, isTTY, env, flags, expected) => {
-    expect(progressMode(fakeStream(isTTY), { ...flags, env })).toBe(expected);
+    expect(progressMode(fakeStream(isTTY), loadSettings(env), flags)).toBe(expected);
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   BUILTIN_DEFAULTS,
-  createActionRegistry,
+  createActionCatalog,
   formatProblem,
   jobProblem,
   loadPolicyFile,
@@ -339,14 +339,13 @@ jobs:
   });
 
   it('shows secrets nested in lists and maps as written, and leaves the job’s own params untouched', () => {
-    const registry = createActionRegistry([
+    const registry = createActionCatalog([
       {
         name: 'nested',
         description: 'Test only.',
         destructive: false,
         scope: 'none',
         params: z.strictObject({ hosts: z.array(z.strictObject({ token: z.string(), name: z.string() })) }),
-        example: '',
       },
     ]);
     const policy = parsePolicy(
@@ -429,14 +428,14 @@ jobs:
 });
 
 describe('PolicyError', () => {
-  it('lists problems in file order in its message, with code POLICY_INVALID', () => {
+  it('lists problems in file order in its message, with code NS_POLICY_INVALID', () => {
     try {
       load(`version: 3\njobs:\n  a:\n    schedule: "0 1 * *"\n    action: pause\n    target: dev\n`);
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(PolicyError);
       const policyError = error as PolicyError;
-      expect(policyError.code).toBe('POLICY_INVALID');
+      expect(policyError.code).toBe('NS_POLICY_INVALID');
       expect(policyError.message).toBe(
         [
           'invalid policy (3 problems):',

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests write the policy's own ${VAR} syntax
 import { describe, expect, it } from 'vitest';
-import { readYaml } from '../../../src/policy/yaml-source.js';
+import { readYaml } from '../../../src/policy/yaml/index.js';
 
 const TEXT = `version: 1
 jobs:

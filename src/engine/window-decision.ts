@@ -1,17 +1,10 @@
-import type { Workgroup } from '../../src/api/index.js';
-import {
-  describeHold,
-  type Hold,
-  holdFor,
-  type Ownership,
-  type SelectedWorkspace,
-  selectTargets,
-  type WindowState,
-  workspaceRef,
-} from '../../src/engine/index.js';
-import type { PolicyWindow } from '../../src/policy/index.js';
-import { currentPeriod } from '../../src/policy/uptime.js';
-import { STATUS } from './workspace-state.js';
+import type { Workgroup } from '../api/index.js';
+import { currentPeriod, type PolicyWindow } from '../policy/index.js';
+import { workspaceRef } from './action.js';
+import { describeHold, type Hold, holdFor, type Ownership } from './ownership.js';
+import { type SelectedWorkspace, selectTargets } from './targets.js';
+import type { WindowState } from './window-state.js';
+import { STATUS } from './workspace-status.js';
 
 /**
  * What a window wants of each of its workspaces at one instant, and what a reconciliation does

@@ -2,16 +2,18 @@ import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 
-/** Counts the `yaml` package's parses: positions come from them, and a valid policy needs none. */
+/** Counts the `yaml` package's parses: values and positions come from one. */
 const parses = vi.hoisted(() => ({ count: 0 }));
 
-vi.mock('yaml', async (importOriginal) => {
-  const yaml = await importOriginal<typeof import('yaml')>();
+vi.mock('../../../src/policy/yaml/package.js', async (importOriginal) => {
+  const { yaml } = await importOriginal<typeof import('../../../src/policy/yaml/package.js')>();
   return {
-    ...yaml,
-    parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
-      parses.count += 1;
-      return yaml.parseDocument(...args);
+    yaml: {
+      ...yaml,
+      parseDocument: (...args: Parameters<typeof yaml.parseDocument>) => {
+        parses.count += 1;
+        return yaml.parseDocument(...args);
+      },
     },
   };
 });
@@ -24,18 +26,12 @@ const { PolicyError, parsePolicy } = await import('../../../src/policy/index.js'
 const POLICY = readFileSync(new URL('../../../config/policy.yaml', import.meta.url), 'utf8');
 const options = { registry: actionRegistry, env: { OPS_WEBHOOK: 'https://hooks.example.com/ops' } };
 
-describe('positions, found only when asked for', () => {
+describe('one parse gives values and positions', () => {
   beforeEach(() => {
     parses.count = 0;
   });
 
-  it('validates a valid policy without parsing it with yaml', () => {
-    const policy = parsePolicy(POLICY, 'policy.yaml', options);
-    expect(policy.jobs.length).toBeGreaterThan(0);
-    expect(parses.count).toBe(0);
-  });
-
-  it("parses with yaml once on the first job's location, and not again for the others", () => {
+  it('validates a valid policy and places its jobs with a single parse', () => {
     const policy = parsePolicy(POLICY, 'policy.yaml', options);
     const [first, second] = policy.jobs;
     const line = POLICY.split('\n').indexOf(`  ${first?.name}:`) + 1;
@@ -51,7 +47,7 @@ describe('positions, found only when asked for', () => {
     expect({ ...job }.location).toEqual(job?.location);
   });
 
-  it('parses an invalid policy with yaml once, to place its problems', () => {
+  it('parses an invalid policy once, to read and place its problems', () => {
     const invalid = POLICY.replace('timezone: Europe/Berlin', 'timezone: Europe/Berlni');
     expect(invalid).not.toBe(POLICY);
     expect(() => parsePolicy(invalid, 'policy.yaml', options)).toThrow(PolicyError);

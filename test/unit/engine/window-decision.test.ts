@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
-import { decideWindow, type WorkspaceDecision } from '../../../jobs/support/window-decision.js';
 import type { Workgroup } from '../../../src/api/index.js';
-import type { Hold, Ownership, WindowState } from '../../../src/engine/index.js';
-import { selectTargets } from '../../../src/engine/index.js';
+import type { Hold, Ownership, WindowState, WorkspaceDecision } from '../../../src/engine/index.js';
+import { decideWindow, selectTargets } from '../../../src/engine/index.js';
 import { type PolicyJob, parsePolicy } from '../../../src/policy/index.js';
 
 /** Office hours in Berlin; Friday 2026-11-20 is a working day, 2026-12-24 a holiday. */

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/** What a variable's text could not be read as; the message follows the variable's name. */
+class Problem {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * A variable read by `read` once set: unset and empty are the same (an empty value in a compose
+ * file or a shell means "not set"), and surrounding blanks are dropped.
+ */
+function variable<T>(read: (text: string) => T | Problem) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | undefined => {
+      const text = raw?.trim();
+      if (!text) return undefined;
+      const value = read(text);
+      if (!(value instanceof Problem)) return value;
+      ctx.addIssue({ code: 'custom', message: value.message });
+      return z.NEVER;
+    });
+}
+
+/** Text taken as it is; also for secrets, whose value no message ever repeats. */
+const text = () => variable((value) => value);
+
+function positive(value: string): number | Problem {
+  const number = Number(value);
+  return Number.isFinite(number) && number > 0
+    ? number
+    : new Problem(`must be a positive number, got "${value}"`);
+}
+
+const positiveNumber = (fallback: number) => variable(positive).transform((value) => value ?? fallback);
+
+function oneOf<const T extends string>(choices: readonly T[]) {
+  return variable((value) =>
+    (choices as readonly string[]).includes(value)
+      ? (value as T)
+      : new Problem(`must be one of ${choices.join(', ')}, got "${value}"`),
+  );
+}
+
+function port(value: string): number | 'off' | Problem {
+  if (value.toLowerCase() === 'off') return 'off';
+  return /^\d+$/.test(value) && Number(value) <= 65_535
+    ? Number(value)
+    : new Problem(`must be a port number (0 for any free port) or off, got "${value}"`);
+}
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_REDIS_PREFIX = 'nightshift';
+
+/** How long a worker's claim on a run lasts without renewal: long enough for a busy event loop, short enough that a dead worker's run moves on soon. */
+export const DEFAULT_LOCK_MS = 30_000;
+
+/**
+ * Every environment variable nightshift reads, by name, with its default. docs/configuration.md
+ * documents exactly these: a unit test holds the two equal.
+ */
+export const EnvironmentSchema = z
+  .object({
+    NIGHTSHIFT_API_URL: variable((value) =>
+      /^https?:\/\//.test(value) ? value : new Problem('must start with http:// or https://'),
+    ),
+    NIGHTSHIFT_API_KEY: text(),
+    NIGHTSHIFT_API_KEY_FILE: text(),
+    NIGHTSHIFT_BEARER_TOKEN: text(),
+    NIGHTSHIFT_API_TIMEOUT_MS: positiveNumber(30_000),
+    NIGHTSHIFT_API_RATE_LIMIT: variable(positive),
+    REDIS_URL: text(),
+    NIGHTSHIFT_REDIS_PREFIX: text().transform((value) => value ?? DEFAULT_REDIS_PREFIX),
+    NIGHTSHIFT_WORKER_CONCURRENCY: positiveNumber(50),
+    NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(5_000),
+    NIGHTSHIFT_LOCK_MS: positiveNumber(DEFAULT_LOCK_MS),
+    NIGHTSHIFT_MAX_STALLS: positiveNumber(5),
+    // 5 s: a worker is then gone within 15 s of SIGTERM (grace, BullMQ's hand-back, the rest),
+    // and a run cut short loses nothing: another worker resumes it from its checkpoints
+    NIGHTSHIFT_SHUTDOWN_GRACE_MS: positiveNumber(5_000),
+    NIGHTSHIFT_HISTORY_PER_JOB: positiveNumber(500),
+    NIGHTSHIFT_HISTORY_DAYS: positiveNumber(30),
+    NIGHTSHIFT_SCHEDULE_LEAD_MS: positiveNumber(2_000),
+    NIGHTSHIFT_LOG_LEVEL: oneOf(LOG_LEVELS).transform((value): LogLevel => value ?? 'info'),
+    NIGHTSHIFT_LOG_FORMAT: oneOf(['json', 'pretty'] as const),
+    NIGHTSHIFT_HTTP_HOST: text(),
+    NIGHTSHIFT_HTTP_PORT: variable(port),
+    NIGHTSHIFT_UI_TOKEN: text(),
+    NIGHTSHIFT_UI_TOKEN_FILE: text(),
+    // https://no-color.org: any non-empty value, even blanks
+    NO_COLOR: z
+      .string()
+      .optional()
+      .transform((raw) => raw !== undefined && raw !== ''),
+    // `CI=true`, `CI=1`, `CI=woodpecker`…: set and not a spelled-out no
+    CI: text().transform((value) => value !== undefined && !['0', 'false'].includes(value.toLowerCase())),
+    TERM: text(),
+    USER: text(),
+  })
+  .superRefine((env, ctx) => {
+    // which one wins would be a guess, and the wrong guess fails every call with a key nobody looked at
+    if (env.NIGHTSHIFT_API_KEY && env.NIGHTSHIFT_API_KEY_FILE)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them',
+      });
+  });
+
+/** The variables' names, as the schema declares them. */
+export const VARIABLES = Object.keys(EnvironmentSchema.shape) as readonly string[];

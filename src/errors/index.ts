@@ -1,0 +1,1 @@
+export { isNightshiftError, NightshiftError } from './nightshift-error.js';

@@ -1,0 +1,52 @@
+import type { PolicyProblem, Severity } from '../errors.js';
+import type { PolicyEnv } from '../interpolate.js';
+import { lineLocator } from './lines.js';
+import { yaml } from './package.js';
+import { sourceOf, type YamlSource } from './source.js';
+import { walkDocument } from './walk.js';
+
+export interface ReadYamlOptions {
+  /**
+   * What an unset `${VAR}` is: an error (the default), or a warning, for checking a policy where
+   * its secrets are not set (CI). Either way the string keeps its text as written.
+   */
+  readonly unsetVariables?: Severity;
+}
+
+/**
+ * Reads YAML into plain values with the `yaml` package, `${VAR}`s replaced with their origin
+ * recorded. Every problem (a syntax error, a duplicate key, a bad alias, a failed `${VAR}`) is
+ * placed at its line and column; a syntax error gives no value, since the tree behind it is not
+ * reliable.
+ */
+export function readYaml(
+  text: string,
+  file: string,
+  env: PolicyEnv,
+  options: ReadYamlOptions = {},
+): YamlSource {
+  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
+  const at = lineLocator(text, file);
+  const problems: PolicyProblem[] = [];
+  const report = (offset: number, message: string, severity: Severity = 'error') =>
+    problems.push(severity === 'warning' ? { ...at(offset), message, severity } : { ...at(offset), message });
+
+  for (const error of [...doc.errors, ...doc.warnings]) {
+    report(error.pos[0], `invalid YAML: ${yamlMessage(error.code, error.message, text, error.pos[0])}`);
+  }
+  if (problems.length > 0) return sourceOf(file, undefined, problems, () => at(0), new Map());
+
+  const lineOf = (offset: number) => at(offset).line;
+  const walked = walkDocument(doc, env, options.unsetVariables ?? 'error', report, lineOf);
+  const locate: YamlSource['locate'] = (path, anchor = 'value') => at(walked.offsetOf(path, anchor));
+  return sourceOf(file, walked.value, problems, locate, walked.interpolated);
+}
+
+/** The parser's message, with a hint where its wording leaves the cause unclear. */
+function yamlMessage(code: string, message: string, text: string, offset: number): string {
+  if (code === 'BAD_ALIAS' && text[offset] === '*') {
+    return `${message}: a bare "*" starts a YAML alias; quote the glob, e.g. "*"`;
+  }
+  if (code === 'MULTIPLE_DOCS') return 'a policy file holds one YAML document, but a second one starts here';
+  return message;
+}

@@ -1,0 +1,105 @@
+import type { Job } from 'bullmq';
+import {
+  type CheckpointStore,
+  type RunIdentity,
+  type RunSummary,
+  skippedRunSummary,
+  summarize,
+} from '../engine/index.js';
+import type { Logger } from '../log/index.js';
+import type { Notifier } from '../notify/index.js';
+import type { RunHistory, RunLock, RunStarts } from '../store/index.js';
+import type { PolicyCache, RunPolicy } from './policy-cache.js';
+import {
+  deliveriesOf,
+  type RunJobData,
+  RunJobDataSchema,
+  type RunJobResult,
+  runIdentity,
+} from './run-queue.js';
+
+/** What the worker needs of the metrics (src/ops implements it): a count per finished run. */
+export interface RunCounter {
+  runFinished(summary: RunSummary): void;
+}
+
+export interface RunRecorderOptions {
+  history: RunHistory;
+  checkpoints: CheckpointStore;
+  runStarts?: RunStarts;
+  notifier?: Notifier;
+  metrics?: RunCounter;
+  policies: PolicyCache;
+  lock: RunLock;
+  log: Logger;
+}
+
+/** The end of every run a worker takes: its summary kept and counted, its state cleared, its sinks told. */
+export class RunRecorder {
+  readonly #options: RunRecorderOptions;
+
+  constructor(options: RunRecorderOptions) {
+    this.#options = options;
+  }
+
+  /** Keeps a run's summary in the history, then counts it in the metrics. */
+  async record(summary: RunSummary): Promise<void> {
+    await this.#options.history.record(summary);
+    this.#options.metrics?.runFinished(summary);
+  }
+
+  /** Records a run a worker took but did not start (its job suspended, its previous run still going). */
+  async skipped(run: RunIdentity, reason: string): Promise<RunSummary> {
+    const now = new Date();
+    const summary = skippedRunSummary(run, reason, { startedAt: now, finishedAt: now });
+    await this.record(summary);
+    return summary;
+  }
+
+  /** Records a run that went to its end, and drops what only a resumption of it would need. */
+  async finished(summary: RunSummary): Promise<void> {
+    await this.record(summary);
+    await this.#forget(summary.runId);
+  }
+
+  /** Sends a finished run to its job's sinks; never fails the run. */
+  async notify({ policy, job }: RunPolicy, summary: RunSummary): Promise<void> {
+    await this.#options.notifier?.notify(policy.notifications, job, summary);
+  }
+
+  /**
+   * A run that failed in BullMQ and has no summary: recorded as failed, with the targets its
+   * checkpoints hold, its job lock released and its sinks told. Either the worker could not start
+   * it (its policy does not parse with this worker's environment, its job is gone: the reason
+   * says), or BullMQ gave up on it after its workers died under it too often (`abandoned`).
+   */
+  async failed(job: Job<RunJobData, RunJobResult>, error: Error): Promise<void> {
+    const data = RunJobDataSchema.parse(job.data);
+    if (await this.#options.history.get(data.runId)) return;
+    const run = await this.#options.policies.find(data);
+    const abandoned = job.deferredFailure !== undefined;
+    const deliveries = deliveriesOf(job, { abandoned });
+    const summary = summarize(runIdentity(data, run?.job.action ?? 'unknown', deliveries), {
+      startedAt: new Date(job.processedOn ?? job.timestamp),
+      finishedAt: new Date(),
+      outcome: 'failed',
+      reason: abandoned
+        ? `abandoned: a worker stopped while running it, ${deliveries} ${deliveries === 1 ? 'time' : 'times'} (${error.message}); targets not listed were not finished`
+        : `the worker could not run it: ${error.message}`,
+      targets: (await this.#options.checkpoints.load(data.runId)).values(),
+    });
+    await this.record(summary);
+    await this.#options.lock.release(data.job, data.runId);
+    await this.#forget(data.runId);
+    this.#options.log.error(
+      { runId: data.runId, job: data.job, deliveries, reason: summary.reason },
+      abandoned ? 'run abandoned' : 'run failed before it could start',
+    );
+    if (run) await this.notify(run, summary);
+  }
+
+  async #forget(runId: string): Promise<void> {
+    await this.#options.checkpoints.clear(runId);
+    await this.#options.runStarts?.clear(runId);
+  }
+}

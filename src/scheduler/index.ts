@@ -1,0 +1,2 @@
+export { watchPolicy } from './policy-watcher.js';
+export { Scheduler } from './scheduler.js';

@@ -1,0 +1,15 @@
+export { RedisCheckpointStore } from './checkpoint.js';
+export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
+export { RunHistory } from './history.js';
+export { DEFAULT_PREFIX } from './keys.js';
+export { LastTicks } from './last-ticks.js';
+export type { RedisOwnershipLedger } from './ledger.js';
+export { type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
+export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
+export { PolicyStore, policySha } from './policy-store.js';
+export { LocalRateLimiter, RedisRateLimiter } from './rate-limiter.js';
+export { createRedis, pingRedis, reconnectDelay, safeRedisUrl } from './redis.js';
+export { RunLock } from './run-lock.js';
+export { RunStarts } from './run-starts.js';
+export { describeSuspension, type Suspension, Suspensions } from './suspensions.js';
+export { RedisWindowStates } from './window-state.js';

@@ -1,0 +1,26 @@
+import type { Redis } from 'ioredis';
+import { DEFAULT_PREFIX, type RedisKeys, redisKeys } from './keys.js';
+
+/** Where a store's keys live. */
+export interface StoreOptions {
+  /** Key prefix, the engine's. Default `nightshift`. */
+  prefix?: string;
+}
+
+/** A store on a connection it shares with others, and the keys under its prefix. */
+export abstract class RedisStore {
+  protected readonly redis: Redis;
+  protected readonly keys: RedisKeys;
+
+  constructor(redis: Redis, { prefix = DEFAULT_PREFIX }: StoreOptions = {}) {
+    this.redis = redis;
+    this.keys = redisKeys(prefix);
+  }
+}
+
+/** `value` when it is a whole number of at least 1; a RangeError naming the option otherwise. */
+export function positiveInteger(option: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${option} must be a positive integer, got ${value}`);
+  return value;
+}

@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log/index.js';
+import { type RedisKeys, redisKeys } from './keys.js';
+import { DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
+
+export interface RunLockOptions {
+  prefix: string;
+  /** How long a lock outlives its last renewal. */
+  ttlMs: number;
+  log: Logger;
+}
+
+/**
+ * One run at a time per job: the lock names the run holding it, so only that run renews or
+ * releases it, and a redelivery of the same run (a takeover) finds it already its own.
+ */
+export class RunLock {
+  readonly #redis: Redis;
+  readonly #keys: RedisKeys;
+  readonly #ttlMs: number;
+  readonly #log: Logger;
+
+  constructor(redis: Redis, options: RunLockOptions) {
+    this.#redis = redis;
+    this.#keys = redisKeys(options.prefix);
+    this.#ttlMs = options.ttlMs;
+    this.#log = options.log;
+  }
+
+  /**
+   * Takes the job's lock for the run, or confirms the run already holds it: undefined then.
+   * Otherwise the run id holding it ('' if it was released meanwhile: still a clash).
+   */
+  async take(job: string, runId: string): Promise<string | undefined> {
+    const key = this.#keys.runLock(job);
+    const taken = await this.#redis.set(key, runId, 'PX', this.#ttlMs, 'NX');
+    if (taken === 'OK') return undefined;
+    const holder = (await this.#redis.get(key)) ?? '';
+    return holder === runId ? undefined : holder;
+  }
+
+  /** Renews the lock every `everyMs` while the run holds it; the returned function stops renewing. */
+  keep(job: string, runId: string, everyMs: number): () => void {
+    const timer = setInterval(() => void this.#renew(job, runId), everyMs);
+    return () => clearInterval(timer);
+  }
+
+  /** Releases the lock if the run still holds it; a failure is logged, the lock then expires. */
+  async release(job: string, runId: string): Promise<void> {
+    await DELETE_IF_OWNER.run(this.#redis, [this.#keys.runLock(job)], [runId]).catch((error: unknown) =>
+      this.#log.warn({ err: error }, 'could not release the run lock'),
+    );
+  }
+
+  async #renew(job: string, runId: string): Promise<void> {
+    await RENEW_IF_OWNER.run(this.#redis, [this.#keys.runLock(job)], [runId, this.#ttlMs]).catch(
+      (error: unknown) => this.#log.warn({ err: error }, 'could not renew the run lock'),
+    );
+  }
+}

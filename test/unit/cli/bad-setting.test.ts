@@ -1,0 +1,30 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assertBuilt, startCli } from '../../helpers/engine.js';
+
+const POLICY = `version: 1
+jobs:
+  nightly-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+`;
+
+describe('a bad setting in the environment', () => {
+  it('stops a command before it does anything: exit 2, naming the variable, the problem and what was expected', async () => {
+    assertBuilt('src/cli/main.ts', 'src/config/schema.ts');
+    const file = join(mkdtempSync(join(tmpdir(), 'nightshift-bad-setting-')), 'policy.yaml');
+    writeFileSync(file, POLICY);
+    const cli = startCli(['validate', file], {
+      NIGHTSHIFT_WORKER_CONCURRENCY: 'lots',
+      NIGHTSHIFT_LOG_FORMAT: 'xml',
+    });
+    expect(await cli.exited).toBe(2);
+    expect(cli.stdout()).toBe('');
+    expect(cli.stderr()).toBe(
+      'nightshift: NIGHTSHIFT_WORKER_CONCURRENCY must be a positive number, got "lots"; NIGHTSHIFT_LOG_FORMAT must be one of json, pretty, got "xml"\n',
+    );
+  });
+});
