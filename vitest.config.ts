@@ -33,7 +33,7 @@ export default defineConfig({
           // two files at a time even on 2 cores, where vitest's default is one
           maxWorkers: 2,
           // files share a worker's loaded modules: half the CPU. A file that mocks a module
-          // imports what uses it after vi.resetModules() (test/unit/policy/lazy-positions.test.ts).
+          // imports what uses it after vi.resetModules() (test/unit/policy/single-parse.test.ts).
           isolate: false,
         },
       },
