@@ -185,7 +185,7 @@ function buildReport(ctx: PlanContext, groupBy: Grouping): Report {
   groups.sort((a, b) => a.key.localeCompare(b.key));
   return {
     format: 'nightshift-inventory/1',
-    generatedAt: new Date().toISOString(),
+    generatedAt: ctx.now().toISOString(),
     job: ctx.job.name,
     groupBy,
     workgroups: new Set(rows.map((row) => row.workgroup_id)).size,

@@ -121,7 +121,7 @@ function review(ctx: PlanContext, rules: Params, done: (detail: Record<string, u
     (key) => ({ key }),
     async (_, step) => {
       const { result: users } = await ctx.api.listOrgUsers({ signal: step.signal });
-      const { findings, counts } = reviewOrgUsers(users, rules, Date.now());
+      const { findings, counts } = reviewOrgUsers(users, rules, ctx.now().getTime());
       for (const finding of findings) ctx.finding(finding);
       return done({ ...counts, staleAfterDays: rules.staleAfter / DAY_MS, findings: findings.length });
     },
