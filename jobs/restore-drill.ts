@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { ApiError, type Workgroup, type Workspace } from '../src/api/index.js';
+import type { Workgroup, Workspace } from '../src/api/index.js';
 import {
   type Action,
   type ActionContext,
   DurationSchema,
+  idempotentStep,
   STATUS,
   type StepContext,
   type StepResult,
@@ -27,13 +28,8 @@ import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js
  * non-destructive (no `confirm:`): it only ever overwrites the workspace a person named for drills.
  */
 const NO_GLOB = /^[^*?[\]{}!]+$/;
-const exactName = (what: string) =>
-  z
-    .string()
-    .regex(
-      NO_GLOB,
-      `name one ${what} exactly (a name or an id); globs are refused because a restore overwrites data`,
-    );
+const GLOB_REFUSED = 'exactly (a name or an id); globs are refused because a restore overwrites data';
+const exactName = (what: string) => z.string().regex(NO_GLOB, `name one ${what} ${GLOB_REFUSED}`);
 
 const CountSchema = z.union([z.int().nonnegative(), z.strictObject({ min: z.int().nonnegative() })]);
 type Count = z.output<typeof CountSchema>;
@@ -264,27 +260,31 @@ async function pauseAfterwards(
   const { workgroupId, workspaceId } = target;
   const signal = ctx.signal.aborted ? AbortSignal.timeout(CLEANUP_TIMEOUT_MS) : ctx.signal;
   const status = ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined;
-  if (status && PAUSED.includes(status)) {
-    return { afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${status}` } };
-  }
+  const alreadyPaused = (now: string) => ({
+    afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${now}` } as const,
+  });
+  if (status && PAUSED.includes(status)) return alreadyPaused(status);
   if (status !== STATUS.active) {
     const reason = `workspace is ${status ?? 'missing'}`;
     return { afterwards: { requested: 'pause', outcome: 'not-paused', reason } };
   }
   try {
-    const { requestId } = await ctx.api.pauseWorkspace(workgroupId, workspaceId, { signal });
+    const outcome = await idempotentStep({
+      attempt: () => ctx.api.pauseWorkspace(workgroupId, workspaceId, { signal }),
+      // a refusal may only mean the listing was stale and the workspace is pausing already
+      isDone: async () => {
+        if (ctx.signal.aborted) return undefined;
+        const now = await ctx.fleet.refresh().then(
+          () => ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined,
+          () => undefined,
+        );
+        return now && PAUSED.includes(now) ? now : undefined;
+      },
+    });
+    if (outcome.already) return alreadyPaused(outcome.found);
+    const { requestId } = outcome.result;
     return { afterwards: { requested: 'pause', outcome: 'paused', ...(requestId ? { requestId } : {}) } };
   } catch (error) {
-    // a refusal may only mean the listing was stale and the workspace is pausing already
-    if (error instanceof ApiError && !error.retryable && !ctx.signal.aborted) {
-      const now = await ctx.fleet.refresh().then(
-        () => ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined,
-        () => undefined,
-      );
-      if (now && PAUSED.includes(now)) {
-        return { afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${now}` } };
-      }
-    }
     return { afterwards: { requested: 'pause', outcome: 'not-paused', reason: describeError(error) }, error };
   }
 }
