@@ -2,27 +2,16 @@ import type { Redis } from 'ioredis';
 import type { CheckpointStore } from '../engine/index.js';
 import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
-import { LuaScript } from './lua.js';
+import { parseJson } from './json.js';
+import { SET_FIELDS_AND_TTL } from './lua.js';
+import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
-export interface RedisCheckpointStoreOptions {
-  /** Key prefix. Default `nightshift`. */
-  prefix?: string;
+export interface RedisCheckpointStoreOptions extends StoreOptions {
   /** How long a run's checkpoint outlives its last save. Default 7 days. */
   ttlMs?: number;
   /** Where a dropped corrupt record is reported. Default: nowhere. */
   log?: Logger;
 }
-
-/**
- * Sets targets' records and refreshes the run's TTL, atomically. KEYS: hash. ARGV: TTL ms, then
- * field, record pairs.
- */
-const SAVE = new LuaScript(`
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-`);
 
 /** Records waiting for the run's next write, and the promise that write keeps. */
 interface PendingWrite {
@@ -36,9 +25,7 @@ interface PendingWrite {
  * The TTL is refreshed on every save, so only abandoned runs expire. Actions' progress records
  * (see ProgressRecord) live beside it in a second hash, field = target key, under the same TTL.
  */
-export class RedisCheckpointStore implements CheckpointStore {
-  readonly #redis: Redis;
-  readonly #keys: ReturnType<typeof redisKeys>;
+export class RedisCheckpointStore extends RedisStore implements CheckpointStore {
   readonly #ttlMs: number;
   readonly #log: Logger;
   /** Per run: the last write started (settled either way), and the one gathering records meanwhile. */
@@ -46,13 +33,8 @@ export class RedisCheckpointStore implements CheckpointStore {
   readonly #pending = new Map<string, PendingWrite>();
 
   constructor(redis: Redis, options: RedisCheckpointStoreOptions = {}) {
-    const ttlMs = options.ttlMs ?? 7 * 24 * 3_600_000;
-    if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) {
-      throw new RangeError(`RedisCheckpointStore: ttlMs must be a positive integer, got ${ttlMs}`);
-    }
-    this.#redis = redis;
-    this.#keys = redisKeys(options.prefix ?? DEFAULT_PREFIX);
-    this.#ttlMs = ttlMs;
+    super(redis, options);
+    this.#ttlMs = positiveInteger('RedisCheckpointStore: ttlMs', options.ttlMs ?? 7 * 24 * 3_600_000);
     this.#log = options.log ?? silentLogger;
   }
 
@@ -61,7 +43,7 @@ export class RedisCheckpointStore implements CheckpointStore {
    * simply done again, rather than the whole run failing on one bad field.
    */
   async load(runId: string): Promise<Map<string, TargetRecord>> {
-    const fields = await this.#redis.hgetall(this.#keys.runTargets(runId));
+    const fields = await this.redis.hgetall(this.keys.runTargets(runId));
     const records = new Map<string, TargetRecord>();
     for (const [key, text] of Object.entries(fields)) {
       const parsed = TargetRecordSchema.safeParse(parseJson(text));
@@ -102,31 +84,23 @@ export class RedisCheckpointStore implements CheckpointStore {
   async #write(runId: string, fields: readonly string[]): Promise<void> {
     // one script call, not MULTI: on a connection BullMQ shares, ioredis copies every script
     // BullMQ registered into each pipeline it builds, which cost more than the save itself
-    await SAVE.run(this.#redis, [this.#keys.runTargets(runId)], [this.#ttlMs, ...fields]);
+    await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runTargets(runId)], [this.#ttlMs, ...fields]);
   }
 
   async loadProgress(runId: string, key: string): Promise<unknown> {
-    const text = await this.#redis.hget(this.#keys.runProgress(runId), key);
+    const text = await this.redis.hget(this.keys.runProgress(runId), key);
     return text === null ? undefined : parseJson(text);
   }
 
   async saveProgress(runId: string, key: string, progress: unknown): Promise<void> {
-    await SAVE.run(
-      this.#redis,
-      [this.#keys.runProgress(runId)],
+    await SET_FIELDS_AND_TTL.run(
+      this.redis,
+      [this.keys.runProgress(runId)],
       [this.#ttlMs, key, JSON.stringify(progress)],
     );
   }
 
   async clear(runId: string): Promise<void> {
-    await this.#redis.del(this.#keys.runTargets(runId), this.#keys.runProgress(runId));
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    await this.redis.del(this.keys.runTargets(runId), this.keys.runProgress(runId));
   }
 }

@@ -296,3 +296,13 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 `);
+
+/**
+ * Sets fields of a run's hash (its targets' records, or their progress records) and refreshes the
+ * hash's TTL, atomically. KEYS: hash. ARGV: TTL ms, then field, value pairs.
+ */
+export const SET_FIELDS_AND_TTL = new LuaScript(`
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`);
