@@ -13,6 +13,14 @@ import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
 export const UI_PATH = '/ui';
+
+/**
+ * Bull Board's page links its fonts from an outside host: on a closed network that request
+ * fails, and anywhere else it tells that host the dashboard was opened. Without the link the
+ * page uses the system's fonts, and every request it makes stays on this server.
+ */
+const OUTSIDE_FONTS = /<link[^>]*href="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^"]*"[^>]*>\s*/g;
+
 export const DEFAULT_OPS_HOST = '127.0.0.1';
 /** The port Prometheus exporters conventionally take for an application (the Dockerfile's HEALTHCHECK uses it). */
 export const DEFAULT_OPS_PORT = 9464;
@@ -214,6 +222,11 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     });
 
     if (options.queue) {
+      guarded.addHook('onSend', async (_request, reply, payload) =>
+        typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')
+          ? payload.replace(OUTSIDE_FONTS, '')
+          : payload,
+      );
       const board = new FastifyAdapter();
       board.setBasePath(UI_PATH);
       createBullBoard({

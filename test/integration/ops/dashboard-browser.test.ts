@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 describe('the dashboard in a real browser', () => {
-  it('asks for the token, then lists the runs queue and shows a finished run among the completed', async () => {
+  it('asks for the token, then lists the runs queue and shows a finished run among the completed, asking no other host for anything', async () => {
     const engine = harness.engine('ops-dashboard');
     engine.worker(harness.sim.url);
     const runId = await engine.enqueue(POLICY, 'evening-pause');
@@ -67,12 +67,19 @@ describe('the dashboard in a real browser', () => {
 
       const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN } });
       try {
-        // the page asks for a web font; this test never leaves the machine
+        // nothing may leave this server: a request elsewhere is recorded, and aborted so the test
+        // never leaves the machine either
+        const outside: string[] = [];
         await context.route(
           (target) => !target.href.startsWith(url),
-          (route) => route.abort(),
+          (route) => {
+            outside.push(route.request().url());
+            return route.abort();
+          },
         );
         const page = await context.newPage();
+        const scriptErrors: string[] = [];
+        page.on('pageerror', (error) => scriptErrors.push(error.message));
         const failures: string[] = [];
         page.on('response', (response) => {
           if (response.url().startsWith(url) && response.status() >= 400)
@@ -98,6 +105,8 @@ describe('the dashboard in a real browser', () => {
           0,
         );
         expect(failures).toEqual([]);
+        expect(outside).toEqual([]);
+        expect(scriptErrors).toEqual([]);
       } finally {
         await context.close();
       }
