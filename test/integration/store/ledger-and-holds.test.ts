@@ -119,8 +119,16 @@ describe('Holds', () => {
 
   it('keeps the holds in force, and logs each one placed and released with who and why', async () => {
     const holds = new Holds(redis, { prefix: uniquePrefix('holds') });
-    await holds.place(hold('dev-a/kg'));
-    await holds.place(hold('dev-*/*', { state: 'stopped', reason: 'budget freeze' }));
+    // placed a second apart: the holds in force come oldest first, whatever the clock does meanwhile
+    const placed = Date.now();
+    await holds.place(hold('dev-a/kg', { createdAt: new Date(placed - 1_000).toISOString() }));
+    await holds.place(
+      hold('dev-*/*', {
+        state: 'stopped',
+        reason: 'budget freeze',
+        createdAt: new Date(placed).toISOString(),
+      }),
+    );
     expect((await holds.active(new Date())).map((h) => h.pattern)).toEqual(['dev-a/kg', 'dev-*/*']);
     expect((await holds.release('dev-a/kg', 'bo@desk', new Date()))?.reason).toBe('customer demo');
     expect(await holds.release('dev-a/kg', 'bo@desk', new Date())).toBeUndefined();
