@@ -1,14 +1,14 @@
 import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_API_KEY, type SimulatorHandle } from '../../src/sim/index.js';
+import type { SimulatorHandle } from '../../src/sim/index.js';
 import {
   assertBuilt,
   type CliProcess,
   Engine,
   eventually,
   pauseRequests,
-  startCli,
   startFleetSim,
+  startTakeoverWorker,
   workspacesNot,
 } from '../helpers/engine.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
@@ -51,16 +51,7 @@ jobs:
 `;
 
 function startWorker(engine: Engine): CliProcess {
-  const worker = startCli(['worker'], {
-    REDIS_URL: server.url,
-    NIGHTSHIFT_API_URL: sim.url,
-    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
-    NIGHTSHIFT_REDIS_PREFIX: engine.prefix,
-    NIGHTSHIFT_LOCK_MS: '1500',
-    NIGHTSHIFT_POLL_INTERVAL_MS: '200',
-    NIGHTSHIFT_SHUTDOWN_GRACE_MS: '2000',
-    NIGHTSHIFT_LOG_LEVEL: 'info',
-  });
+  const worker = startTakeoverWorker(server.url, sim.url, engine.prefix);
   workers.push(worker);
   return worker;
 }
