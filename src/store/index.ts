@@ -4,7 +4,7 @@ export { RunHistory } from './history.js';
 export { DEFAULT_PREFIX } from './keys.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
-export { type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
+export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
 export { PolicyStore, policySha } from './policy-store.js';
 export { LocalRateLimiter, RedisRateLimiter } from './rate-limiter.js';

@@ -53,21 +53,25 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1');
+  });
+}
+
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`redis-server exited with code ${child.exitCode} during start`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = new Socket();
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-      socket.connect(port, '127.0.0.1');
-    });
-    if (open) return;
+    if (await isListening(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`redis-server did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);

@@ -1,20 +1,6 @@
-import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { isListening } from '../../../src/store/index.js';
 import { assertBuilt, eventually, startCli } from '../../helpers/engine.js';
-
-/** Whether something listens on the port of a redis:// URL printed by the demo. */
-function listening(url: string): Promise<boolean> {
-  const port = Number(new URL(url).port);
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1');
-  });
-}
 
 const JOBS = ['restore-drill', 'allow-list-audit'];
 
@@ -68,7 +54,7 @@ describe('npm run demo, stopped or refused', () => {
     expect(await demo.exited, demo.output()).toBe(0);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(demo.output()).toMatch(/\nsummary\n[\s\S]* runs, 0 failed or partial/);
-    expect(await listening(url)).toBe(false);
+    expect(await isListening(Number(new URL(url).port))).toBe(false);
   }, 60_000);
 
   it('refuses a bad setting at once (exit 2, naming it) before starting Redis or the simulator', async () => {
