@@ -1,0 +1,160 @@
+import type { Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../../engine/index.js';
+
+/**
+ * What the console's JSON endpoints answer, and what its pages are rendered from: one shape per
+ * view, so a script reading `/api/…` sees exactly what the page shows.
+ */
+
+/** A run as a list shows it: no targets, no findings. */
+export interface RunBrief {
+  runId: string;
+  job: string;
+  action: string;
+  trigger: RunTrigger;
+  dryRun: boolean;
+  outcome: RunOutcome;
+  scheduledAt?: string | undefined;
+  startedAt?: string | undefined;
+  finishedAt?: string | undefined;
+  durationMs?: number | undefined;
+  counts: RunCounts;
+  findings: number;
+  reason?: string | undefined;
+  deliveries?: number | undefined;
+  takenOverFrom?: string | undefined;
+}
+
+/** An edit of the policy file a scheduler refused; the policy before it stays in force. */
+export interface RejectedEditView {
+  sha: string;
+  at: string;
+  host: string;
+  /** Each problem as `file:line:col: message`. */
+  problems: string[];
+  /** Why a valid text could not be loaded, when the fault was not the text's. */
+  error?: string | undefined;
+}
+
+/** The policy the schedulers run. */
+export interface PolicyInForceView {
+  sha: string;
+  loadedAt: string;
+  host: string;
+  /** The last edit refused since this policy was loaded; null when none was. */
+  rejected: RejectedEditView | null;
+}
+
+/** A firing: UTC (ISO) and the job's own zone. */
+export interface FiringView {
+  at: string;
+  local: string;
+  timezone: string;
+  /** For a window: whether its uptime starts (workspaces resumed) or ends (paused) then. */
+  edge?: 'uptime starts' | 'uptime ends' | undefined;
+}
+
+export interface ScheduleEntry {
+  name: string;
+  kind: 'job' | 'window';
+  action: string;
+  /** The selector in words (`workgroups dev-* / workspaces * except dev-a/keep`), or what else it acts on. */
+  target: string;
+  /** The cron (or interval) in words; for a window its uptime and reconcile interval. */
+  schedule: string;
+  timezone: string;
+  dryRun: boolean;
+  /** Null when suspended, or nothing fires again. */
+  next: FiringView | null;
+  /** Null when not suspended; else by whom (`policy`: `suspend: true` in the file) and why. */
+  suspended: { by: 'policy' | 'command'; detail: string } | null;
+  lastRun: RunBrief | null;
+}
+
+/** `/api/schedules`. */
+export interface SchedulesView {
+  generatedAt: string;
+  /** Null when no scheduler has recorded a policy in this Redis (prefix). */
+  policy: PolicyInForceView | null;
+  /** Why `entries` is empty although a policy is recorded (expired, or unreadable here). */
+  problem: string | null;
+  entries: ScheduleEntry[];
+  /** The newest runs of every job. */
+  recent: RunBrief[];
+}
+
+/** `/api/runs/:id`: the run's summary as the history keeps it. */
+export type RunDetailView = RunSummary;
+
+export interface FleetWorkspaceView {
+  id: string;
+  name: string;
+  /** The status the listing showed (`Active`, `Stopped`, `Stopping`, …); `unknown` when it had none. */
+  state: string;
+  /** Whose pause nightshift owns (ledger), since when. */
+  owner: { kind: 'job' | 'window'; name: string; since: string; state: 'intent' | 'confirmed' } | null;
+  hold: { pattern: string; state: string; until: string; by: string; reason: string } | null;
+  /** The window covering it, what it wants now and whether the workspace differs. */
+  window: { name: string; desired: 'Active' | 'Stopped' | null; drift: boolean; why: string } | null;
+}
+
+export interface FleetWorkgroupView {
+  id: string;
+  name: string;
+  workspaces: FleetWorkspaceView[];
+}
+
+/** `/api/fleet`. */
+export interface FleetView {
+  generatedAt: string;
+  /** The listing shown: the last one a run made; null when no run has listed the fleet yet. */
+  listing: { at: string; ageMs: number; runId: string; job: string } | null;
+  /** The filters applied (`?workgroup=`, `?state=`); counts are of the whole fleet. */
+  filters: { workgroup: string | null; state: string | null };
+  counts: {
+    workspaces: number;
+    byState: Record<string, number>;
+    owned: number;
+    held: number;
+    drifting: number;
+  };
+  /** Every workgroup name and state of the listing, for the filters. */
+  workgroupNames: string[];
+  states: string[];
+  workgroups: FleetWorkgroupView[];
+}
+
+export interface SavingsAmount {
+  pausedHours: number;
+  /** In `currency`; null when no pause was priced. */
+  estimatedCost: number | null;
+}
+
+/** `/api/savings`. */
+export interface SavingsView {
+  generatedAt: string;
+  /** Midnight UTC `days - 1` days ago, and now: the span `nightshift savings --since <since>` reports. */
+  since: string;
+  until: string;
+  currency: string | null;
+  total: SavingsAmount;
+  /** One per UTC day, oldest first, every day of the span (zero when nothing was paused). */
+  days: (SavingsAmount & { date: string; byWorkgroup: Record<string, SavingsAmount> })[];
+  /** Per workgroup over the span, most hours first. */
+  workgroups: (SavingsAmount & { workgroup: string })[];
+}
+
+/** A finding of an audit that its job's latest successful run still reports. */
+export interface OpenFindingView extends Finding {
+  job: string;
+  /** When a run of the job first reported it (and every successful run since has). */
+  firstSeen: string;
+  lastSeen: string;
+  /** The newest run that reported it. */
+  runId: string;
+}
+
+/** `/api/findings`. */
+export interface FindingsView {
+  generatedAt: string;
+  findings: OpenFindingView[];
+}
