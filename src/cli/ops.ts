@@ -1,5 +1,7 @@
 import { type Settings, uiToken } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import type { PolicyEnv } from '../policy/index.js';
+import { consoleSources } from './console-sources.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
@@ -24,6 +26,8 @@ export interface OpsSettings {
    */
   fallbackPorts: number;
   token: string | undefined;
+  /** Where the console reads the policy's `${VAR}` values: the process's environment. */
+  env: PolicyEnv;
 }
 
 /**
@@ -55,6 +59,7 @@ export function opsSettings(settings: Settings): OpsSettings | undefined {
     port: port ?? DEFAULT_OPS_PORT,
     fallbackPorts: port === undefined ? OPS_FALLBACK_PORTS : 0,
     token,
+    env: settings.environment,
   };
 }
 
@@ -62,12 +67,14 @@ export function opsSettings(settings: Settings): OpsSettings | undefined {
 export interface OpsRole {
   /** Undefined when the server is off: nothing would ever read them. */
   metrics: Metrics | undefined;
-  /** The dashboard's address; undefined when the server is off. */
+  /** The console's address; undefined when the server is off. */
+  console: string | undefined;
+  /** The queue dashboard's address; undefined when the server is off. */
   dashboard: string | undefined;
   close(): Promise<void>;
 }
 
-const OFF: OpsRole = { metrics: undefined, dashboard: undefined, close: async () => {} };
+const OFF: OpsRole = { metrics: undefined, console: undefined, dashboard: undefined, close: async () => {} };
 
 /** Whether the server could not listen because another process holds the port. */
 function portTaken(error: OpsServerError): boolean {
@@ -104,11 +111,13 @@ export async function startOpsRole(
   for (let port = settings.port; !server; port += 1) {
     try {
       server = await startOpsServer({
-        ...settings,
+        host: settings.host,
+        token: settings.token,
         port,
         redis: runtime.redis,
         queue: runtime.queue,
         metrics,
+        console: { sources: consoleSources(runtime, settings.env) },
         ready,
         log,
       });
@@ -132,6 +141,7 @@ export async function startOpsRole(
   const listening = {
     // `address`, not `url`: the logger redacts every top-level `url` (they may hold credentials)
     address: server.url,
+    console: `${server.url}/`,
     dashboard: `${server.url}${UI_PATH}`,
     auth: settings.token ? 'token' : 'none',
   };
@@ -145,5 +155,5 @@ export async function startOpsRole(
     );
   else log.info(listening, 'ops server listening');
   const served = server;
-  return { metrics, dashboard: listening.dashboard, close: () => served.close() };
+  return { metrics, console: listening.console, dashboard: listening.dashboard, close: () => served.close() };
 }

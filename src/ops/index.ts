@@ -1,3 +1,6 @@
+export type { ConsoleOptions } from './console/routes.js';
+export type { ConsoleSources } from './console/data/sources.js';
+export type * from './console/model.js';
 export { fleetSnapshots } from './fleet-metrics.js';
 export {
   apiCallStatus,

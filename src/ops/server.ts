@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis } from '../store/index.js';
+import { type ConsoleOptions, registerConsole } from './console/routes.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
@@ -44,7 +45,7 @@ export interface OpsServerOptions {
   /** The port; 0 picks a free one (see the `url` of the result). Default 9464. */
   port?: number;
   /**
-   * When set, `/metrics` and the dashboard (page, assets and API) answer only requests that
+   * When set, `/metrics`, the console and the dashboard (pages, assets and API) answer only requests that
    * present it: `Authorization: Bearer <token>`, or HTTP Basic with any user and the token as
    * password. `/healthz` and `/readyz` never need it. Default: none (loopback binds only).
    */
@@ -55,6 +56,8 @@ export interface OpsServerOptions {
   queue?: Queue;
   /** What `/metrics` exposes. */
   metrics: Metrics;
+  /** Where the operator's console at `/` reads from. Default: none, and no console. */
+  console?: ConsoleOptions;
   /** Further readiness checks by name (`policy` for `nightshift start`), asked at each `/readyz`. */
   ready?: () => Record<string, Readiness> | Promise<Record<string, Readiness>>;
   /** Where failed requests are logged; never a header, so never the token. Default: nowhere. */
@@ -172,7 +175,8 @@ async function redisReadiness(redis: Redis, timeoutMs: number): Promise<Readines
 /**
  * The ops HTTP server: `/healthz` (the process answers), `/readyz` (Redis answers and every
  * `ready` check passes; 503 with the failing checks otherwise; 200 with `degraded` naming the
- * checks that pass with a warning), `/metrics` (Prometheus text) and
+ * checks that pass with a warning), `/metrics` (Prometheus text), the operator's console at `/`
+ * (its pages and their JSON under `/api/`, see console/routes.ts) and
  * the BullMQ dashboard under `/ui`, read-only: it shows runs, it cannot retry, remove or add
  * them (the scheduler and the run history own those decisions).
  */
@@ -220,6 +224,9 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       const { contentType, body } = await options.metrics.scrape();
       return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
     });
+
+    const consoleOptions = options.console;
+    if (consoleOptions) await guarded.register(async (scope) => registerConsole(scope, consoleOptions));
 
     if (options.queue) {
       guarded.addHook('onSend', async (_request, reply, payload) =>

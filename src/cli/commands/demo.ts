@@ -196,13 +196,19 @@ async function showDemo(
   const { ops, stopWorker, stopScheduler } = started;
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // the console first: what a newcomer opens while the story below unfolds
+  out(
+    ops.console
+      ? `console: ${ops.console} (schedules, runs, fleet, savings and findings, live)`
+      : 'console: off (NIGHTSHIFT_HTTP_PORT=off)',
+  );
   out('nightshift demo: a working day every two minutes on a simulated fleet; nothing to configure');
   out(
     alignColumns([
       ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
       ['  redis', redis.server ? `${redis.url} (private redis-server)` : `${redis.url} (REDIS_URL)`],
       ['  policy', DEMO_POLICY],
-      ['  dashboard', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
+      ['  queue', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
       ['  logs', logFile],
       [
         '  schedule',

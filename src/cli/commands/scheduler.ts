@@ -126,7 +126,7 @@ export function registerSchedulerCommand(program: Command, settings: Settings): 
         '',
         'Needs only REDIS_URL: workers make the API calls. Run as many replicas as you like; each tick',
         'still becomes one run. The policy is reloaded when the file changes (an invalid edit is logged',
-        'and the last good policy kept), also on SIGHUP. Serves /healthz, /readyz, /metrics and the dashboard (/ui)',
+        'and the last good policy kept), also on SIGHUP. Serves the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui)',
         'on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT (default 127.0.0.1:9464, or the next free port to 9473) like start and worker.',
         '',
         'Examples:',

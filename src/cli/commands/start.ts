@@ -22,7 +22,7 @@ export function registerStartCommand(program: Command, settings: Settings): void
     .description('run the scheduler and a worker in one process')
     .addHelpText(
       'after',
-      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=https://api.example NIGHTSHIFT_API_KEY_FILE=/run/secrets/key \\\n    nightshift start config/policy.yaml',
+      '\nServes the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards the console, /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=https://api.example NIGHTSHIFT_API_KEY_FILE=/run/secrets/key \\\n    nightshift start config/policy.yaml',
     )
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process

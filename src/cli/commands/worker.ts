@@ -99,7 +99,7 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
     .description('run the worker role: take runs off the queue in Redis (REDIS_URL) and execute them')
     .addHelpText(
       'after',
-      '\nServes /healthz, /readyz, /metrics and the dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
+      '\nServes the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards the console, /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
     )
     .action(async () => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process

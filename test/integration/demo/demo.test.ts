@@ -17,7 +17,9 @@ describe('npm run demo -- --duration 75s', () => {
     const output = demo.output();
     expect(code, output).toBe(0);
     expect(output).toContain('(private redis-server)');
-    expect(output).toMatch(/dashboard +http:\/\/127\.0\.0\.1:\d+\/ui/);
+    // the console's address is the first thing printed; the queue dashboard is listed below
+    expect(output.split('\n')[0]).toMatch(/^console: http:\/\/127\.0\.0\.1:\d+\/ \(/);
+    expect(output).toMatch(/\n {2}queue +http:\/\/127\.0\.0\.1:\d+\/ui\n/);
     expect(output).toMatch(/fleet: \d+ Active/);
     const summary = output.slice(output.indexOf('\nsummary'));
     for (const job of [...JOBS, 'office-hours'])

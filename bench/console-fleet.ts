@@ -1,0 +1,158 @@
+/**
+ * The console's fleet view at scale: a stored listing of N workspaces (default 100 workgroups ×
+ * 100 = 10,000, listed once from the simulator as a run lists them), a third of them paused and
+ * owned by a window, a few holds, a window over all of them; then `/api/fleet` and the `/fleet`
+ * page asked `--requests` times each, one at a time, through the ops server as `nightshift start`
+ * serves it. Prints latency percentiles, answer sizes and the Redis commands one view costs.
+ * A page view calls no API: the simulator is stopped before the first request.
+ *
+ *   npx tsx bench/console-fleet.ts [--workgroups 100] [--per-workgroup 100] [--requests 200]
+ */
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { actionRegistry } from '../jobs/index.js';
+import { ApiClient } from '../src/api/index.js';
+import { checkPolicy } from '../src/policy/index.js';
+import { Metrics, startOpsServer } from '../src/ops/index.js';
+import { DEFAULT_API_KEY, seedState, startSimulator } from '../src/sim/index.js';
+import {
+  createRedis,
+  FindingsLedger,
+  fleetStateStores,
+  PolicyStore,
+  RedisFleetListings,
+  RunHistory,
+  Suspensions,
+  startLocalRedis,
+} from '../src/store/index.js';
+
+const { values } = parseArgs({
+  options: {
+    workgroups: { type: 'string', default: '100' },
+    'per-workgroup': { type: 'string', default: '100' },
+    requests: { type: 'string', default: '200' },
+  },
+});
+const fleet = { workgroups: Number(values.workgroups), workspacesPerWorkgroup: Number(values['per-workgroup']) };
+const requests = Number(values.requests);
+const prefix = 'bench-console';
+
+const POLICY = `version: 1
+pricing:
+  currency: EUR
+  perHour: { TG-4: 0.45, TG-8: 0.90, TG-16: 1.80, TG-32: 3.60 }
+windows:
+  office-hours:
+    target: { workgroups: ["*"] }
+    uptime: "Mon-Fri 08:00-18:00"
+    timezone: Europe/Berlin
+    maxTargets: "100%"
+`;
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const redisServer = await startLocalRedis({ appendOnly: false });
+  const redis = createRedis({ url: redisServer.url, role: 'bench' });
+  const sim = await startSimulator({ port: 0, apiKey: DEFAULT_API_KEY, state: seedState({ seed: 7, fleet }) });
+  const listed = await new ApiClient({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }).listWorkgroups();
+  await sim.close();
+  const workgroups = listed.result;
+  const total = workgroups.reduce((sum, wg) => sum + (wg.workspaces?.length ?? 0), 0);
+
+  const state = fleetStateStores(redis, prefix);
+  const listings = new RedisFleetListings(redis, { prefix });
+  const policies = new PolicyStore(redis, { prefix });
+  await policies.setCurrent(await policies.put(POLICY));
+  const saveStarted = performance.now();
+  await listings.save({ at: new Date().toISOString(), runId: 'bench-run', job: 'office-hours', workgroups });
+  const saveMs = performance.now() - saveStarted;
+  let n = 0;
+  for (const wg of workgroups)
+    for (const ws of wg.workspaces ?? []) {
+      if (n++ % 3 !== 0) continue;
+      await state.ledger.put({
+        key: `${wg.workgroup_id}/${ws.workspace_id}`,
+        workgroupId: wg.workgroup_id as string,
+        workspaceId: ws.workspace_id as string,
+        workgroupName: wg.name ?? undefined,
+        workspaceName: ws.name ?? undefined,
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: 'bench-run',
+        state: 'confirmed',
+        intendedAt: new Date(Date.now() - 3_600_000).toISOString(),
+        pausedAt: new Date(Date.now() - 3_600_000).toISOString(),
+        pricePerHour: 0.9,
+        currency: 'EUR',
+      });
+    }
+  for (const [i, wg] of workgroups.slice(0, 5).entries())
+    await state.holds.place({
+      pattern: `${wg.name}/*`,
+      state: i % 2 === 0 ? 'active' : 'stopped',
+      until: new Date(Date.now() + 86_400_000).toISOString(),
+      reason: 'bench',
+      by: 'bench',
+      createdAt: new Date(Date.now() - i * 1000).toISOString(),
+    });
+
+  const server = await startOpsServer({
+    port: 0,
+    redis,
+    metrics: new Metrics({ processMetrics: false }),
+    console: {
+      sources: {
+        history: new RunHistory(redis, { prefix }),
+        policies,
+        suspensions: new Suspensions(redis, { prefix }),
+        state,
+        listings,
+        findings: new FindingsLedger(redis, { prefix }),
+        readPolicy: (text, sha) =>
+          checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
+          'unreadable',
+      },
+    },
+  });
+
+  const monitor = redis.duplicate();
+  let commands = 0;
+  const watcher = await monitor.monitor();
+  watcher.on('monitor', () => {
+    commands += 1;
+  });
+
+  for (const path of ['/api/fleet', '/fleet', '/api/fleet?state=Stopped']) {
+    const first = await fetch(`${server.url}${path}`);
+    const bytes = (await first.arrayBuffer()).byteLength;
+    const times: number[] = [];
+    const before = commands;
+    for (let i = 0; i < requests; i++) {
+      const started = performance.now();
+      const response = await fetch(`${server.url}${path}`);
+      await response.arrayBuffer();
+      times.push(performance.now() - started);
+    }
+    // MONITOR lines arrive after the replies: let the last ones in
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    times.sort((a, b) => a - b);
+    const perView = (commands - before) / requests;
+    process.stdout.write(
+      `${path.padEnd(26)} ${requests} requests: p50 ${percentile(times, 50).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms; ${(bytes / 1024).toFixed(0)} KiB; ${perView.toFixed(1)} Redis commands per view\n`,
+    );
+  }
+  process.stdout.write(
+    `fleet: ${total} workspaces in ${workgroups.length} workgroups; listing saved in ${saveMs.toFixed(0)} ms; ` +
+      `${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}\n`,
+  );
+  monitor.disconnect();
+  await server.close();
+  redis.disconnect();
+  await redisServer.stop();
+}
+
+await main();

@@ -1,0 +1,149 @@
+import type { Workgroup } from '../../../api/index.js';
+import {
+  decideWindow,
+  type Hold,
+  holdFor,
+  type Ownership,
+  selectTargets,
+  type WindowState,
+} from '../../../engine/index.js';
+import type { Policy } from '../../../policy/index.js';
+import type { FleetView, FleetWorkgroupView, FleetWorkspaceView } from '../model.js';
+import type { ConsoleSources, ListingRecord, PolicyInForce } from './sources.js';
+
+export interface FleetFilters {
+  workgroup?: string | undefined;
+  state?: string | undefined;
+}
+
+type WindowMark = NonNullable<FleetWorkspaceView['window']>;
+
+/** What each window wants of the workspaces it covers, by workspace key, as `nightshift drift` decides it. */
+function windowMarks(
+  policy: Policy | string,
+  workgroups: readonly Workgroup[],
+  owned: ReadonlyMap<string, Ownership>,
+  holds: readonly Hold[],
+  states: ReadonlyMap<string, WindowState>,
+  now: Date,
+): Map<string, WindowMark> {
+  const marks = new Map<string, WindowMark>();
+  if (typeof policy === 'string') return marks;
+  for (const job of policy.jobs) {
+    if (!job.window || !job.target) continue;
+    const decision = decideWindow({
+      name: job.name,
+      window: job.window,
+      now,
+      workspaces: selectTargets(workgroups, job.target.selector),
+      workgroups,
+      owned,
+      holds,
+      state: states.get(job.name),
+    });
+    for (const d of decision.decisions)
+      marks.set(d.key, { name: job.name, desired: d.desired ?? null, drift: d.drift, why: d.why });
+  }
+  return marks;
+}
+
+function ownerOf(record: Ownership | undefined): FleetWorkspaceView['owner'] {
+  if (!record) return null;
+  return {
+    kind: record.ownerKind,
+    name: record.owner,
+    since: record.pausedAt ?? record.intendedAt,
+    state: record.state,
+  };
+}
+
+function holdOf(hold: Hold | undefined): FleetWorkspaceView['hold'] {
+  if (!hold) return null;
+  return { pattern: hold.pattern, state: hold.state, until: hold.until, by: hold.by, reason: hold.reason };
+}
+
+/**
+ * The fleet page's data: the last listing a run made (re-read only when a newer one is stored),
+ * with the ledger's owners, the holds and what each window wants. Never an API call.
+ */
+export class FleetData {
+  readonly #sources: ConsoleSources;
+  readonly #policy: PolicyInForce;
+  #listing: ListingRecord | undefined;
+
+  constructor(sources: ConsoleSources, policy: PolicyInForce) {
+    this.#sources = sources;
+    this.#policy = policy;
+  }
+
+  async #latestListing(): Promise<ListingRecord | undefined> {
+    const at = await this.#sources.listings.latestAt();
+    if (at === undefined) return undefined;
+    if (this.#listing?.at !== at) this.#listing = await this.#sources.listings.latest();
+    return this.#listing;
+  }
+
+  async view(filters: FleetFilters = {}): Promise<FleetView> {
+    const now = this.#sources.now?.() ?? new Date();
+    const { state } = this.#sources;
+    const [listing, owned, holds, windowStates, { policy }] = await Promise.all([
+      this.#latestListing(),
+      state.ledger.all(),
+      state.holds.active(now, { readOnly: true }),
+      state.windows.all(),
+      this.#policy.read(),
+    ]);
+    const workgroups = listing?.workgroups ?? [];
+    const marks = windowMarks(policy, workgroups, owned, holds, windowStates, now);
+    const byState: Record<string, number> = {};
+    const counts = { workspaces: 0, byState, owned: 0, held: 0, drifting: 0 };
+    const names = new Set<string>();
+    const shown: FleetWorkgroupView[] = [];
+    for (const workgroup of workgroups) {
+      const workgroupId = workgroup.workgroup_id;
+      if (typeof workgroupId !== 'string') continue;
+      const workgroupName = workgroup.name ?? workgroupId;
+      names.add(workgroupName);
+      const workspaces: FleetWorkspaceView[] = [];
+      for (const workspace of workgroup.workspaces ?? []) {
+        const workspaceId = workspace.workspace_id;
+        if (typeof workspaceId !== 'string' || workspaceId === '') continue;
+        const key = `${workgroupId}/${workspaceId}`;
+        const workspaceName = workspace.name ?? workspaceId;
+        const view: FleetWorkspaceView = {
+          id: workspaceId,
+          name: workspaceName,
+          state: workspace.status ?? 'unknown',
+          owner: ownerOf(owned.get(key)),
+          hold: holdOf(holdFor(holds, { workgroupId, workgroupName, workspaceId, workspaceName }, now)),
+          window: marks.get(key) ?? null,
+        };
+        counts.workspaces += 1;
+        byState[view.state] = (byState[view.state] ?? 0) + 1;
+        if (view.owner) counts.owned += 1;
+        if (view.hold) counts.held += 1;
+        if (view.window?.drift) counts.drifting += 1;
+        if (filters.state && view.state !== filters.state) continue;
+        workspaces.push(view);
+      }
+      if (filters.workgroup && filters.workgroup !== workgroupName && filters.workgroup !== workgroupId) continue;
+      if (workspaces.length > 0 || !filters.state) shown.push({ id: workgroupId, name: workgroupName, workspaces });
+    }
+    return {
+      generatedAt: now.toISOString(),
+      listing: listing
+        ? {
+            at: listing.at,
+            ageMs: Math.max(0, now.getTime() - Date.parse(listing.at)),
+            runId: listing.runId,
+            job: listing.job,
+          }
+        : null,
+      filters: { workgroup: filters.workgroup ?? null, state: filters.state ?? null },
+      counts,
+      workgroupNames: [...names].sort(),
+      states: Object.keys(byState).sort(),
+      workgroups: shown,
+    };
+  }
+}

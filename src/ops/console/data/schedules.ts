@@ -1,0 +1,120 @@
+import {
+  describeInstant,
+  nextFiring,
+  nextWindowEdges,
+  type Policy,
+  type PolicyJob,
+  type TargetSelector,
+} from '../../../policy/index.js';
+import { describeSuspension, type Suspension } from '../../../store/index.js';
+import type { FiringView, ScheduleEntry, SchedulesView } from '../model.js';
+import { type ConsoleSources, type PolicyInForce, runBrief } from './sources.js';
+
+/** How many of the newest runs the schedules page lists below the jobs. */
+const RECENT_RUNS = 20;
+
+function selectorText(selector: TargetSelector): string {
+  const parts = [`workgroups ${selector.workgroups.join(', ')}`, `workspaces ${selector.workspaces.join(', ')}`];
+  if (selector.exclude.length > 0) parts.push(`except ${selector.exclude.join(', ')}`);
+  return parts.join(' / ');
+}
+
+function targetText(job: PolicyJob): string {
+  if (!job.target) return '-';
+  const words = selectorText(job.target.selector);
+  return job.target.name ? `${job.target.name}: ${words}` : words;
+}
+
+function everyText(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return `${ms / 1000}s`;
+}
+
+function scheduleText(job: PolicyJob): string {
+  if (job.window) return `uptime ${job.window.uptimeText}; reconciled every ${everyText(job.window.every)}`;
+  return `cron ${job.schedule.cron}`;
+}
+
+/** A job's next firing; a window's next uptime edge (its reconciliations in between are in `schedule`). */
+function nextOf(job: PolicyJob, now: Date): FiringView | null {
+  try {
+    if (job.window) {
+      const edge = nextWindowEdges(job.window, now, 1)[0];
+      if (!edge) return null;
+      return {
+        ...describeInstant(edge.at, job.timezone),
+        timezone: job.timezone,
+        edge: edge.up ? 'uptime starts' : 'uptime ends',
+      };
+    }
+    const firing = nextFiring(job.schedule, now, job.skipDates);
+    return firing ? { ...describeInstant(firing.at, job.timezone), timezone: job.timezone } : null;
+  } catch {
+    // a schedule or zone from a variable this process lacks: nothing to tell
+    return null;
+  }
+}
+
+function suspendedOf(job: PolicyJob, record: Suspension | undefined): ScheduleEntry['suspended'] {
+  if (record)
+    return { by: 'command', detail: `${describeSuspension(record)}${record.by ? `, by ${record.by}` : ''}` };
+  if (job.suspend) return { by: 'policy', detail: 'suspend: true in the policy' };
+  return null;
+}
+
+async function entriesOf(policy: Policy, sources: ConsoleSources, now: Date): Promise<ScheduleEntry[]> {
+  const [suspended, lastRuns] = await Promise.all([
+    sources.suspensions.all(),
+    Promise.all(policy.jobs.map((job) => sources.history.list({ job: job.name, limit: 1 }))),
+  ]);
+  return policy.jobs.map((job, i) => {
+    const suspension = suspendedOf(job, suspended.get(job.name));
+    const last = lastRuns[i]?.[0];
+    return {
+      name: job.name,
+      kind: job.kind,
+      action: job.window ? 'window' : job.action,
+      target: targetText(job),
+      schedule: scheduleText(job),
+      timezone: job.timezone,
+      dryRun: job.dryRun,
+      next: suspension ? null : nextOf(job, now),
+      suspended: suspension,
+      lastRun: last ? runBrief(last) : null,
+    };
+  });
+}
+
+/** `/api/schedules`: every job and window of the policy in force, with its next firing and last run. */
+export async function schedulesView(sources: ConsoleSources, policyInForce: PolicyInForce): Promise<SchedulesView> {
+  const now = sources.now?.() ?? new Date();
+  const [{ record, policy }, rejected, recent] = await Promise.all([
+    policyInForce.read(),
+    sources.policies.rejected(),
+    sources.history.list({ limit: RECENT_RUNS }),
+  ]);
+  const entries = typeof policy === 'string' ? [] : await entriesOf(policy, sources, now);
+  return {
+    generatedAt: now.toISOString(),
+    policy: record
+      ? {
+          sha: record.sha,
+          loadedAt: record.loadedAt,
+          host: record.host,
+          rejected: rejected
+            ? {
+                sha: rejected.sha,
+                at: rejected.at,
+                host: rejected.host,
+                problems: rejected.problems,
+                ...(rejected.error ? { error: rejected.error } : {}),
+              }
+            : null,
+        }
+      : null,
+    problem: typeof policy === 'string' ? policy : null,
+    entries,
+    recent: recent.map(runBrief),
+  };
+}

@@ -1,0 +1,105 @@
+import type { Workgroup } from '../../../api/index.js';
+import type { RunSummary } from '../../../engine/index.js';
+import type { Policy } from '../../../policy/index.js';
+import type { RedisFleetState, RunHistory, Suspension } from '../../../store/index.js';
+import type { OpenFindingView, RunBrief } from '../model.js';
+
+/** The last fleet listing a run made, as the console reads it. */
+export interface ListingRecord {
+  at: string;
+  runId: string;
+  job: string;
+  workgroups: Workgroup[];
+}
+
+/** The policy the schedulers run, as the console reads it. */
+export interface PolicyRecord {
+  sha: string;
+  loadedAt: string;
+  host: string;
+  text: string | undefined;
+}
+
+export interface RejectedEditRecord {
+  sha: string;
+  at: string;
+  host: string;
+  problems: string[];
+  error?: string | undefined;
+}
+
+/**
+ * Everything the console reads: Redis only, never the API. A page view costs a few reads of
+ * these; none of them writes (holds are read without removing the expired ones).
+ */
+export interface ConsoleSources {
+  history: Pick<RunHistory, 'get' | 'list'>;
+  policies: {
+    current(): Promise<PolicyRecord | undefined>;
+    rejected(): Promise<RejectedEditRecord | undefined>;
+  };
+  suspensions: { all(): Promise<Map<string, Suspension>> };
+  state: {
+    ledger: Pick<RedisFleetState['ledger'], 'all' | 'intervalsSince'>;
+    holds: Pick<RedisFleetState['holds'], 'active'>;
+    windows: Pick<RedisFleetState['windows'], 'all'>;
+  };
+  listings: {
+    /** When the stored listing was made, without reading it. */
+    latestAt(): Promise<string | undefined>;
+    latest(): Promise<ListingRecord | undefined>;
+  };
+  findings: { open(): Promise<OpenFindingView[]> };
+  /**
+   * The policy in `text`, read with this process's `${VAR}` values (an unset one is no error:
+   * the console shows names and schedules, not secrets); a message when it cannot be read.
+   */
+  readPolicy(text: string, sha: string): Policy | string;
+  now?: () => Date;
+}
+
+/** A run's brief for lists: its summary without targets and findings. */
+export function runBrief(summary: RunSummary): RunBrief {
+  return {
+    runId: summary.runId,
+    job: summary.job,
+    action: summary.action,
+    trigger: summary.trigger,
+    dryRun: summary.dryRun,
+    outcome: summary.outcome,
+    scheduledAt: summary.scheduledAt,
+    startedAt: summary.startedAt,
+    finishedAt: summary.finishedAt,
+    durationMs: summary.durationMs,
+    counts: summary.counts,
+    findings: summary.findings.length,
+    reason: summary.reason,
+    deliveries: summary.deliveries,
+    takenOverFrom: summary.takenOverFrom,
+  };
+}
+
+/**
+ * The policy in force, parsed once per sha: a page view reads the current record (and the text
+ * only when the sha changed).
+ */
+export class PolicyInForce {
+  readonly #sources: ConsoleSources;
+  #cached: { sha: string; policy: Policy | string } | undefined;
+
+  constructor(sources: ConsoleSources) {
+    this.#sources = sources;
+  }
+
+  async read(): Promise<{ record: PolicyRecord | undefined; policy: Policy | string }> {
+    const record = await this.#sources.policies.current();
+    if (!record) return { record, policy: 'no scheduler has recorded the policy it runs in this Redis' };
+    if (this.#cached?.sha === record.sha) return { record, policy: this.#cached.policy };
+    const policy =
+      record.text === undefined
+        ? `policy ${record.sha.slice(0, 12)} has expired from Redis`
+        : this.#sources.readPolicy(record.text, record.sha);
+    this.#cached = { sha: record.sha, policy };
+    return { record, policy };
+  }
+}

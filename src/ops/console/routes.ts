@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { FleetData } from './data/fleet.js';
+import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
+import { schedulesView } from './data/schedules.js';
+import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
+import {
+  CONSOLE_CSS,
+  CONSOLE_JS,
+  type PageContext,
+  renderFindings,
+  renderFleet,
+  renderRun,
+  renderSavings,
+  renderSchedules,
+} from './views/index.js';
+
+export interface ConsoleOptions {
+  sources: ConsoleSources;
+  /** How often an open page refreshes itself. Default 5000 ms; 0 never. */
+  refreshMs?: number;
+}
+
+/** Every request the console answers stays on this server: its own script and styles, nothing inline. */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** A filter form sends `workgroup=` for "all": empty means no filter. */
+const filter = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .optional()
+    .transform((value) => value || undefined);
+const FleetQuerySchema = z.object({ workgroup: filter(200), state: filter(100) });
+const SavingsQuerySchema = z.object({
+  days: z.coerce.number().int().min(1).max(MAX_SAVINGS_DAYS).default(SAVINGS_DAYS),
+});
+const RunsQuerySchema = z.object({
+  job: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+
+/** A query that does not parse is the client's mistake: 400 naming the parameter. */
+class BadQueryError extends Error {
+  readonly statusCode = 400;
+}
+
+function parseQuery<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new BadQueryError(`${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
+}
+
+/**
+ * What tells one answer from the next for a page that refreshes itself: the data, not the
+ * instant it was read (`generatedAt`, a listing's age), so an unchanged view costs a 304.
+ */
+function etagOf(view: unknown): string {
+  const stable = JSON.stringify(view, (key, value) => (key === 'generatedAt' || key === 'ageMs' ? undefined : value));
+  return `"${createHash('sha256').update(stable).digest('base64url').slice(0, 27)}"`;
+}
+
+function sendPage(request: FastifyRequest, reply: FastifyReply, view: unknown, html: () => string) {
+  const etag = etagOf(view);
+  reply
+    .header('cache-control', 'no-cache')
+    .header('etag', etag)
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.type('text/html; charset=utf-8').send(html());
+}
+
+function sendJson(reply: FastifyReply, view: unknown) {
+  return reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').send(view);
+}
+
+function sendAsset(reply: FastifyReply, type: string, body: string) {
+  return reply
+    .type(type)
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    .header('x-content-type-options', 'nosniff')
+    .send(body);
+}
+
+/**
+ * The operator's console: pages at `/`, `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
+ * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
+ * calls the API.
+ */
+export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  const { sources } = options;
+  const policy = new PolicyInForce(sources);
+  const fleet = new FleetData(sources, policy);
+  const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
+  const findingsView = async () => ({
+    generatedAt: (sources.now?.() ?? new Date()).toISOString(),
+    findings: await sources.findings.open(),
+  });
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    const status = error instanceof BadQueryError ? 400 : 500;
+    // the console reads Redis only: a 500 is Redis failing (logged by the server's onError hook)
+    const message = status === 400 ? error.message : `the console could not read Redis: ${error.message}`;
+    return reply.code(status).header('cache-control', 'no-store').send({ error: status === 400 ? 'Bad Request' : 'Internal Server Error', message });
+  });
+
+  app.get('/console/console.css', (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', CONSOLE_CSS));
+  app.get('/console/console.js', (_request, reply) =>
+    sendAsset(reply, 'text/javascript; charset=utf-8', CONSOLE_JS),
+  );
+
+  app.get('/api/schedules', async (_request, reply) => sendJson(reply, await schedulesView(sources, policy)));
+  app.get('/api/runs', async (request, reply) => {
+    const query = parseQuery(RunsQuerySchema, request.query);
+    const runs = await sources.history.list(query);
+    return sendJson(reply, { runs: runs.map(runBrief) });
+  });
+  app.get('/api/runs/:id', async (request, reply) => {
+    const { id } = parseQuery(RunParamsSchema, request.params);
+    const run = await sources.history.get(id);
+    if (!run)
+      return reply
+        .code(404)
+        .header('cache-control', 'no-store')
+        .send({ error: 'Not Found', message: `run ${id} is not kept (it expired, or was never recorded)` });
+    return sendJson(reply, run);
+  });
+  app.get('/api/fleet', async (request, reply) =>
+    sendJson(reply, await fleet.view(parseQuery(FleetQuerySchema, request.query))),
+  );
+  app.get('/api/savings', async (request, reply) =>
+    sendJson(reply, await savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days)),
+  );
+  app.get('/api/findings', async (_request, reply) => sendJson(reply, await findingsView()));
+
+  app.get('/', async (request, reply) => {
+    const view = await schedulesView(sources, policy);
+    return sendPage(request, reply, view, () => renderSchedules(view, page));
+  });
+  app.get('/runs/:id', async (request, reply) => {
+    const { id } = parseQuery(RunParamsSchema, request.params);
+    const run = await sources.history.get(id);
+    if (!run) reply.code(404);
+    return sendPage(request, reply, run ?? { missing: id }, () => renderRun(run, id, page));
+  });
+  app.get('/fleet', async (request, reply) => {
+    const view = await fleet.view(parseQuery(FleetQuerySchema, request.query));
+    return sendPage(request, reply, view, () => renderFleet(view, page));
+  });
+  app.get('/savings', async (request, reply) => {
+    const view = await savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days);
+    return sendPage(request, reply, view, () => renderSavings(view, page));
+  });
+  app.get('/findings', async (request, reply) => {
+    const view = await findingsView();
+    return sendPage(request, reply, view, () => renderFindings(view, page));
+  });
+}

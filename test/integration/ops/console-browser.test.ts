@@ -1,0 +1,259 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FleetView, SchedulesView, SavingsView } from '../../../src/ops/index.js';
+import { DEFAULT_API_KEY, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
+import { createRedis, fleetStateStores } from '../../../src/store/index.js';
+import { assertBuilt, type CliProcess, eventually } from '../../helpers/engine.js';
+import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { killGroup, logLines, signalGroup, startService } from './service-group.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/** Where the screenshots go: docs/images to refresh the ones docs/operations.md shows, else a temporary folder. */
+const SCREENSHOTS = process.env.NIGHTSHIFT_SCREENSHOTS_DIR;
+
+/** An hour of uptime three hours from now (UTC): the window is in its off hours while the test runs. */
+function offHoursUptime(): string {
+  const hour = (new Date().getUTCHours() + 3) % 24;
+  const end = hour === 23 ? '24:00' : `${String(hour + 1).padStart(2, '0')}:00`;
+  return `Mon-Sun ${String(hour).padStart(2, '0')}:00-${end}`;
+}
+
+const POLICY = `version: 1
+pricing:
+  currency: EUR
+  perHour: { TG-4: 0.45, TG-8: 0.90, TG-16: 1.80, TG-32: 3.60 }
+windows:
+  office-hours:
+    target: { workgroups: ["staging-*"] }
+    uptime: "${offHoursUptime()}"
+    timezone: Europe/Berlin
+    every: 5s
+jobs:
+  dev-pause:
+    description: Pause the dev workgroups
+    schedule: "*/5 * * * * *"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+  allow-list-audit:
+    schedule: "*/5 * * * * *"
+    action: allow-list-audit
+    target: { workgroups: ["*"] }
+    with:
+      forbid: ["0.0.0.0/0", "::/0"]
+      forbidOverlap: ["10.0.0.0/8"]
+  weekly-resume:
+    schedule: "0 7 * * 1"
+    timezone: America/New_York
+    action: resume
+    target: { workgroups: ["qa-*"] }
+    suspend: true
+`;
+
+let browser: Browser;
+let redis: TestRedis;
+let sim: SimulatorHandle;
+let dir: string;
+let shots: string;
+let service: CliProcess | undefined;
+let url: string;
+const prefix = uniquePrefix('console');
+
+async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(`${url}${path}`);
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+}
+
+beforeAll(async () => {
+  assertBuilt('src/ops/console/routes.ts', 'src/cli/ops.ts', 'src/cli/console-sources.ts');
+  // CI installs Debian's chromium (.ci/run): a missing browser is a broken machine, not a reason to skip
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`);
+  [browser, redis, sim] = await Promise.all([
+    chromium.launch({ executablePath: CHROMIUM, headless: true }),
+    startTestRedis(),
+    startSimulator({ port: 0, seed: 1, transitionMs: 200 }),
+  ]);
+  dir = mkdtempSync(join(tmpdir(), 'nightshift-console-'));
+  shots = SCREENSHOTS ?? join(dir, 'shots');
+  mkdirSync(shots, { recursive: true });
+  writeFileSync(join(dir, 'policy.yaml'), POLICY);
+  // a hold the fleet view must show, placed as `nightshift hold` places one
+  const connection = createRedis({ url: redis.url, role: 'test' });
+  const qa = sim.state.workspaces.find((ws) => ws.workgroup_name.startsWith('qa'));
+  await fleetStateStores(connection, prefix).holds.place({
+    pattern: `${qa?.workgroup_name}/${qa?.name}`,
+    state: 'active',
+    until: new Date(Date.now() + 86_400_000).toISOString(),
+    reason: 'customer demo',
+    by: 'ana',
+    createdAt: new Date().toISOString(),
+  });
+  connection.disconnect();
+
+  service = startService(['start', join(dir, 'policy.yaml')], {
+    REDIS_URL: redis.url,
+    NIGHTSHIFT_REDIS_PREFIX: prefix,
+    NIGHTSHIFT_API_URL: sim.url,
+    NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+    NIGHTSHIFT_POLL_INTERVAL_MS: '200',
+    NIGHTSHIFT_LOG_LEVEL: 'info',
+    NIGHTSHIFT_LOG_FORMAT: 'json',
+  });
+  const listening = await eventually(
+    'the ops server listening',
+    () => logLines(service as CliProcess).find((line) => line.msg === 'ops server listening'),
+    20_000,
+  );
+  url = String(listening.address);
+  // a run of each cron job and the window, and a listing of the fleet
+  await eventually(
+    'every job and the window ran once',
+    async () => {
+      const view = await getJson<SchedulesView>('/api/schedules');
+      const ran = view.entries.filter((entry) => entry.lastRun?.outcome === 'succeeded');
+      return ran.length >= 3 && (await getJson<FleetView>('/api/fleet')).listing !== null;
+    },
+    45_000,
+    250,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  if (service) {
+    const stopped = await signalGroup(service, 'SIGTERM', 15_000);
+    if (stopped.exit === 'still running') killGroup(service);
+  }
+  await browser?.close();
+  await sim?.close();
+  await redis?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Opens a page recording every request that would leave the ops server, script errors and failed responses. */
+async function openConsole(options: { colorScheme?: 'light' | 'dark' } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const outside: string[] = [];
+  await context.route(
+    (target) => !target.href.startsWith(url),
+    (route) => {
+      outside.push(route.request().url());
+      return route.abort();
+    },
+  );
+  const page = await context.newPage();
+  const scriptErrors: string[] = [];
+  page.on('pageerror', (error) => scriptErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') scriptErrors.push(message.text());
+  });
+  const failures: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+  });
+  return { context, page, outside, scriptErrors, failures };
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
+}
+
+describe('the operator console in a real browser, against `nightshift start`, the simulator and Redis', () => {
+  it('shows every job and window of the policy, a run with its request IDs, the fleet by state, savings and findings, with nothing leaving the server', async () => {
+    const { context, page, outside, scriptErrors, failures } = await openConsole();
+    try {
+      const schedules = await getJson<SchedulesView>('/api/schedules');
+      expect((await page.goto(`${url}/`))?.status()).toBe(200);
+      for (const name of ['office-hours', 'dev-pause', 'allow-list-audit', 'weekly-resume'])
+        await expect(page.getByRole('cell', { name, exact: true }).count(), name).resolves.toBeGreaterThan(0);
+      await expect(page.getByText(schedules.policy?.sha.slice(0, 12) ?? 'no policy').count()).resolves.toBeGreaterThan(0);
+      await expect(page.getByText(/suspend/i).count()).resolves.toBeGreaterThan(0);
+      await shoot(page, 'console-schedules');
+
+      // a run's detail, reached from its job's row, shows every request ID the run recorded
+      const pause = schedules.entries.find((entry) => entry.name === 'dev-pause');
+      const runId = pause?.lastRun?.runId as string;
+      await page.locator(`a[href$="/runs/${encodeURIComponent(runId)}"]`).first().click();
+      await page.waitForURL(/\/runs\//);
+      const run = await getJson<{ targets: { requestIds: string[] }[]; requestIds: string[] }>(
+        `/api/runs/${encodeURIComponent(runId)}`,
+      );
+      const requestIds = [...run.requestIds, ...run.targets.flatMap((target) => target.requestIds)];
+      expect(requestIds.length).toBeGreaterThan(0);
+      const text = await page.locator('main').innerText();
+      for (const id of requestIds) expect(text, id).toContain(id);
+      await shoot(page, 'console-run');
+
+      // the fleet: the grid by state, Stopped where the pause and the window acted, the hold shown
+      const fleet = await getJson<FleetView>('/api/fleet');
+      expect(fleet.counts.byState.Stopped ?? 0).toBeGreaterThan(0);
+      expect(fleet.counts.byState.Active ?? 0).toBeGreaterThan(0);
+      expect(fleet.counts.held).toBe(1);
+      await page.goto(`${url}/fleet`);
+      const fleetText = await page.locator('main').innerText();
+      expect(fleetText).toMatch(/Stopped/);
+      expect(fleetText).toMatch(/Active/);
+      expect(fleetText).toMatch(/customer demo/);
+      await shoot(page, 'console-fleet');
+
+      // the state filter, by keyboard only: focus the select, choose, submit
+      await page.getByLabel(/state/i).first().focus();
+      await page.keyboard.press('Tab');
+      await page.getByLabel(/state/i).first().selectOption('Stopped');
+      await page.getByLabel(/state/i).first().press('Enter');
+      await page.waitForURL(/state=Stopped/);
+      const filtered = await page.locator('main').innerText();
+      expect(filtered).toMatch(/Stopped/);
+
+      const savings = await getJson<SavingsView>('/api/savings');
+      expect(savings.days).toHaveLength(30);
+      expect(savings.total.pausedHours).toBeGreaterThan(0);
+      await page.goto(`${url}/savings`);
+      await expect(page.locator('svg rect.bar, svg [data-day]').count()).resolves.toBeGreaterThan(0);
+      await shoot(page, 'console-savings');
+
+      await page.goto(`${url}/findings`);
+      await expect(page.getByText('allow-list-audit').count()).resolves.toBeGreaterThan(0);
+      await shoot(page, 'console-findings');
+
+      // the queue dashboard beside it asks no other host either
+      expect((await page.goto(`${url}/ui`))?.status()).toBe(200);
+
+      expect(outside).toEqual([]);
+      expect(scriptErrors).toEqual([]);
+      expect(failures).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+
+  it('refreshes itself without a reload: a run that finishes while the page is open appears in it', async () => {
+    const { context, page, outside, scriptErrors } = await openConsole({ colorScheme: 'dark' });
+    try {
+      await page.goto(`${url}/`);
+      const before = await getJson<SchedulesView>('/api/schedules');
+      const seen = new Set(before.recent.map((run) => run.runId));
+      // marks the document: a reload would lose the mark, a refresh in place keeps it
+      await page.evaluate(() => {
+        (window as unknown as { marked: boolean }).marked = true;
+      });
+      const fresh = await eventually(
+        'a run newer than the page',
+        async () => (await getJson<SchedulesView>('/api/schedules')).recent.find((run) => !seen.has(run.runId)),
+        20_000,
+        250,
+      );
+      await page.getByText(fresh.runId.slice(0, 8)).first().waitFor({ timeout: 15_000 });
+      await expect(page.evaluate(() => (window as unknown as { marked?: boolean }).marked)).resolves.toBe(true);
+      await page.goto(`${url}/fleet`);
+      await shoot(page, 'console-fleet-dark');
+      expect(outside).toEqual([]);
+      expect(scriptErrors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,282 @@
+import { describe, expect, it } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import type { Workgroup } from '../../../src/api/index.js';
+import {
+  type Hold,
+  type Ownership,
+  type PausedInterval,
+  type RunSummary,
+  savingsReport,
+  summarize,
+  type WindowState,
+} from '../../../src/engine/index.js';
+import { FleetData } from '../../../src/ops/console/data/fleet.js';
+import { savingsView } from '../../../src/ops/console/data/savings.js';
+import { schedulesView } from '../../../src/ops/console/data/schedules.js';
+import { type ConsoleSources, type ListingRecord, PolicyInForce } from '../../../src/ops/console/data/sources.js';
+import { checkPolicy } from '../../../src/policy/index.js';
+import type { Suspension } from '../../../src/store/index.js';
+
+const NOW = new Date('2026-11-25T21:00:00Z');
+const SHA = 'a'.repeat(64);
+
+/** Uptime 08:00-18:00 Berlin on weekdays: 22:00 Berlin on a Wednesday is off hours. */
+const POLICY = `version: 1
+windows:
+  office-hours:
+    target: { workgroups: ["staging"] }
+    uptime: "Mon-Fri 08:00-18:00"
+    timezone: Europe/Berlin
+jobs:
+  dev-pause:
+    schedule: "0 20 * * 1-5"
+    timezone: Europe/Berlin
+    action: pause
+    target: { workgroups: ["dev"], exclude: ["dev/keep"] }
+  qa-resume:
+    schedule: "0 7 * * 1"
+    action: resume
+    target: { workgroups: ["qa"] }
+    suspend: true
+  weekly-drill:
+    schedule: "0 3 * * 0"
+    action: pause
+    target: { workgroups: ["qa"] }
+`;
+
+function workgroup(id: string, workspaces: [string, string][]): Workgroup {
+  return {
+    workgroup_id: id,
+    name: id,
+    workspaces: workspaces.map(([name, status]) => ({ workspace_id: `${id}-${name}`, name, status, workgroup_id: id })),
+  } as Workgroup;
+}
+
+const LISTING: ListingRecord = {
+  at: new Date(NOW.getTime() - 120_000).toISOString(),
+  runId: 'run-list',
+  job: 'dev-pause',
+  workgroups: [
+    workgroup('dev', [
+      ['a', 'Stopped'],
+      ['keep', 'Active'],
+    ]),
+    workgroup('staging', [
+      ['s1', 'Stopped'],
+      ['s2', 'Active'],
+    ]),
+    workgroup('qa', [['q1', 'Stopping']]),
+  ],
+};
+
+function ownership(key: string, owner: string, kind: 'job' | 'window'): Ownership {
+  const [workgroupId = '', workspaceId = ''] = key.split('/');
+  return {
+    key,
+    workgroupId,
+    workspaceId,
+    workgroupName: workgroupId,
+    workspaceName: workspaceId.split('-').at(-1),
+    owner,
+    ownerKind: kind,
+    runId: 'run-1',
+    state: 'confirmed',
+    intendedAt: '2026-11-25T19:00:00.000Z',
+    pausedAt: '2026-11-25T19:00:01.000Z',
+    pricePerHour: 1,
+    currency: 'EUR',
+  };
+}
+
+function run(job: string, runId: string, finishedAt: string): RunSummary {
+  return summarize(
+    { runId, job, action: 'pause', trigger: 'schedule', dryRun: false },
+    { startedAt: new Date(Date.parse(finishedAt) - 1000), finishedAt: new Date(finishedAt) },
+  );
+}
+
+interface Fixture {
+  owned?: Ownership[];
+  holds?: Hold[];
+  intervals?: PausedInterval[];
+  suspensions?: [string, Suspension][];
+  runs?: RunSummary[];
+  windows?: [string, WindowState][];
+  listing?: ListingRecord | undefined;
+}
+
+function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number } {
+  const runs = fixture.runs ?? [];
+  const source = {
+    listingReads: 0,
+    history: {
+      get: async (id: string) => runs.find((r) => r.runId === id),
+      list: async ({ job, limit = 50 }: { job?: string; limit?: number } = {}) =>
+        runs.filter((r) => job === undefined || r.job === job).slice(0, limit),
+    },
+    policies: {
+      current: async () => ({ sha: SHA, loadedAt: '2026-11-25T08:00:00.000Z', host: 'sched-1', text: POLICY }),
+      rejected: async () => undefined,
+    },
+    suspensions: { all: async () => new Map(fixture.suspensions ?? []) },
+    state: {
+      ledger: {
+        all: async () => new Map((fixture.owned ?? []).map((o) => [o.key, o])),
+        intervalsSince: async (since: Date) =>
+          (fixture.intervals ?? []).filter((i) => Date.parse(i.to) >= since.getTime()),
+      },
+      holds: { active: async () => fixture.holds ?? [] },
+      windows: { all: async () => new Map(fixture.windows ?? []) },
+    },
+    listings: {
+      latestAt: async () => ('listing' in fixture ? fixture.listing : LISTING)?.at,
+      latest: async () => {
+        source.listingReads += 1;
+        return 'listing' in fixture ? fixture.listing : LISTING;
+      },
+    },
+    findings: { open: async () => [] },
+    readPolicy: (text: string) =>
+      checkPolicy(text, 'policy', { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
+      'unreadable',
+    now: () => NOW,
+  };
+  return source as unknown as ConsoleSources & { listingReads: number };
+}
+
+describe('the console schedules view', () => {
+  it('lists every job and window with its next firing in UTC and local time, its last run, and who suspended it', async () => {
+    const src = sources({
+      runs: [run('dev-pause', 'r2', '2026-11-25T19:00:05Z'), run('dev-pause', 'r1', '2026-11-24T19:00:05Z')],
+      suspensions: [['weekly-drill', { since: '2026-11-20T10:00:00.000Z', by: 'ana', reason: 'migration' }]],
+    });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    expect(view.policy).toMatchObject({ sha: SHA, host: 'sched-1', rejected: null });
+    const byName = new Map(view.entries.map((entry) => [entry.name, entry]));
+    expect([...byName.keys()].sort()).toEqual(['dev-pause', 'office-hours', 'qa-resume', 'weekly-drill']);
+    const pause = byName.get('dev-pause');
+    expect(pause?.next).toMatchObject({ at: '2026-11-26T19:00:00Z', timezone: 'Europe/Berlin' });
+    expect(pause?.next?.local).toContain('20:00');
+    expect(pause?.target).toBe('workgroups dev / workspaces * / except dev/keep');
+    expect(pause?.lastRun?.runId).toBe('r2');
+    expect(byName.get('office-hours')).toMatchObject({ kind: 'window', next: { edge: 'uptime starts' } });
+    expect(byName.get('qa-resume')).toMatchObject({ suspended: { by: 'policy' }, next: null });
+    expect(byName.get('weekly-drill')?.suspended).toMatchObject({ by: 'command' });
+    expect(byName.get('weekly-drill')?.suspended?.detail).toContain('ana');
+    expect(view.recent.map((r) => r.runId)).toEqual(['r2', 'r1']);
+  });
+
+  it('says why it lists nothing when no scheduler has recorded a policy', async () => {
+    const src = sources();
+    src.policies.current = async () => undefined;
+    const view = await schedulesView(src, new PolicyInForce(src));
+    expect(view.policy).toBeNull();
+    expect(view.entries).toEqual([]);
+    expect(view.problem).toMatch(/no scheduler has recorded/);
+  });
+});
+
+describe('the console fleet view', () => {
+  const hold: Hold = {
+    pattern: 'qa/*',
+    state: 'stopped',
+    until: '2026-11-26T08:00:00.000Z',
+    reason: 'migration',
+    by: 'ana',
+    createdAt: '2026-11-25T10:00:00.000Z',
+  };
+
+  it('shows every workspace of the last listing with its state, owner, hold and window drift, and counts the whole fleet', async () => {
+    const src = sources({ owned: [ownership('dev/dev-a', 'dev-pause', 'job')], holds: [hold] });
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    expect(view.listing).toEqual({ at: LISTING.at, ageMs: 120_000, runId: 'run-list', job: 'dev-pause' });
+    expect(view.counts).toEqual({
+      workspaces: 5,
+      byState: { Stopped: 2, Active: 2, Stopping: 1 },
+      owned: 1,
+      held: 1,
+      drifting: 1,
+    });
+    const all = view.workgroups.flatMap((wg) => wg.workspaces.map((ws) => [`${wg.name}/${ws.name}`, ws] as const));
+    const ws = new Map(all);
+    expect(ws.get('dev/a')?.owner).toEqual({
+      kind: 'job',
+      name: 'dev-pause',
+      since: '2026-11-25T19:00:01.000Z',
+      state: 'confirmed',
+    });
+    expect(ws.get('qa/q1')?.hold).toMatchObject({ state: 'stopped', reason: 'migration', by: 'ana' });
+    // off hours: the window wants its workspaces stopped, and s2 is not
+    expect(ws.get('staging/s2')?.window).toMatchObject({ name: 'office-hours', desired: 'Stopped', drift: true });
+    expect(ws.get('staging/s1')?.window).toMatchObject({ drift: false });
+    expect(ws.get('dev/keep')?.window).toBeNull();
+  });
+
+  it('filters by workgroup and state while the counts stay those of the whole fleet', async () => {
+    const src = sources();
+    const data = new FleetData(src, new PolicyInForce(src));
+    const stopped = await data.view({ state: 'Stopped' });
+    expect(stopped.workgroups.map((wg) => [wg.name, wg.workspaces.map((w) => w.name)])).toEqual([
+      ['dev', ['a']],
+      ['staging', ['s1']],
+    ]);
+    expect(stopped.counts.workspaces).toBe(5);
+    const staging = await data.view({ workgroup: 'staging' });
+    expect(staging.workgroups.map((wg) => wg.name)).toEqual(['staging']);
+    expect(staging.workgroupNames).toEqual(['dev', 'qa', 'staging']);
+    expect(staging.states).toEqual(['Active', 'Stopped', 'Stopping']);
+  });
+
+  it('reads the stored listing again only when a newer one was stored', async () => {
+    const src = sources();
+    const data = new FleetData(src, new PolicyInForce(src));
+    await data.view();
+    await data.view();
+    expect(src.listingReads).toBe(1);
+  });
+
+  it('says no run has listed the fleet yet instead of showing an empty fleet as if it were one', async () => {
+    const src = sources({ listing: undefined });
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    expect(view.listing).toBeNull();
+    expect(view.workgroups).toEqual([]);
+  });
+});
+
+describe('the console savings view', () => {
+  const interval = (key: string, from: string, to: string): PausedInterval =>
+    ({
+      key,
+      workgroupId: key.split('/')[0],
+      workspaceId: key.split('/')[1],
+      workgroupName: key.split('/')[0],
+      workspaceName: key.split('/')[1],
+      owner: 'office-hours',
+      ownerKind: 'window',
+      from,
+      to,
+      pricePerHour: 2,
+      currency: 'EUR',
+    }) as PausedInterval;
+
+  it('gives 30 UTC days whose hours add up to the total that `nightshift savings` reports for the same span', async () => {
+    const intervals = [
+      interval('dev/a', '2026-11-23T18:00:00.000Z', '2026-11-24T06:00:00.000Z'),
+      interval('staging/s1', '2026-11-01T00:00:00.000Z', '2026-11-01T05:00:00.000Z'),
+      interval('staging/s1', '2026-10-20T00:00:00.000Z', '2026-10-21T00:00:00.000Z'),
+    ];
+    const owned = [ownership('dev/dev-a', 'dev-pause', 'job')];
+    const view = await savingsView(sources({ intervals, owned }));
+    expect(view.days).toHaveLength(30);
+    expect(view.days[0]?.date).toBe('2026-10-27');
+    expect(view.days.at(-1)?.date).toBe('2026-11-25');
+    const expected = savingsReport(intervals, owned, new Date(view.since), NOW);
+    expect(view.total).toEqual({ pausedHours: expected.totalPausedHours, estimatedCost: expected.totalEstimatedCost });
+    // 12 h across the night of the 23rd, 5 h on the 1st, ~2 h open today; the 20th is before the span
+    expect(view.total.pausedHours).toBeCloseTo(12 + 5 + 1.9997, 2);
+    const sum = view.days.reduce((s, d) => s + d.pausedHours, 0);
+    expect(sum).toBeCloseTo(view.total.pausedHours, 1);
+    expect(view.days.find((d) => d.date === '2026-11-23')?.byWorkgroup.dev).toEqual({ pausedHours: 6, estimatedCost: 12 });
+    expect(view.workgroups.map((w) => w.workgroup)).toEqual(['dev', 'staging']);
+  });
+});
