@@ -1,4 +1,6 @@
 export { RedisCheckpointStore } from './checkpoint.js';
+export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.js';
+export { RedisFleetListings } from './fleet-listing.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
 export { RunHistory } from './history.js';
 export { DEFAULT_PREFIX } from './keys.js';
