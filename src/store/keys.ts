@@ -71,6 +71,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     fleetListing: `${base}:fleet-listing`,
     /** Hash of each job's open findings: job → its latest succeeded run's findings, with when each first appeared (JSON). */
     findings: `${base}:findings`,
+    /** The policy edit a scheduler refused since the one in force was loaded (JSON). */
+    rejectedPolicy: `${base}:policy-rejected`,
   };
 }
 
