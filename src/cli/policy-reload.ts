@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
 import type { Logger } from '../log/index.js';
@@ -106,8 +107,24 @@ export interface PolicyReloaderOptions {
 
 /** How long a notice stays claimed: the same rejected text saved again within it is no news. */
 const NOTICE_CLAIM_MS = 7 * 86_400_000;
-/** How long a claim waits for Redis before the notice is sent anyway: a duplicate beats silence. */
-const CLAIM_TIMEOUT_MS = 2_000;
+/**
+ * How long a claim waits for Redis before the notice is sent anyway (a duplicate beats silence),
+ * and a reload for the rejection to be recorded before it carries on.
+ */
+const REDIS_TIMEOUT_MS = 2_000;
+
+/** What `work` resolves to, or 'timeout' when it takes longer than `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Loads the policy file into the scheduler, first and on every change. A reload that cannot be
@@ -143,7 +160,7 @@ export class PolicyReloader {
       if (!inForce) throw error;
       await this.#options.scheduler.load(inForce.policy, inForce.text);
       this.#accepted(inForce.policy);
-      this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: error.problems });
+      await this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: error.problems });
       this.#options.log.error(
         { problems: error.problems.map(formatProblem), policySha: inForce.sha, loadedAt: inForce.loadedAt },
         'policy file is invalid; running the policy in force (the last one loaded) until it is fixed',
@@ -179,7 +196,7 @@ export class PolicyReloader {
       await this.#options.scheduler.load(policy, text);
     } catch (error) {
       if (error instanceof PolicyError) {
-        this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: error.problems });
+        await this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: error.problems });
         log.error(
           { problems: error.problems.map(formatProblem) },
           'new policy is invalid; keeping the last good one',
@@ -187,7 +204,12 @@ export class PolicyReloader {
       } else {
         // not the text's fault: counted and shown, but no notice (the log says what broke)
         const reason = error instanceof Error ? error.message : String(error);
-        this.#reject({ sha: policySha(text), at: new Date().toISOString(), problems: [], error: reason });
+        await this.#reject({
+          sha: policySha(text),
+          at: new Date().toISOString(),
+          problems: [],
+          error: reason,
+        });
         log.error({ err: error }, 'new policy could not be loaded; keeping the last good one');
       }
       return;
@@ -222,11 +244,36 @@ export class PolicyReloader {
     this.#options.metrics?.policyLoaded(sha);
   }
 
-  #reject(edit: RejectedEdit): void {
+  async #reject(edit: RejectedEdit): Promise<void> {
     this.#options.status.reject(edit);
     this.#options.metrics?.policyRejected();
     if (edit.problems.length > 0 && this.#policy)
       this.#notify({ event: 'rejected', rejectedSha: edit.sha, problems: edit.problems }, this.#policy);
+    await this.#recordRejected(edit);
+  }
+
+  /**
+   * Keeps the refused edit in Redis for readers in other processes (the console) until a policy is
+   * loaded again. Its problems are about the text, so no `${VAR}` value is among them. Waited for,
+   * so a good edit right after cannot be overtaken by it; a Redis that fails or does not answer is
+   * logged, and this process's `/readyz` still reports the edit.
+   */
+  async #recordRejected(edit: RejectedEdit): Promise<void> {
+    const { redis, prefix, log } = this.#options;
+    const record = {
+      sha: edit.sha,
+      at: edit.at,
+      host: hostname(),
+      problems: edit.problems.map(formatProblem),
+      ...(edit.error === undefined ? {} : { error: edit.error }),
+    };
+    try {
+      const recorded = await within(new PolicyStore(redis, { prefix }).setRejected(record), REDIS_TIMEOUT_MS);
+      if (recorded === 'timeout')
+        log.warn('Redis did not answer: the rejected policy edit is recorded once it does');
+    } catch (error) {
+      log.warn({ err: error }, 'could not record the rejected policy edit in Redis');
+    }
   }
 
   #notify(notice: Pick<PolicyNotice, 'event' | 'rejectedSha' | 'problems'>, policy: Policy): void {
@@ -250,15 +297,11 @@ export class PolicyReloader {
   /** Whether this process is the one to send the notice: the first to claim it in Redis. */
   async #claim(event: PolicyNotice['event'], sha: string): Promise<boolean> {
     const { redis, prefix, log } = this.#options;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), CLAIM_TIMEOUT_MS);
-    });
     try {
-      const claimed = await Promise.race([
+      const claimed = await within(
         new PolicyStore(redis, { prefix }).claimNotice(event, sha, NOTICE_CLAIM_MS),
-        timeout,
-      ]);
+        REDIS_TIMEOUT_MS,
+      );
       if (claimed !== 'timeout') return claimed;
       log.warn({ policyEvent: event }, 'Redis did not answer: sending the policy notification unclaimed');
       return true;
@@ -268,8 +311,6 @@ export class PolicyReloader {
         'could not claim the policy notification: sending it anyway',
       );
       return true;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -6,6 +6,7 @@ import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import { FleetView } from './fleet.js';
+import { type FleetListingSink, trimListing } from './fleet-listing.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
 import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
@@ -76,6 +77,12 @@ export interface RunDependencies {
   /** The ownership ledger, holds and windows' state (`ActionContext.ownership`…). Default: none. */
   state?: FleetStateStores;
   /**
+   * Where a run that listed the fleet leaves the freshest listing it saw, at its end, whatever its
+   * outcome (a dry run too: listing is a read). A save that fails is logged, never fails the run.
+   * Default: none.
+   */
+  listings?: FleetListingSink;
+  /**
    * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
    * timestamps. Tests pass one that moves on without waiting. Default: the system's.
    */
@@ -139,6 +146,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
   const runRequestIds: string[] = [];
   const refuse = (reason: string, error?: ErrorRecord) =>
     refused(request, startedAt, clock.now(), reason, runRequestIds, error);
+  let listed: FleetView | undefined;
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
     if (!action) return refuse(`unknown action "${job.action}"`);
@@ -168,6 +176,17 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
       return refuse('could not list the fleet', errorRecord(cause));
     }
+    const fleet = new FleetView({
+      api: deps.api,
+      log,
+      workgroups,
+      listedAt,
+      pollIntervalMs: deps.pollIntervalMs,
+      retry: job.retry,
+      clock,
+      signal,
+    });
+    listed = fleet;
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
@@ -182,16 +201,6 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     let evidence: Record<string, unknown> | undefined;
     const verdicts: { outcome: RunVerdict; reason: string }[] = [];
     const total = selection.workspaces.length + selection.workgroups.length;
-    const fleet = new FleetView({
-      api: deps.api,
-      log,
-      workgroups,
-      listedAt,
-      pollIntervalMs: deps.pollIntervalMs,
-      retry: job.retry,
-      clock,
-      signal,
-    });
     const now = deps.now ?? (() => clock.now());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
@@ -301,7 +310,27 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
     );
     return summary;
   });
+  if (listed && deps.listings) await saveListing(deps.listings, listed, request, log);
   return asWritten(finished);
+}
+
+/** Leaves the run's latest view of the fleet where readers that make no API call find it. */
+async function saveListing(
+  listings: FleetListingSink,
+  fleet: FleetView,
+  request: RunRequest,
+  log: Logger,
+): Promise<void> {
+  try {
+    await listings.save({
+      at: fleet.listedAt.toISOString(),
+      runId: request.runId,
+      job: request.job.name,
+      workgroups: trimListing(fleet.workgroups),
+    });
+  } catch (error) {
+    log.warn({ err: errorRecord(error) }, 'could not save the fleet listing the run saw; its outcome stands');
+  }
 }
 
 /** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */

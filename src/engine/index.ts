@@ -24,6 +24,12 @@ export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from
 export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
+export {
+  type FleetListing,
+  FleetListingSchema,
+  type FleetListingSink,
+  trimListing,
+} from './fleet-listing.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
 export { nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';

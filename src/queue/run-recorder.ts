@@ -8,7 +8,7 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
-import type { RunHistory, RunLock, RunStarts } from '../store/index.js';
+import type { FindingsLedger, RunHistory, RunLock, RunStarts } from '../store/index.js';
 import type { PolicyCache, RunPolicy } from './policy-cache.js';
 import {
   deliveriesOf,
@@ -25,6 +25,8 @@ export interface RunCounter {
 
 export interface RunRecorderOptions {
   history: RunHistory;
+  /** Each job's open findings, changed by its real runs that succeed. */
+  findings: FindingsLedger;
   checkpoints: CheckpointStore;
   runStarts?: RunStarts;
   notifier?: Notifier;
@@ -42,8 +44,12 @@ export class RunRecorder {
     this.#options = options;
   }
 
-  /** Keeps a run's summary in the history, then counts it in the metrics. */
+  /**
+   * Keeps a run's findings in the ledger and its summary in the history, then counts it in the
+   * metrics. Findings first: a reader that sees the run in the history sees its findings too.
+   */
   async record(summary: RunSummary): Promise<void> {
+    await this.#recordFindings(summary);
     await this.#options.history.record(summary);
     this.#options.metrics?.runFinished(summary);
   }
@@ -96,6 +102,18 @@ export class RunRecorder {
       abandoned ? 'run abandoned' : 'run failed before it could start',
     );
     if (run) await this.notify(run, summary);
+  }
+
+  /** The history keeps the run's findings anyway: a ledger that missed them catches up at the job's next run. */
+  async #recordFindings(summary: RunSummary): Promise<void> {
+    try {
+      await this.#options.findings.record(summary);
+    } catch (error) {
+      this.#options.log.warn(
+        { err: error, runId: summary.runId, job: summary.job },
+        'could not record the run’s findings; its summary is kept',
+      );
+    }
   }
 
   async #forget(runId: string): Promise<void> {

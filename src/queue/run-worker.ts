@@ -18,7 +18,9 @@ import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import {
+  FindingsLedger,
   type PolicyStore,
+  RedisFleetListings,
   type RunHistory,
   RunLock,
   type RunStarts,
@@ -102,6 +104,8 @@ export class RunWorker {
   readonly #policies: PolicyCache;
   readonly #gate: RunGate;
   readonly #recorder: RunRecorder;
+  /** Where every run leaves the last fleet listing it saw, for the console. */
+  readonly #listings: RedisFleetListings;
   readonly #shutdown = new AbortController();
   /** Aborted as soon as closing starts: runs still waiting for their tick go back to the queue at once. */
   readonly #closing = new AbortController();
@@ -131,7 +135,13 @@ export class RunWorker {
       lock: this.#lock,
       suspensions: options.suspensions,
     });
-    this.#recorder = new RunRecorder({ ...options, policies: this.#policies, lock: this.#lock });
+    this.#recorder = new RunRecorder({
+      ...options,
+      findings: new FindingsLedger(options.redis, { prefix: options.prefix }),
+      policies: this.#policies,
+      lock: this.#lock,
+    });
+    this.#listings = new RedisFleetListings(options.redis, { prefix: options.prefix });
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
       prefix: options.prefix,
@@ -283,6 +293,7 @@ export class RunWorker {
       pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
+      listings: this.#listings,
       now: () => new Date(this.#now()),
     };
   }

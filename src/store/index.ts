@@ -1,4 +1,6 @@
 export { RedisCheckpointStore } from './checkpoint.js';
+export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.js';
+export { RedisFleetListings } from './fleet-listing.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
 export { RunHistory } from './history.js';
 export { DEFAULT_PREFIX } from './keys.js';
@@ -6,7 +8,7 @@ export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
-export { PolicyStore, policySha } from './policy-store.js';
+export { PolicyStore, policySha, type RejectedEdit, RejectedEditSchema } from './policy-store.js';
 export { LocalRateLimiter, RedisRateLimiter } from './rate-limiter.js';
 export { createRedis, pingRedis, reconnectDelay, safeRedisUrl } from './redis.js';
 export { RunLock } from './run-lock.js';

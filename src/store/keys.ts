@@ -67,6 +67,12 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     windowState: `${base}:windows`,
     /** Hash of a run's first start and the worker running it now, to tell a takeover. */
     runStart: (runId: string) => `${base}:start:${runId}`,
+    /** Hash of the newest fleet listing a run saw: `at` (ISO), `body` (the listing, JSON). */
+    fleetListing: `${base}:fleet-listing`,
+    /** Hash of each job's open findings: job → its latest succeeded run's findings, with when each first appeared (JSON). */
+    findings: `${base}:findings`,
+    /** The policy edit a scheduler refused since the one in force was loaded (JSON). */
+    rejectedPolicy: `${base}:policy-rejected`,
   };
 }
 

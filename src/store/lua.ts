@@ -297,6 +297,20 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 return 1
 `);
 
+// Fleet listings (fleet-listing.ts)
+
+/**
+ * Keeps a listing unless the stored one was listed later, so a run that ends after another but
+ * listed before it cannot replace the fresher view. ISO instants in UTC compare as strings.
+ * KEYS: the listing's hash. ARGV: its `at`, its body (JSON). Returns 1 if kept, 0 if not.
+ */
+export const SAVE_LISTING_IF_NEWER = new LuaScript(`
+local stored = redis.call('HGET', KEYS[1], 'at')
+if stored and stored > ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'at', ARGV[1], 'body', ARGV[2])
+return 1
+`);
+
 /**
  * Sets fields of a run's hash (its targets' records, or their progress records) and refreshes the
  * hash's TTL, atomically. KEYS: hash. ARGV: TTL ms, then field, value pairs.

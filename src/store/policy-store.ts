@@ -21,6 +21,21 @@ const CurrentRecordSchema = z.object({
   host: z.string(),
 });
 
+/** An edit of the policy file a scheduler refused; the policy before it stays in force. */
+export const RejectedEditSchema = z.object({
+  /** The sha256 of the refused text. */
+  sha: z.string().regex(/^[0-9a-f]{64}$/),
+  /** When it was refused (ISO, UTC). */
+  at: z.iso.datetime(),
+  /** The host of the scheduler that refused it. */
+  host: z.string(),
+  /** Each problem with the text as `file:line:col: message`: about the text, never a `${VAR}` value. */
+  problems: z.array(z.string()),
+  /** Why a valid text could not be loaded, when the fault was not the text's. */
+  error: z.string().optional(),
+});
+export type RejectedEdit = z.infer<typeof RejectedEditSchema>;
+
 /** The policy the schedulers run, as the last scheduler to load one recorded it. */
 export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
   /** Its text, or undefined when it has expired from Redis. */
@@ -48,15 +63,16 @@ export class PolicyStore extends RedisStore {
   }
 
   /**
-   * Keeps the text under `sha` (and the record of the policy in force) for another full TTL, so a
-   * scheduler that runs one policy for months without a reload never lets it expire under the
-   * runs it enqueues.
+   * Keeps the text under `sha` (and the records of the policy in force and of an edit refused
+   * since) for another full TTL, so a scheduler that runs one policy for months without a reload
+   * never lets it expire under the runs it enqueues.
    */
   async keep(sha: string): Promise<void> {
     await this.redis
       .multi()
       .pexpire(this.keys.policy(sha), this.#ttlMs)
       .pexpire(this.keys.currentPolicy, this.#ttlMs)
+      .pexpire(this.keys.rejectedPolicy, this.#ttlMs)
       .exec();
   }
 
@@ -69,14 +85,34 @@ export class PolicyStore extends RedisStore {
   /**
    * Records `sha` (stored with `put`) as the policy the schedulers run, for commands that check
    * a job name against it (`suspend`). Several schedulers share one record: the last to load a
-   * policy wins, which is the one in force whenever they all run the same file.
+   * policy wins, which is the one in force whenever they all run the same file. A load ends the
+   * rejection of an earlier edit (`setRejected`), in the same transaction.
    */
   async setCurrent(
     sha: string,
     { at = new Date(), host = hostname() }: { at?: Date; host?: string } = {},
   ): Promise<void> {
     const record: z.infer<typeof CurrentRecordSchema> = { sha, loadedAt: at.toISOString(), host };
-    await this.redis.set(this.keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs);
+    const replies = await this.redis
+      .multi()
+      .set(this.keys.currentPolicy, JSON.stringify(record), 'PX', this.#ttlMs)
+      .del(this.keys.rejectedPolicy)
+      .exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
+  }
+
+  /** Records an edit a scheduler refused, until a policy is loaded again (`setCurrent`). */
+  async setRejected(edit: RejectedEdit): Promise<void> {
+    await this.redis.set(this.keys.rejectedPolicy, JSON.stringify(edit), 'PX', this.#ttlMs);
+  }
+
+  /** The edit refused since the policy in force was loaded, or undefined when none was (or it is unreadable). */
+  async rejected(): Promise<RejectedEdit | undefined> {
+    const raw = await this.redis.get(this.keys.rejectedPolicy);
+    if (raw === null) return undefined;
+    const parsed = RejectedEditSchema.safeParse(parseJson(raw));
+    return parsed.success ? parsed.data : undefined;
   }
 
   /**

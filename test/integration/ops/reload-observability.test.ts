@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { policySha } from '../../../src/store/policy-store.js';
+import { PolicyStore, policySha } from '../../../src/store/policy-store.js';
+import { createRedis } from '../../../src/store/redis.js';
 import { assertBuilt, type CliProcess, eventually, type LogLine } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
 import { parseExposition, sampleValue } from './exposition.js';
@@ -67,6 +68,7 @@ const services: CliProcess[] = [];
 beforeAll(async () => {
   assertBuilt(
     'src/cli/policy-reload.ts',
+    'src/store/policy-store.ts',
     'src/cli/commands/scheduler.ts',
     'src/cli/commands/start.ts',
     'src/ops/server.ts',
@@ -140,7 +142,10 @@ describe('a rejected hot reload is visible', () => {
     const file = join(dir, 'scheduler.yaml');
     const first = policy(['alpha']);
     await save(file, first);
-    const scheduler = start(['scheduler', file], uniquePrefix('reload-obs'));
+    const prefix = uniquePrefix('reload-obs');
+    const scheduler = start(['scheduler', file], prefix);
+    const client = createRedis({ url: redis.url, role: 'test' });
+    const policies = new PolicyStore(client, { prefix });
     const { address } = await line(scheduler, 'ops server listening');
     await line(scheduler, 'scheduler started');
     let samples = await metrics(address as string);
@@ -181,6 +186,14 @@ describe('a rejected hot reload is visible', () => {
         },
       },
     });
+    // in Redis too, for the console: the problems about the text, no ${VAR} value among them
+    const stored = await policies.rejected();
+    expect(stored).toMatchObject({
+      sha: policySha(INVALID),
+      host: expect.any(String),
+      problems: [expect.stringMatching(/scheduler\.yaml:9:15: .*schedule/)],
+    });
+    expect(JSON.stringify(stored)).not.toContain('T0-secret-path-5f1c');
     samples = await metrics(address as string);
     expect(sampleValue(samples, 'nightshift_policy_reload_failures_total')).toBe(1);
     expect(sampleValue(samples, 'nightshift_policy_rejected')).toBe(1);
@@ -198,6 +211,8 @@ describe('a rejected hot reload is visible', () => {
       status: 200,
       body: { ready: true, failing: [], checks: { redis: { ok: true }, policy: { ok: true } } },
     });
+    expect(await policies.rejected()).toBeUndefined();
+    await client.quit();
     samples = await metrics(address as string);
     expect(samples.filter((sample) => sample.name === 'nightshift_policy_info')).toEqual([
       { name: 'nightshift_policy_info', labels: { sha: policySha(second) }, value: 1 },
@@ -313,6 +328,10 @@ describe('a scheduler restarted on a file with problems', () => {
       sampleValue(await metrics(address as string), 'nightshift_policy_info', { sha: policySha(good) }),
     ).toBe(1);
     expect(restarted.output()).toMatch(/restart\.yaml:9:15: .*schedule/);
+    // the fallback's load of the policy in force does not end the rejection recorded after it
+    const client = createRedis({ url: redis.url, role: 'test' });
+    expect(await new PolicyStore(client, { prefix }).rejected()).toMatchObject({ sha: policySha(INVALID) });
+    await client.quit();
     expect((await signalGroup(restarted, 'SIGTERM', 15_000)).exit).toBe(0);
   });
 

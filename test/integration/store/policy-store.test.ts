@@ -55,3 +55,42 @@ describe('PolicyStore', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 });
+
+describe('PolicyStore: the edit a scheduler refused', () => {
+  const edit = {
+    sha: policySha(`${POLICY}oops: [\n`),
+    at: '2026-11-25T20:00:00.000Z',
+    host: 'sched-1',
+    problems: ['policy.yaml:7:1: unexpected end of the flow sequence'],
+  };
+
+  it('answers the refused edit recorded, and nothing before one is', async () => {
+    const store = new PolicyStore(redis, { prefix: uniquePrefix('policy') });
+    expect(await store.rejected()).toBeUndefined();
+    await store.setRejected(edit);
+    expect(await store.rejected()).toEqual(edit);
+    const failed = { ...edit, problems: [], error: 'Redis refused to store it' };
+    await store.setRejected(failed);
+    expect(await store.rejected()).toEqual(failed);
+  });
+
+  it('ends the rejection when a policy is loaded (setCurrent)', async () => {
+    const store = new PolicyStore(redis, { prefix: uniquePrefix('policy') });
+    const sha = await store.put(POLICY);
+    await store.setRejected(edit);
+    await store.setCurrent(sha, { at: new Date('2026-11-25T20:01:00Z'), host: 'sched-1' });
+    expect(await store.rejected()).toBeUndefined();
+    expect(await store.current()).toMatchObject({ sha, loadedAt: '2026-11-25T20:01:00.000Z' });
+  });
+
+  it('keeps a refused edit as long as the policy in force (keep refreshes both)', async () => {
+    const prefix = uniquePrefix('policy');
+    const store = new PolicyStore(redis, { prefix, ttlMs: 60_000 });
+    const sha = await store.put(POLICY);
+    await store.setCurrent(sha);
+    await store.setRejected(edit);
+    await redis.pexpire(redisKeys(prefix).rejectedPolicy, 1_000);
+    await store.keep(sha);
+    expect(await redis.pttl(redisKeys(prefix).rejectedPolicy)).toBeGreaterThan(55_000);
+  });
+});

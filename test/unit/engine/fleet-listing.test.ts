@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index.js';
+import {
+  type Action,
+  type Clock,
+  executeRun,
+  type FleetListing,
+  type FleetListingSink,
+  MemoryCheckpointStore,
+} from '../../../src/engine/index.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
+
+const START = Date.parse('2026-11-25T20:00:00.000Z');
+
+/** A clock a test moves on by hand; its sleeps move it on by what they would have waited. */
+function handClock(): Clock & { advance(ms: number): void } {
+  let now = START;
+  return {
+    now: () => new Date(now),
+    async sleep(ms) {
+      now += ms;
+    },
+    advance: (ms) => {
+      now += ms;
+    },
+  };
+}
+
+/** A workgroup as the API lists it: with what a listing leaves out (creator, databases, addons…). */
+function workgroup(status: string): Workgroup {
+  return {
+    workgroup_id: 'wg-1',
+    name: 'dev-core',
+    region: 'us-east-1',
+    creator: 'someone@example.com',
+    svc_databases: [{ database_id: 'db-1', name: 'main' }],
+    workspaces: ['ws-1', 'ws-2'].map((id) => ({
+      workspace_id: id,
+      name: id.replace('ws', 'api'),
+      workgroup_id: 'wg-1',
+      workgroup_name: 'dev-core',
+      status,
+      region: 'us-east-1',
+      database_id: 'db-1',
+      creator: 'someone@example.com',
+      addons: [{ addons_id: 'a-1', enable: true }],
+      agent_config: { heartbeat_interval_seconds: 30 },
+      workspace_type: { cpu: '8', memory: '32Gi', typeName: 'TG-8' },
+    })),
+  };
+}
+
+/** The API's two answers: the fleet Active at the start of a run, then Stopped. */
+function fakeApi(answers: Workgroup[][] = [[workgroup('Active')], [workgroup('Stopped')]]) {
+  let calls = 0;
+  const api = {
+    listWorkgroups: async () => ({ result: answers[Math.min(calls++, answers.length - 1)] }),
+  };
+  return api as unknown as ApiClient;
+}
+
+/** An action that reads the fleet again in a real run (as a wait does) and only looks in a plan. */
+function lookAction(clock: ReturnType<typeof handClock>): Action {
+  return {
+    name: 'look',
+    description: 'Test only: reads the fleet.',
+    destructive: false,
+    scope: 'workspace',
+    params: z.strictObject({}),
+    example: '',
+    plan: async () => {},
+    run: async (ctx) => {
+      clock.advance(60_000);
+      await ctx.fleet.refresh();
+    },
+  };
+}
+
+function job(extra = '') {
+  const policy = parsePolicy(
+    `version: 1
+jobs:
+  look-around:
+    schedule: "0 20 * * *"
+    action: look
+    target: { workgroups: ["*"] }
+${extra}`,
+    'test.yaml',
+    { registry: createActionCatalog([lookAction(handClock())]), env: {} },
+  );
+  return policy.jobs[0] as (typeof policy.jobs)[number];
+}
+
+function recordingSink(): FleetListingSink & { saved: FleetListing[] } {
+  const saved: FleetListing[] = [];
+  return {
+    saved,
+    save: async (listing) => {
+      saved.push(listing);
+    },
+  };
+}
+
+function capturedLog() {
+  const lines: Record<string, unknown>[] = [];
+  const log = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { log, lines };
+}
+
+async function run(
+  options: { dryRun?: boolean; listings?: FleetListingSink; api?: ApiClient; jobExtra?: string } = {},
+) {
+  const clock = handClock();
+  const { log, lines } = capturedLog();
+  const summary = await executeRun(
+    {
+      api: options.api ?? fakeApi(),
+      io: { files: {} as never, secretSinks: {} as never },
+      actions: new Map([['look', lookAction(clock)]]),
+      checkpoints: new MemoryCheckpointStore(),
+      log,
+      signal: new AbortController().signal,
+      pollIntervalMs: 1_000,
+      clock,
+      ...(options.listings ? { listings: options.listings } : {}),
+    },
+    {
+      runId: 'look-around@1',
+      job: job(options.jobExtra),
+      trigger: 'manual',
+      dryRun: options.dryRun ?? false,
+    },
+  );
+  return { summary, lines };
+}
+
+describe('a run leaves the fleet listing it saw', () => {
+  it('saves, by its end, the freshest listing it saw, trimmed to what targeting and the console read', async () => {
+    const listings = recordingSink();
+    const { summary } = await run({ listings });
+    expect(summary.outcome).toBe('succeeded');
+    expect(listings.saved).toEqual([
+      {
+        at: new Date(START + 60_000).toISOString(),
+        runId: 'look-around@1',
+        job: 'look-around',
+        workgroups: [
+          {
+            workgroup_id: 'wg-1',
+            name: 'dev-core',
+            region: 'us-east-1',
+            workspaces: ['ws-1', 'ws-2'].map((id) => ({
+              workspace_id: id,
+              name: id.replace('ws', 'api'),
+              workgroup_id: 'wg-1',
+              workgroup_name: 'dev-core',
+              status: 'Stopped',
+              region: 'us-east-1',
+              database_id: 'db-1',
+              workspace_type: { cpu: '8', memory: '32Gi', typeName: 'TG-8' },
+            })),
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('saves the listing of a dry run too: listing the fleet is a read', async () => {
+    const listings = recordingSink();
+    await run({ listings, dryRun: true });
+    expect(
+      listings.saved.map((listing) => [listing.at, listing.workgroups[0]?.workspaces?.[0]?.status]),
+    ).toEqual([[new Date(START).toISOString(), 'Active']]);
+  });
+
+  it('saves the listing of a run refused by maxTargets, which listed the fleet before refusing', async () => {
+    const listings = recordingSink();
+    const { summary } = await run({ listings, jobExtra: '    maxTargets: 1\n' });
+    expect(summary.outcome).toBe('failed');
+    expect(summary.reason).toMatch(/maxTargets/);
+    expect(listings.saved).toHaveLength(1);
+  });
+
+  it('saves nothing when the run could not list the fleet', async () => {
+    const listings = recordingSink();
+    const refused = new ApiError({
+      operation: 'listWorkgroups',
+      method: 'GET',
+      path: '/',
+      status: 401,
+      type: 'Unauthorized',
+      reason: 'bad key',
+    });
+    const api = { listWorkgroups: async () => Promise.reject(refused) } as unknown as ApiClient;
+    const { summary } = await run({ listings, api });
+    expect(summary.reason).toBe('could not list the fleet');
+    expect(listings.saved).toEqual([]);
+  });
+
+  it('logs a save that fails, with the run and job, and keeps the run’s outcome', async () => {
+    const listings: FleetListingSink = { save: () => Promise.reject(new Error('READONLY replica')) };
+    const { summary, lines } = await run({ listings });
+    expect(summary.outcome).toBe('succeeded');
+    expect(lines.filter((line) => line.level === 40)).toEqual([
+      expect.objectContaining({
+        msg: 'could not save the fleet listing the run saw; its outcome stands',
+        runId: 'look-around@1',
+        job: 'look-around',
+        err: expect.objectContaining({ message: 'READONLY replica' }),
+      }),
+    ]);
+  });
+});
