@@ -1,4 +1,5 @@
-import type { Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../../engine/index.js';
+import type { RunCounts, RunOutcome, RunSummary, RunTrigger } from '../../engine/index.js';
+import type { OpenFinding } from '../../store/index.js';
 
 /**
  * What the console's JSON endpoints answer, and what its pages are rendered from: one shape per
@@ -75,7 +76,7 @@ export interface SchedulesView {
   generatedAt: string;
   /** Null when no scheduler has recorded a policy in this Redis (prefix). */
   policy: PolicyInForceView | null;
-  /** Why `entries` is empty although a policy is recorded (expired, or unreadable here). */
+  /** Why `entries` is empty: no policy recorded, or it expired or cannot be read here. */
   problem: string | null;
   entries: ScheduleEntry[];
   /** The newest runs of every job. */
@@ -143,15 +144,8 @@ export interface SavingsView {
   workgroups: (SavingsAmount & { workgroup: string })[];
 }
 
-/** A finding of an audit that its job's latest successful run still reports. */
-export interface OpenFindingView extends Finding {
-  job: string;
-  /** When a run of the job first reported it (and every successful run since has). */
-  firstSeen: string;
-  lastSeen: string;
-  /** The newest run that reported it. */
-  runId: string;
-}
+/** A finding of an audit that its job's latest successful run still reports, with when it first appeared. */
+export type OpenFindingView = OpenFinding;
 
 /** `/api/findings`. */
 export interface FindingsView {

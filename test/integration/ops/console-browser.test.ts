@@ -83,9 +83,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
   // a hold the fleet view must show, placed as `nightshift hold` places one
   const connection = createRedis({ url: redis.url, role: 'test' });
-  const qa = sim.state.workspaces.find((ws) => ws.workgroup_name.startsWith('qa'));
+  const qaGroup = sim.state.workgroups.find((wg) => wg.name.startsWith('qa'));
+  const qa = sim.state.workspaces.find((ws) => ws.workgroup_id === qaGroup?.workgroup_id);
   await fleetStateStores(connection, prefix).holds.place({
-    pattern: `${qa?.workgroup_name}/${qa?.name}`,
+    pattern: `${qaGroup?.name}/${qa?.name}`,
     state: 'active',
     until: new Date(Date.now() + 86_400_000).toISOString(),
     reason: 'customer demo',
@@ -238,7 +239,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
       const seen = new Set(before.recent.map((run) => run.runId));
       // marks the document: a reload would lose the mark, a refresh in place keeps it
       await page.evaluate(() => {
-        (window as unknown as { marked: boolean }).marked = true;
+        (globalThis as unknown as { marked: boolean }).marked = true;
       });
       const fresh = await eventually(
         'a run newer than the page',
@@ -247,7 +248,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
         250,
       );
       await page.getByText(fresh.runId.slice(0, 8)).first().waitFor({ timeout: 15_000 });
-      await expect(page.evaluate(() => (window as unknown as { marked?: boolean }).marked)).resolves.toBe(true);
+      await expect(page.evaluate(() => (globalThis as unknown as { marked?: boolean }).marked)).resolves.toBe(true);
       await page.goto(`${url}/fleet`);
       await shoot(page, 'console-fleet-dark');
       expect(outside).toEqual([]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import type { Workgroup } from '../../../src/api/index.js';
 import {
+  type FleetListing,
   type Hold,
   type Ownership,
   type PausedInterval,
@@ -13,7 +14,7 @@ import {
 import { FleetData } from '../../../src/ops/console/data/fleet.js';
 import { savingsView } from '../../../src/ops/console/data/savings.js';
 import { schedulesView } from '../../../src/ops/console/data/schedules.js';
-import { type ConsoleSources, type ListingRecord, PolicyInForce } from '../../../src/ops/console/data/sources.js';
+import { type ConsoleSources, PolicyInForce } from '../../../src/ops/console/data/sources.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import type { Suspension } from '../../../src/store/index.js';
 
@@ -52,7 +53,7 @@ function workgroup(id: string, workspaces: [string, string][]): Workgroup {
   } as Workgroup;
 }
 
-const LISTING: ListingRecord = {
+const LISTING: FleetListing = {
   at: new Date(NOW.getTime() - 120_000).toISOString(),
   runId: 'run-list',
   job: 'dev-pause',
@@ -102,7 +103,7 @@ interface Fixture {
   suspensions?: [string, Suspension][];
   runs?: RunSummary[];
   windows?: [string, WindowState][];
-  listing?: ListingRecord | undefined;
+  listing?: FleetListing | undefined;
 }
 
 function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number } {
@@ -148,7 +149,7 @@ describe('the console schedules view', () => {
   it('lists every job and window with its next firing in UTC and local time, its last run, and who suspended it', async () => {
     const src = sources({
       runs: [run('dev-pause', 'r2', '2026-11-25T19:00:05Z'), run('dev-pause', 'r1', '2026-11-24T19:00:05Z')],
-      suspensions: [['weekly-drill', { since: '2026-11-20T10:00:00.000Z', by: 'ana', reason: 'migration' }]],
+      suspensions: [['weekly-drill', { job: 'weekly-drill', since: '2026-11-20T10:00:00.000Z', by: 'ana', reason: 'migration' }]],
     });
     const view = await schedulesView(src, new PolicyInForce(src));
     expect(view.policy).toMatchObject({ sha: SHA, host: 'sched-1', rejected: null });

@@ -1,6 +1,7 @@
 import type { Workgroup } from '../../../api/index.js';
 import {
   decideWindow,
+  type FleetListing,
   type Hold,
   holdFor,
   type Ownership,
@@ -9,7 +10,7 @@ import {
 } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
 import type { FleetView, FleetWorkgroupView, FleetWorkspaceView } from '../model.js';
-import type { ConsoleSources, ListingRecord, PolicyInForce } from './sources.js';
+import type { ConsoleSources, PolicyInForce } from './sources.js';
 
 export interface FleetFilters {
   workgroup?: string | undefined;
@@ -69,14 +70,14 @@ function holdOf(hold: Hold | undefined): FleetWorkspaceView['hold'] {
 export class FleetData {
   readonly #sources: ConsoleSources;
   readonly #policy: PolicyInForce;
-  #listing: ListingRecord | undefined;
+  #listing: FleetListing | undefined;
 
   constructor(sources: ConsoleSources, policy: PolicyInForce) {
     this.#sources = sources;
     this.#policy = policy;
   }
 
-  async #latestListing(): Promise<ListingRecord | undefined> {
+  async #latestListing(): Promise<FleetListing | undefined> {
     const at = await this.#sources.listings.latestAt();
     if (at === undefined) return undefined;
     if (this.#listing?.at !== at) this.#listing = await this.#sources.listings.latest();

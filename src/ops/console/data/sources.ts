@@ -1,32 +1,17 @@
-import type { Workgroup } from '../../../api/index.js';
-import type { RunSummary } from '../../../engine/index.js';
+import type { FleetListing, RunSummary } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
-import type { RedisFleetState, RunHistory, Suspension } from '../../../store/index.js';
-import type { OpenFindingView, RunBrief } from '../model.js';
+import type {
+  OpenFinding,
+  PolicyStore,
+  RedisFleetListings,
+  RedisFleetState,
+  RejectedEdit,
+  RunHistory,
+  Suspension,
+} from '../../../store/index.js';
+import type { RunBrief } from '../model.js';
 
-/** The last fleet listing a run made, as the console reads it. */
-export interface ListingRecord {
-  at: string;
-  runId: string;
-  job: string;
-  workgroups: Workgroup[];
-}
-
-/** The policy the schedulers run, as the console reads it. */
-export interface PolicyRecord {
-  sha: string;
-  loadedAt: string;
-  host: string;
-  text: string | undefined;
-}
-
-export interface RejectedEditRecord {
-  sha: string;
-  at: string;
-  host: string;
-  problems: string[];
-  error?: string | undefined;
-}
+type PolicyRecord = NonNullable<Awaited<ReturnType<PolicyStore['current']>>>;
 
 /**
  * Everything the console reads: Redis only, never the API. A page view costs a few reads of
@@ -34,22 +19,16 @@ export interface RejectedEditRecord {
  */
 export interface ConsoleSources {
   history: Pick<RunHistory, 'get' | 'list'>;
-  policies: {
-    current(): Promise<PolicyRecord | undefined>;
-    rejected(): Promise<RejectedEditRecord | undefined>;
-  };
+  policies: Pick<PolicyStore, 'current' | 'rejected'>;
   suspensions: { all(): Promise<Map<string, Suspension>> };
   state: {
     ledger: Pick<RedisFleetState['ledger'], 'all' | 'intervalsSince'>;
     holds: Pick<RedisFleetState['holds'], 'active'>;
     windows: Pick<RedisFleetState['windows'], 'all'>;
   };
-  listings: {
-    /** When the stored listing was made, without reading it. */
-    latestAt(): Promise<string | undefined>;
-    latest(): Promise<ListingRecord | undefined>;
-  };
-  findings: { open(): Promise<OpenFindingView[]> };
+  /** The last listing a run made: `latestAt` tells whether it changed without reading it. */
+  listings: Pick<RedisFleetListings, 'latestAt' | 'latest'>;
+  findings: { open(): Promise<OpenFinding[]> };
   /**
    * The policy in `text`, read with this process's `${VAR}` values (an unset one is no error:
    * the console shows names and schedules, not secrets); a message when it cannot be read.

@@ -1,0 +1,183 @@
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { actionRegistry } from '../../../jobs/index.js';
+import type { Workgroup } from '../../../src/api/index.js';
+import { trimListing } from '../../../src/engine/index.js';
+import {
+  type ConsoleSources,
+  type FindingsView,
+  type FleetView,
+  Metrics,
+  type OpsServer,
+  type SchedulesView,
+  startOpsServer,
+} from '../../../src/ops/index.js';
+import { checkPolicy } from '../../../src/policy/index.js';
+import {
+  FindingsLedger,
+  fleetStateStores,
+  PolicyStore,
+  RedisFleetListings,
+  RunHistory,
+  Suspensions,
+} from '../../../src/store/index.js';
+import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
+import { finding, runSummary } from '../../helpers/summaries.js';
+
+let redis: Redis;
+useTestRedisClient((client) => {
+  redis = client.redis;
+});
+
+const TOKEN = 'console-token-2b7e';
+const POLICY = `version: 1
+jobs:
+  audit:
+    schedule: "0 6 * * *"
+    action: allow-list-audit
+    target: { workgroups: ["*"] }
+    with: { forbid: ["0.0.0.0/0"] }
+`;
+
+const servers: OpsServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+function stores(prefix: string) {
+  return {
+    history: new RunHistory(redis, { prefix }),
+    policies: new PolicyStore(redis, { prefix }),
+    suspensions: new Suspensions(redis, { prefix }),
+    state: fleetStateStores(redis, prefix),
+    listings: new RedisFleetListings(redis, { prefix }),
+    findings: new FindingsLedger(redis, { prefix }),
+  };
+}
+
+async function serve(prefix: string, token?: string) {
+  const all = stores(prefix);
+  const sources: ConsoleSources = {
+    ...all,
+    readPolicy: (text, sha) =>
+      checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
+      'unreadable',
+  };
+  const server = await startOpsServer({
+    port: 0,
+    redis,
+    metrics: new Metrics({ processMetrics: false }),
+    console: { sources },
+    ...(token ? { token } : {}),
+  });
+  servers.push(server);
+  return { url: server.url, ...all };
+}
+
+describe('the console behind the ops server', () => {
+  it('answers its pages, assets and JSON only with the token, like /metrics, and sends every page with a self-only content policy', async () => {
+    const { url } = await serve(uniquePrefix('console'), TOKEN);
+    for (const path of ['/', '/fleet', '/api/schedules', '/api/fleet', '/console/console.js', '/console/console.css']) {
+      const anonymous = await fetch(`${url}${path}`);
+      expect(anonymous.status, path).toBe(401);
+      const allowed = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(allowed.status, path).toBe(200);
+    }
+    const page = await fetch(`${url}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).not.toMatch(/<script>|<style>|\son\w+=/);
+  });
+
+  it('shows the policy in force, the edit a scheduler refused, and clears it when a good one is loaded', async () => {
+    const { url, policies } = await serve(uniquePrefix('console'));
+    const sha = await policies.put(POLICY);
+    await policies.setCurrent(sha, { host: 'sched-1' });
+    await policies.setRejected({
+      sha: 'b'.repeat(64),
+      at: new Date().toISOString(),
+      host: 'sched-1',
+      problems: ['policy.yaml:3:15: jobs.audit.schedule: expected 5 or 6 fields'],
+    });
+    const rejected = (await (await fetch(`${url}/api/schedules`)).json()) as SchedulesView;
+    expect(rejected.policy).toMatchObject({ sha, host: 'sched-1' });
+    expect(rejected.policy?.rejected?.problems).toEqual(['policy.yaml:3:15: jobs.audit.schedule: expected 5 or 6 fields']);
+    expect(rejected.entries.map((entry) => entry.name)).toEqual(['audit']);
+    await policies.setCurrent(sha, { host: 'sched-1' });
+    const cleared = (await (await fetch(`${url}/api/schedules`)).json()) as SchedulesView;
+    expect(cleared.policy?.rejected).toBeNull();
+  });
+
+  it('answers a run by id with its summary, and 404 naming it when the run is not kept', async () => {
+    const { url, history } = await serve(uniquePrefix('console'));
+    const run = runSummary({ job: 'audit', failed: 1 });
+    await history.record(run);
+    const found = await fetch(`${url}/api/runs/${encodeURIComponent(run.runId)}`);
+    expect(await found.json()).toEqual(run);
+    const page = await (await fetch(`${url}/runs/${encodeURIComponent(run.runId)}`)).text();
+    for (const target of run.targets) for (const id of target.requestIds) expect(page).toContain(id);
+    const missing = await fetch(`${url}/api/runs/no-such-run`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { message: string }).message).toContain('no-such-run');
+    expect((await fetch(`${url}/runs/no-such-run`)).status).toBe(404);
+  });
+
+  it('serves the last listing a run stored, and its findings with when they first appeared', async () => {
+    const { url, listings, findings } = await serve(uniquePrefix('console'));
+    const empty = (await (await fetch(`${url}/api/fleet`)).json()) as FleetView;
+    expect(empty.listing).toBeNull();
+    const workgroups = [
+      {
+        workgroup_id: 'wg-1',
+        name: 'dev',
+        workspaces: [
+          { workspace_id: 'ws-1', name: '<b>one</b>', workgroup_id: 'wg-1', status: 'Stopped' },
+          { workspace_id: 'ws-2', name: 'two', workgroup_id: 'wg-1', status: 'Active' },
+        ],
+      },
+    ] as unknown as Workgroup[];
+    const at = new Date(Date.now() - 60_000).toISOString();
+    await listings.save({ at, runId: 'run-9', job: 'audit', workgroups: trimListing(workgroups) });
+    const fleet = (await (await fetch(`${url}/api/fleet?workgroup=&state=Stopped`)).json()) as FleetView;
+    expect(fleet.listing).toMatchObject({ at, runId: 'run-9', job: 'audit' });
+    expect(fleet.listing?.ageMs).toBeGreaterThanOrEqual(60_000);
+    expect(fleet.counts.byState).toEqual({ Stopped: 1, Active: 1 });
+    expect(fleet.workgroups[0]?.workspaces.map((ws) => ws.name)).toEqual(['<b>one</b>']);
+    // a name from the API is text on the page, never markup
+    const page = await (await fetch(`${url}/fleet`)).text();
+    expect(page).not.toContain('<b>one</b>');
+    expect(page).toContain('&lt;b&gt;one&lt;/b&gt;');
+
+    const first = runSummary({ job: 'audit', findings: [finding('open-cidr', 'dev')] });
+    await findings.record(first);
+    await findings.record(runSummary({ job: 'audit', findings: [finding('open-cidr', 'dev')] }));
+    const open = (await (await fetch(`${url}/api/findings`)).json()) as FindingsView;
+    expect(open.findings).toMatchObject([{ job: 'audit', rule: 'open-cidr', subject: 'dev', firstSeen: first.finishedAt }]);
+  });
+
+  it('answers an unchanged page with 304 to the ETag it sent, and a changed one in full', async () => {
+    const { url, history } = await serve(uniquePrefix('console'));
+    const first = await fetch(`${url}/`);
+    const etag = first.headers.get('etag') as string;
+    expect(etag).toMatch(/^"/);
+    expect((await fetch(`${url}/`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    await history.record(runSummary({ job: 'audit' }));
+    const changed = await fetch(`${url}/`, { headers: { 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('refuses a query it cannot read with 400 naming the parameter', async () => {
+    const { url } = await serve(uniquePrefix('console'));
+    for (const [path, name] of [
+      ['/api/savings?days=0', 'days'],
+      ['/api/savings?days=many', 'days'],
+      ['/api/runs?limit=100000', 'limit'],
+    ] as const) {
+      const response = await fetch(`${url}${path}`);
+      expect(response.status, path).toBe(400);
+      expect(((await response.json()) as { message: string }).message, path).toMatch(new RegExp(`^${name}:`));
+    }
+  });
+});
