@@ -51,12 +51,12 @@ function lastRun(run: RunBrief | null, base: string, now: string): Html {
 function entryRow(entry: ScheduleEntry, base: string, now: string): Html {
   const suspended = entry.suspended;
   return html`<tr>
-<th scope="row">${entry.name}<br><span class="badge tag">${entry.kind}</span>${entry.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</th>
+<th scope="row" class="nowrap">${entry.name}<br><span class="badge tag">${entry.kind}</span>${entry.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</th>
 <td><code>${entry.action}</code></td>
 <td>${entry.target}</td>
 <td>${entry.schedule}<br><span class="muted">${entry.timezone}</span></td>
 <td class="nowrap">${nextFiring(entry, now)}</td>
-<td>${suspended ? html`<span class="suspended">⏸ suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}</td>
+<td>${suspended ? html`<span class="badge suspended">suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}</td>
 <td>${lastRun(entry.lastRun, base, now)}</td>
 </tr>`;
 }

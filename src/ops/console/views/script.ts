@@ -74,7 +74,8 @@ export const CONSOLE_JS = `(() => {
       .map((d) => d.id);
     const x = window.scrollX;
     const y = window.scrollY;
-    main.replaceChildren(...Array.from(next.childNodes, (node) => document.adoptNode(node)));
+    // a copy first: moving a node out of the live childNodes would skip its neighbour
+    main.replaceChildren(...Array.from(next.childNodes));
     if (doc.title) document.title = doc.title;
     for (const id of open) {
       const details = document.getElementById(id);

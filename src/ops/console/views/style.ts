@@ -86,7 +86,7 @@ tbody tr:hover { background: var(--surface); }
   border: 1px solid currentColor; white-space: nowrap;
 }
 .o-succeeded { color: var(--ok); background: var(--ok-bg); }
-.o-partial, .o-missed, .sev-warning, .tag-dry { color: var(--warn); background: var(--warn-bg); }
+.o-partial, .o-missed, .sev-warning, .tag-dry, .suspended { color: var(--warn); background: var(--warn-bg); }
 .o-failed, .sev-critical { color: var(--bad); background: var(--bad-bg); }
 .o-skipped, .o-planned, .o-other, .tag { color: var(--muted); background: var(--neutral-bg); }
 .sev-info { color: var(--info); background: var(--info-bg); }
@@ -97,7 +97,6 @@ tbody tr:hover { background: var(--surface); }
 .notice.info { border-color: var(--info); background: var(--info-bg); }
 .notice ul { margin: 6px 0 0; padding-left: 20px; }
 .problems li { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
-.suspended { color: var(--warn); font-weight: 600; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 8px 0 16px; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
@@ -115,6 +114,7 @@ pre.json { background: var(--surface); border: 1px solid var(--border); border-r
   display: block; position: relative; width: 14px; height: 14px; border-radius: 2px;
   background: var(--c-bad); border: 1px solid transparent;
 }
+.stats .cell, td .cell { display: inline-block; vertical-align: -2px; }
 .cell.s-a { background: var(--c-active); }
 .cell.s-s { background: transparent; border: 2px solid var(--c-stopped); }
 .cell.s-t { background: linear-gradient(135deg, var(--c-transition) 50%, transparent 50%); border-color: var(--c-transition); }

@@ -39,7 +39,7 @@ describe('the schedules page', () => {
   it('lists every job and window with its action, target, schedule and next firing in local time and UTC', () => {
     const page = renderSchedules(schedulesView(), ctx);
     for (const name of ['nightly-pause', 'office-hours', 'audit-users'])
-      expect(page).toContain(`${name}<br>`);
+      expect(page).toContain(`<th scope="row" class="nowrap">${name}<br>`);
     expect(page).toContain('workgroups dev-* / workspaces * except dev-a/keep');
     expect(page).toContain(
       '<time datetime="2026-11-26T19:00:00.000Z">2026-11-26 20:00 <span class="muted">Europe/Berlin</span></time>',
@@ -50,7 +50,7 @@ describe('the schedules page', () => {
 
   it('marks a suspended job with who suspended it and why', () => {
     const page = renderSchedules(schedulesView(), ctx);
-    expect(page).toContain('⏸ suspended</span> by command');
+    expect(page).toContain('<span class="badge suspended">suspended</span> by command');
     expect(page).toContain('alice at 2026-11-25T10:00:00Z: quarter close');
     expect(page).toContain('not while suspended');
   });
