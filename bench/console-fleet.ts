@@ -13,8 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { actionRegistry } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
-import { checkPolicy } from '../src/policy/index.js';
 import { Metrics, startOpsServer } from '../src/ops/index.js';
+import { checkPolicy } from '../src/policy/index.js';
 import { DEFAULT_API_KEY, seedState, startSimulator } from '../src/sim/index.js';
 import {
   createRedis,
@@ -34,7 +34,10 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '200' },
   },
 });
-const fleet = { workgroups: Number(values.workgroups), workspacesPerWorkgroup: Number(values['per-workgroup']) };
+const fleet = {
+  workgroups: Number(values.workgroups),
+  workspacesPerWorkgroup: Number(values['per-workgroup']),
+};
 const requests = Number(values.requests);
 const prefix = 'bench-console';
 
@@ -57,7 +60,11 @@ function percentile(sorted: readonly number[], p: number): number {
 async function main(): Promise<void> {
   const redisServer = await startLocalRedis({ appendOnly: false });
   const redis = createRedis({ url: redisServer.url, role: 'bench' });
-  const sim = await startSimulator({ port: 0, apiKey: DEFAULT_API_KEY, state: seedState({ seed: 7, fleet }) });
+  const sim = await startSimulator({
+    port: 0,
+    apiKey: DEFAULT_API_KEY,
+    state: seedState({ seed: 7, fleet }),
+  });
   const listed = await new ApiClient({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }).listWorkgroups();
   await sim.close();
   const workgroups = listed.result;

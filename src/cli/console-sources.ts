@@ -1,7 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
+import type { ConsoleSources } from '../ops/index.js';
 import type { PolicyEnv } from '../policy/index.js';
 import { checkPolicy, formatProblem } from '../policy/index.js';
-import type { ConsoleSources } from '../ops/index.js';
 import { FindingsLedger, RedisFleetListings } from '../store/index.js';
 import type { RedisRuntime } from './runtime.js';
 

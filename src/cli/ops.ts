@@ -1,7 +1,5 @@
 import { type Settings, uiToken } from '../config/index.js';
 import type { Logger } from '../log/index.js';
-import type { PolicyEnv } from '../policy/index.js';
-import { consoleSources } from './console-sources.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
@@ -13,6 +11,8 @@ import {
   startOpsServer,
   UI_PATH,
 } from '../ops/index.js';
+import type { PolicyEnv } from '../policy/index.js';
+import { consoleSources } from './console-sources.js';
 import { UsageError } from './exit.js';
 import { asUsage, type RedisRuntime } from './runtime.js';
 

@@ -1,6 +1,6 @@
-export type { ConsoleOptions } from './console/routes.js';
 export type { ConsoleSources } from './console/data/sources.js';
 export type * from './console/model.js';
+export type { ConsoleOptions } from './console/routes.js';
 export { fleetSnapshots } from './fleet-metrics.js';
 export {
   apiCallStatus,

@@ -61,7 +61,9 @@ function parseQuery<T>(schema: z.ZodType<T>, value: unknown): T {
  * instant it was read (`generatedAt`, a listing's age), so an unchanged view costs a 304.
  */
 function etagOf(view: unknown): string {
-  const stable = JSON.stringify(view, (key, value) => (key === 'generatedAt' || key === 'ageMs' ? undefined : value));
+  const stable = JSON.stringify(view, (key, value) =>
+    key === 'generatedAt' || key === 'ageMs' ? undefined : value,
+  );
   return `"${createHash('sha256').update(stable).digest('base64url').slice(0, 27)}"`;
 }
 
@@ -108,10 +110,15 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     const status = error instanceof BadQueryError ? 400 : 500;
     // the console reads Redis only: a 500 is Redis failing (logged by the server's onError hook)
     const message = status === 400 ? error.message : `the console could not read Redis: ${error.message}`;
-    return reply.code(status).header('cache-control', 'no-store').send({ error: status === 400 ? 'Bad Request' : 'Internal Server Error', message });
+    return reply
+      .code(status)
+      .header('cache-control', 'no-store')
+      .send({ error: status === 400 ? 'Bad Request' : 'Internal Server Error', message });
   });
 
-  app.get('/console/console.css', (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', CONSOLE_CSS));
+  app.get('/console/console.css', (_request, reply) =>
+    sendAsset(reply, 'text/css; charset=utf-8', CONSOLE_CSS),
+  );
   app.get('/console/console.js', (_request, reply) =>
     sendAsset(reply, 'text/javascript; charset=utf-8', CONSOLE_JS),
   );

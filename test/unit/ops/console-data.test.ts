@@ -49,7 +49,12 @@ function workgroup(id: string, workspaces: [string, string][]): Workgroup {
   return {
     workgroup_id: id,
     name: id,
-    workspaces: workspaces.map(([name, status]) => ({ workspace_id: `${id}-${name}`, name, status, workgroup_id: id })),
+    workspaces: workspaces.map(([name, status]) => ({
+      workspace_id: `${id}-${name}`,
+      name,
+      status,
+      workgroup_id: id,
+    })),
   } as Workgroup;
 }
 
@@ -116,7 +121,12 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
         runs.filter((r) => job === undefined || r.job === job).slice(0, limit),
     },
     policies: {
-      current: async () => ({ sha: SHA, loadedAt: '2026-11-25T08:00:00.000Z', host: 'sched-1', text: POLICY }),
+      current: async () => ({
+        sha: SHA,
+        loadedAt: '2026-11-25T08:00:00.000Z',
+        host: 'sched-1',
+        text: POLICY,
+      }),
       rejected: async () => undefined,
     },
     suspensions: { all: async () => new Map(fixture.suspensions ?? []) },
@@ -149,7 +159,12 @@ describe('the console schedules view', () => {
   it('lists every job and window with its next firing in UTC and local time, its last run, and who suspended it', async () => {
     const src = sources({
       runs: [run('dev-pause', 'r2', '2026-11-25T19:00:05Z'), run('dev-pause', 'r1', '2026-11-24T19:00:05Z')],
-      suspensions: [['weekly-drill', { job: 'weekly-drill', since: '2026-11-20T10:00:00.000Z', by: 'ana', reason: 'migration' }]],
+      suspensions: [
+        [
+          'weekly-drill',
+          { job: 'weekly-drill', since: '2026-11-20T10:00:00.000Z', by: 'ana', reason: 'migration' },
+        ],
+      ],
     });
     const view = await schedulesView(src, new PolicyInForce(src));
     expect(view.policy).toMatchObject({ sha: SHA, host: 'sched-1', rejected: null });
@@ -198,7 +213,9 @@ describe('the console fleet view', () => {
       held: 1,
       drifting: 1,
     });
-    const all = view.workgroups.flatMap((wg) => wg.workspaces.map((ws) => [`${wg.name}/${ws.name}`, ws] as const));
+    const all = view.workgroups.flatMap((wg) =>
+      wg.workspaces.map((ws) => [`${wg.name}/${ws.name}`, ws] as const),
+    );
     const ws = new Map(all);
     expect(ws.get('dev/a')?.owner).toEqual({
       kind: 'job',
@@ -208,7 +225,11 @@ describe('the console fleet view', () => {
     });
     expect(ws.get('qa/q1')?.hold).toMatchObject({ state: 'stopped', reason: 'migration', by: 'ana' });
     // off hours: the window wants its workspaces stopped, and s2 is not
-    expect(ws.get('staging/s2')?.window).toMatchObject({ name: 'office-hours', desired: 'Stopped', drift: true });
+    expect(ws.get('staging/s2')?.window).toMatchObject({
+      name: 'office-hours',
+      desired: 'Stopped',
+      drift: true,
+    });
     expect(ws.get('staging/s1')?.window).toMatchObject({ drift: false });
     expect(ws.get('dev/keep')?.window).toBeNull();
   });
@@ -272,12 +293,18 @@ describe('the console savings view', () => {
     expect(view.days[0]?.date).toBe('2026-10-27');
     expect(view.days.at(-1)?.date).toBe('2026-11-25');
     const expected = savingsReport(intervals, owned, new Date(view.since), NOW);
-    expect(view.total).toEqual({ pausedHours: expected.totalPausedHours, estimatedCost: expected.totalEstimatedCost });
+    expect(view.total).toEqual({
+      pausedHours: expected.totalPausedHours,
+      estimatedCost: expected.totalEstimatedCost,
+    });
     // 12 h across the night of the 23rd, 5 h on the 1st, ~2 h open today; the 20th is before the span
     expect(view.total.pausedHours).toBeCloseTo(12 + 5 + 1.9997, 2);
     const sum = view.days.reduce((s, d) => s + d.pausedHours, 0);
     expect(sum).toBeCloseTo(view.total.pausedHours, 1);
-    expect(view.days.find((d) => d.date === '2026-11-23')?.byWorkgroup.dev).toEqual({ pausedHours: 6, estimatedCost: 12 });
+    expect(view.days.find((d) => d.date === '2026-11-23')?.byWorkgroup.dev).toEqual({
+      pausedHours: 6,
+      estimatedCost: 12,
+    });
     expect(view.workgroups.map((w) => w.workgroup)).toEqual(['dev', 'staging']);
   });
 });

@@ -127,8 +127,10 @@ export class FleetData {
         if (filters.state && view.state !== filters.state) continue;
         workspaces.push(view);
       }
-      if (filters.workgroup && filters.workgroup !== workgroupName && filters.workgroup !== workgroupId) continue;
-      if (workspaces.length > 0 || !filters.state) shown.push({ id: workgroupId, name: workgroupName, workspaces });
+      if (filters.workgroup && filters.workgroup !== workgroupName && filters.workgroup !== workgroupId)
+        continue;
+      if (workspaces.length > 0 || !filters.state)
+        shown.push({ id: workgroupId, name: workgroupName, workspaces });
     }
     return {
       generatedAt: now.toISOString(),

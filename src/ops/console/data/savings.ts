@@ -55,7 +55,12 @@ export async function savingsView(sources: ConsoleSources, days = SAVINGS_DAYS):
       date: new Date(start).toISOString().slice(0, 10),
       pausedHours: report.totalPausedHours,
       estimatedCost:
-        total.currency === null ? null : round([...groups.values()].reduce((s, g) => s + (g.estimatedCost ?? 0), 0), 2),
+        total.currency === null
+          ? null
+          : round(
+              [...groups.values()].reduce((s, g) => s + (g.estimatedCost ?? 0), 0),
+              2,
+            ),
       byWorkgroup: Object.fromEntries(groups),
     });
   }

@@ -14,7 +14,10 @@ import { type ConsoleSources, type PolicyInForce, runBrief } from './sources.js'
 const RECENT_RUNS = 20;
 
 function selectorText(selector: TargetSelector): string {
-  const parts = [`workgroups ${selector.workgroups.join(', ')}`, `workspaces ${selector.workspaces.join(', ')}`];
+  const parts = [
+    `workgroups ${selector.workgroups.join(', ')}`,
+    `workspaces ${selector.workspaces.join(', ')}`,
+  ];
   if (selector.exclude.length > 0) parts.push(`except ${selector.exclude.join(', ')}`);
   return parts.join(' / ');
 }
@@ -87,7 +90,10 @@ async function entriesOf(policy: Policy, sources: ConsoleSources, now: Date): Pr
 }
 
 /** `/api/schedules`: every job and window of the policy in force, with its next firing and last run. */
-export async function schedulesView(sources: ConsoleSources, policyInForce: PolicyInForce): Promise<SchedulesView> {
+export async function schedulesView(
+  sources: ConsoleSources,
+  policyInForce: PolicyInForce,
+): Promise<SchedulesView> {
   const now = sources.now?.() ?? new Date();
   const [{ record, policy }, rejected, recent] = await Promise.all([
     policyInForce.read(),
