@@ -76,6 +76,7 @@ export function page(ctx: PageContext, options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · nightshift</title>
 <link rel="stylesheet" href="${to.css}">
+<link rel="icon" href="data:,">
 <script src="${to.js}"></script>
 </head>
 <body data-refresh-ms="${Math.max(0, Math.round(ctx.refreshMs))}">

@@ -25,9 +25,21 @@ function targetName(target: TargetRecord): Html {
   return html`${workgroup ?? ''}${workspace ? html` / <strong>${workspace}</strong>` : ''}<br><span class="muted mono">${target.key}</span>`;
 }
 
-function targetsTable(targets: readonly TargetRecord[]): Html {
+/** A run over the whole fleet has 10,000 targets: past this many the page lists a part, the JSON all. */
+export const TARGETS_TABLE_LIMIT = 500;
+
+/** The targets listed: all of them, or, past the limit, those that did not succeed first. */
+function listedTargets(targets: readonly TargetRecord[]): readonly TargetRecord[] {
+  if (targets.length <= TARGETS_TABLE_LIMIT) return targets;
+  const notSucceeded = targets.filter((t) => t.outcome !== 'succeeded');
+  const succeeded = targets.filter((t) => t.outcome === 'succeeded');
+  return [...notSucceeded, ...succeeded].slice(0, TARGETS_TABLE_LIMIT);
+}
+
+function targetsTable(targets: readonly TargetRecord[], json: string): Html {
   if (targets.length === 0) return html`<p class="muted">The run had no target.</p>`;
-  const rows = targets.map(
+  const listed = listedTargets(targets);
+  const rows = listed.map(
     (t) => html`<tr>
 <th scope="row">${targetName(t)}</th>
 <td>${outcomeBadge(t.outcome)}</td>
@@ -38,7 +50,11 @@ function targetsTable(targets: readonly TargetRecord[]): Html {
 </tr>`,
   );
   return html`<div class="table-wrap"><table>
-<caption>${targets.length} target${targets.length === 1 ? '' : 's'}</caption>
+<caption>${
+    listed.length < targets.length
+      ? html`${listed.length} of ${targets.length} targets, those that did not succeed first; <a href="${json}">the JSON</a> has every one with its request IDs`
+      : `${targets.length} target${targets.length === 1 ? '' : 's'}`
+  }</caption>
 <thead><tr><th scope="col">Target</th><th scope="col">Outcome</th><th scope="col" class="num">Attempts</th><th scope="col">Reason or error</th><th scope="col">Request IDs</th><th scope="col" class="num">Duration</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`;
@@ -107,7 +123,7 @@ export function renderRun(view: RunDetailView | undefined, runId: string, ctx: P
   const body = html`<p class="meta">Run <code>${view.runId}</code></p>
 ${summary(view, now)}
 <h2 id="targets">Targets</h2>
-${targetsTable(view.targets)}
+${targetsTable(view.targets, to.api.run(view.runId))}
 <h2 id="findings">Findings</h2>
 ${findingsTable(view.findings)}
 ${view.evidence && Object.keys(view.evidence).length > 0 ? html`<h2 id="evidence">Evidence</h2>${evidenceList(view.evidence)}` : ''}`;

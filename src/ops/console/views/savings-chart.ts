@@ -45,6 +45,8 @@ export function savingsChart(view: SavingsView): Html {
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(1, view.days.length);
   const barWidth = round(Math.max(2, slot * 0.72));
+  // about six dates under the axis, whatever the span: every 5th day of 30
+  const labelEvery = Math.max(1, Math.ceil(view.days.length / 6));
   const y = (h: number) => TOP + plotHeight - (h / top) * plotHeight;
   const ticks = [0, top / 2, top].map(
     (t) =>
@@ -60,7 +62,7 @@ export function savingsChart(view: SavingsView): Html {
       base += h;
       return rect;
     });
-    const label = i % 5 === 0 || i === view.days.length - 1;
+    const label = i % labelEvery === 0 || i === view.days.length - 1;
     const title = `${day.date}: ${hours(day.pausedHours)} h paused${day.estimatedCost === null ? '' : `, ${money(day.estimatedCost, view.currency)}`}`;
     return html`<g class="bar"><title>${title}</title><rect class="hit" x="${round(LEFT + i * slot)}" y="${TOP}" width="${round(slot)}" height="${plotHeight}"/>${rects}${
       label

@@ -18,7 +18,8 @@ function daysTable(view: SavingsView): Html {
     (day) =>
       html`<tr><th scope="row"><time datetime="${day.date}">${day.date}</time></th><td class="num">${hours(day.pausedHours)}</td><td class="num">${money(day.estimatedCost, view.currency)}</td><td>${byWorkgroup(day) || html`<span class="muted">–</span>`}</td></tr>`,
   );
-  return html`<details id="days-table" open>
+  // a month is read at a glance; a longer span's table starts folded
+  return html`<details id="days-table"${view.days.length <= 31 ? html` open` : ''}>
 <summary>Numbers per day</summary>
 <div class="table-wrap"><table>
 <caption>Paused hours and estimated cost per UTC day, oldest first</caption>
@@ -43,6 +44,19 @@ function workgroupsTable(view: SavingsView): Html {
 </table></div>`;
 }
 
+/** The spans offered; the one shown is among them even when asked for by URL. */
+const SPANS = [7, 30, 90, 365];
+
+/** A plain GET form, as `/savings?days=N` takes it. */
+function spanForm(view: SavingsView, base: string): Html {
+  const shown = view.days.length;
+  const spans = [...new Set([...SPANS, shown])].sort((a, b) => a - b);
+  return html`<form class="filters" method="get" action="${paths(base).savings}">
+<label>Span <select id="savings-days" name="days">${spans.map((days) => html`<option value="${days}"${days === shown ? html` selected` : ''}>last ${days} days</option>`)}</select></label>
+<button type="submit" id="savings-apply">Show</button>
+</form>`;
+}
+
 export function renderSavings(view: SavingsView, ctx: PageContext): string {
   const now = view.generatedAt;
   const cost =
@@ -54,6 +68,7 @@ export function renderSavings(view: SavingsView, ctx: PageContext): string {
 <li><strong>${hours(view.total.pausedHours)}</strong> hours paused by nightshift</li>
 <li>estimated cost avoided: ${cost}</li>
 </ul>
+${spanForm(view, ctx.base)}
 <h2 id="per-day">Per day</h2>
 ${savingsChart(view)}
 ${daysTable(view)}
@@ -62,7 +77,7 @@ ${workgroupsTable(view)}`;
   return page(ctx, {
     title: 'Savings',
     active: 'savings',
-    json: paths(ctx.base).api.savings,
+    json: `${paths(ctx.base).api.savings}?days=${view.days.length}`,
     generatedAt: now,
     body,
   });

@@ -44,7 +44,7 @@ function runAt(run: RunBrief): string | undefined {
 function lastRun(run: RunBrief | null, base: string, now: string): Html {
   if (!run) return html`<span class="muted">no run kept</span>`;
   return html`${outcomeBadge(run.outcome)} ${when(runAt(run), now)}<br>
-<span class="muted">${duration(run.durationMs)} · ${counts(run.counts)}</span>${run.reason ? html`<br>${run.reason}` : ''}<br>
+<span class="muted">${duration(run.durationMs)} · ${counts(run.counts)}${run.findings > 0 ? ` · ${run.findings} finding${run.findings === 1 ? '' : 's'}` : ''}</span>${run.reason ? html`<br>${run.reason}` : ''}<br>
 <a href="${paths(base).run(run.runId)}">details<span class="visually-hidden"> of run ${run.runId}</span></a>`;
 }
 

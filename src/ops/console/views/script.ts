@@ -86,6 +86,29 @@ export const CONSOLE_JS = `(() => {
     return true;
   }
 
+  /** As the server words a span: just now, 12 min, 5 h, 3 days. */
+  function spanText(ms) {
+    const abs = Math.abs(ms);
+    if (abs < 45000) return 'just now';
+    const minutes = Math.round(abs / 60000);
+    const hours = Math.round(abs / 3600000);
+    return minutes < 90 ? minutes + ' min' : hours < 48 ? hours + ' h' : Math.round(abs / 86400000) + ' days';
+  }
+
+  /**
+   * An unchanged page (304) keeps its markup, whose "(5 min ago)" would grow stale: each one
+   * that follows a <time datetime> is worded again from this browser's clock.
+   */
+  function rewordRelativeTimes() {
+    const now = Date.now();
+    for (const rel of document.querySelectorAll('#main time[datetime] + .rel')) {
+      const at = Date.parse(rel.previousElementSibling.getAttribute('datetime'));
+      if (Number.isNaN(at)) continue;
+      const amount = spanText(now - at);
+      rel.textContent = '(' + (amount === 'just now' ? amount : now > at ? amount + ' ago' : 'in ' + amount) + ')';
+    }
+  }
+
   /** True while a refresh would get in the way: a form control in use, or text selected. */
   function interacting() {
     const el = document.activeElement;
@@ -115,7 +138,10 @@ export const CONSOLE_JS = `(() => {
         const headers = etag ? { 'If-None-Match': etag } : {};
         const response = await fetch(window.location.href, { cache: 'no-store', headers, credentials: 'same-origin' });
         const html = (response.headers.get('Content-Type') || '').includes('text/html');
-        if (response.status === 304) say('updated', true);
+        if (response.status === 304) {
+          rewordRelativeTimes();
+          say('updated', true);
+        }
         else if (html && (response.ok || response.status === 404)) {
           etag = response.headers.get('ETag');
           const text = await response.text();

@@ -139,5 +139,7 @@ pre.json { background: var(--surface); border: 1px solid var(--border); border-r
 details > summary { cursor: pointer; margin: 8px 0; }
 dialog { background: var(--bg); color: var(--fg); border: 1px solid var(--border); border-radius: 8px; padding: 16px 24px; }
 dialog::backdrop { background: rgb(0 0 0 / 0.4); }
+/* Windows high contrast paints every background alike: the cells and swatches keep their own */
+@media (forced-colors: active) { .cell, .swatch, .chart rect { forced-color-adjust: none; } }
 @media (max-width: 700px) { main, .top { padding-left: 12px; padding-right: 12px; } }
 `;

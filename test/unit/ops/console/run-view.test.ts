@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderRun } from '../../../../src/ops/console/views/index.js';
+import { renderRun, TARGETS_TABLE_LIMIT } from '../../../../src/ops/console/views/index.js';
 import { ctx, HOSTILE, runDetail } from './view-models.js';
 
 describe('the run detail page', () => {
@@ -55,5 +55,22 @@ describe('the run detail page', () => {
     const page = renderRun(run, run.runId, ctx);
     expect(page).toContain('manual run');
     expect(page).not.toContain('taken over');
+  });
+
+  it(`lists at most ${TARGETS_TABLE_LIMIT} targets, those that did not succeed first, and points to the JSON for all`, () => {
+    const [ok, failed] = runDetail().targets;
+    if (!ok || !failed) throw new Error('fixture has two targets');
+    const targets = Array.from({ length: 600 }, (_, i) => ({
+      ...ok,
+      key: `wg1/ok${i}`,
+      workspaceName: `ok-${i}`,
+    }));
+    targets.push({ ...failed, key: 'wg1/zz', workspaceName: 'last-and-failed' });
+    const run = runDetail({ targets });
+    const page = renderRun(run, run.runId, ctx);
+    expect(page.match(/<th scope="row">dev-berlin/g)).toHaveLength(TARGETS_TABLE_LIMIT);
+    expect(page).toContain('<strong>last-and-failed</strong>');
+    expect(page).toContain('500 of 601 targets, those that did not succeed first');
+    expect(page).not.toContain('<strong>ok-499</strong>');
   });
 });

@@ -61,4 +61,12 @@ describe('the savings page', () => {
     expect(page).toContain('2 other workgroups');
     expect(page).not.toContain(HOSTILE);
   });
+
+  it('offers the span as a GET form with the shown one selected, and links the JSON of that span', () => {
+    const page = renderSavings(savingsView(), ctx);
+    expect(page).toContain('<form class="filters" method="get" action="/savings">');
+    expect(page).toContain('<option value="30" selected>last 30 days</option>');
+    expect(page).toContain('<option value="365">last 365 days</option>');
+    expect(page).toContain('href="/api/savings?days=30"');
+  });
 });

@@ -55,12 +55,13 @@ describe('the schedules page', () => {
     expect(page).toContain('not while suspended');
   });
 
-  it('shows the last run by outcome in words, duration, counts and a link to its detail', () => {
+  it('shows the last run by outcome in words, duration, counts, findings and a link to its detail', () => {
     const page = renderSchedules(schedulesView(), ctx);
     expect(page).toContain('<span class="badge o-partial"><span aria-hidden="true">◐</span> partial</span>');
     expect(page).toContain('2 min 04 s · 3 targets: 2 succeeded, 1 failed');
     expect(page).toContain('href="/runs/nightly-pause%3A2026-11-25T19%3A00%3A00.000Z"');
     expect(page).toContain('no run kept');
+    expect(page).toContain('3 targets: 2 succeeded, 1 failed · 2 findings');
   });
 
   it('lists the recent runs with the worker a run was taken over from', () => {
