@@ -56,14 +56,18 @@ function parseQuery<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new BadQueryError(`${issue?.path.join('.') || 'query'}: ${issue?.message ?? 'invalid'}`);
 }
 
+const HOUR_MS = 3_600_000;
+
 /**
  * What tells one answer from the next for a page that refreshes itself: the data, not the
- * instant it was read (`generatedAt`, a listing's age), so an unchanged view costs a 304.
+ * instant it was read (`generatedAt`; a listing's age only by the hour, when the page starts
+ * warning that the listing is old), so an unchanged view costs a 304.
  */
 function etagOf(view: unknown): string {
-  const stable = JSON.stringify(view, (key, value) =>
-    key === 'generatedAt' || key === 'ageMs' ? undefined : value,
-  );
+  const stable = JSON.stringify(view, (key, value) => {
+    if (key === 'generatedAt') return undefined;
+    return key === 'ageMs' && typeof value === 'number' ? Math.floor(value / HOUR_MS) : value;
+  });
   return `"${createHash('sha256').update(stable).digest('base64url').slice(0, 27)}"`;
 }
 

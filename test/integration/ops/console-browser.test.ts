@@ -77,7 +77,12 @@ beforeAll(async () => {
   [browser, redis, sim] = await Promise.all([
     chromium.launch({ executablePath: CHROMIUM, headless: true }),
     startTestRedis(),
-    startSimulator({ port: 0, seed: 1, fleet: { workgroups: 20, workspacesPerWorkgroup: 5 }, transitionMs: 200 }),
+    startSimulator({
+      port: 0,
+      seed: 1,
+      fleet: { workgroups: 20, workspacesPerWorkgroup: 5 },
+      transitionMs: 200,
+    }),
   ]);
   dir = mkdtempSync(join(tmpdir(), 'nightshift-console-'));
   shots = SCREENSHOTS ?? join(dir, 'shots');
@@ -95,6 +100,31 @@ beforeAll(async () => {
     by: 'ana',
     createdAt: new Date().toISOString(),
   });
+  // two weeks of nights paused by the window before today, closed as a morning resume closes them
+  const { ledger } = fleetStateStores(connection, prefix);
+  const day = 86_400_000;
+  const midnight = Math.floor(Date.now() / day) * day;
+  for (let d = 14; d >= 1; d--)
+    for (const [i, workgroupName] of ['staging-eu', 'staging-us', 'dev-alpha'].entries()) {
+      const key = `wg-history-${i}/ws-${d}`;
+      const pausedAt = new Date(midnight - d * day - 5 * 3_600_000 + i * 1_800_000).toISOString();
+      await ledger.put({
+        key,
+        workgroupId: `wg-history-${i}`,
+        workspaceId: `ws-${d}`,
+        workgroupName,
+        workspaceName: 'main',
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: `history-${d}`,
+        state: 'confirmed',
+        intendedAt: pausedAt,
+        pausedAt,
+        pricePerHour: 0.9,
+        currency: 'EUR',
+      });
+      await ledger.end(key, 'resumed', new Date(midnight - d * day + 7 * 3_600_000));
+    }
   connection.disconnect();
 
   service = startService(['start', join(dir, 'policy.yaml')], {
@@ -171,7 +201,10 @@ describe('the operator console in a real browser, against `nightshift start`, th
       const schedules = await getJson<SchedulesView>('/api/schedules');
       expect((await page.goto(`${url}/`))?.status()).toBe(200);
       for (const name of ['office-hours', 'dev-pause', 'allow-list-audit', 'weekly-resume'])
-        await expect(page.getByRole('row', { name: new RegExp(`\\b${name}\\b`) }).count(), name).resolves.toBeGreaterThan(0);
+        await expect(
+          page.getByRole('row', { name: new RegExp(`\\b${name}\\b`) }).count(),
+          name,
+        ).resolves.toBeGreaterThan(0);
       await expect(
         page.getByText(schedules.policy?.sha.slice(0, 12) ?? 'no policy').count(),
       ).resolves.toBeGreaterThan(0);
@@ -220,10 +253,16 @@ describe('the operator console in a real browser, against `nightshift start`, th
 
       const savings = await getJson<SavingsView>('/api/savings');
       expect(savings.days).toHaveLength(30);
-      // seconds of pausing so far: the workgroups the pauses were in, not yet a hundredth of an hour
-      expect(savings.workgroups.map((row) => row.workgroup)).toContain('dev-alpha');
+      // 14 nights of 12 h (11.5 h and 11 h) across three workgroups, and the pauses of this run so far
+      expect(savings.total.pausedHours).toBeGreaterThanOrEqual(14 * (12 + 11.5 + 11));
+      expect(
+        savings.workgroups
+          .slice(0, 3)
+          .map((row) => row.workgroup)
+          .sort(),
+      ).toEqual(['dev-alpha', 'staging-eu', 'staging-us']);
       await page.goto(`${url}/savings`);
-      await expect(page.locator('svg rect.bar, svg [data-day]').count()).resolves.toBeGreaterThan(0);
+      await expect(page.locator('svg.chart g.bar').count()).resolves.toBe(30);
       await shoot(page, 'console-savings');
 
       await page.goto(`${url}/findings`);
