@@ -156,6 +156,7 @@ async function main(): Promise<void> {
     `fleet: ${total} workspaces in ${workgroups.length} workgroups; listing saved in ${saveMs.toFixed(0)} ms; ` +
       `${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}\n`,
   );
+  watcher.disconnect();
   monitor.disconnect();
   await server.close();
   redis.disconnect();

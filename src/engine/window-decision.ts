@@ -1,7 +1,7 @@
 import type { Workgroup } from '../api/index.js';
 import { currentPeriod, type PolicyWindow } from '../policy/index.js';
 import { workspaceRef } from './action.js';
-import { describeHold, type Hold, holdFor, type Ownership } from './ownership.js';
+import { describeHold, type Hold, holdLookup, type Ownership } from './ownership.js';
 import { type SelectedWorkspace, selectTargets } from './targets.js';
 import type { WindowState } from './window-state.js';
 import { STATUS } from './workspace-status.js';
@@ -88,6 +88,7 @@ export function decideWindow(input: WindowDecisionInput): WindowDecision {
     keys: new Set(selectTargets(input.workgroups, selector).map((ws) => workspaceRef(ws).key)),
   }));
 
+  const holdOn = input.holds ? holdLookup(input.holds, now) : undefined;
   const decisions = input.workspaces.map((ws): WorkspaceDecision => {
     const key = workspaceRef(ws).key;
     const actual = ws.status;
@@ -106,7 +107,7 @@ export function decideWindow(input: WindowDecisionInput): WindowDecision {
       return { ...base, desired: undefined, why: `created less than ${window.grace / 1000}s ago (grace)` };
 
     const own = windowWants(input, period.up, { edge: newPeriod, pending: pending.has(key) }, ws, owner);
-    const hold = input.holds ? holdFor(input.holds, ws, now) : undefined;
+    const hold = holdOn?.(ws);
     if (!hold) return { ...base, ...own, owed: own.act !== undefined };
     const desired: DesiredState = hold.state === 'active' ? 'Active' : 'Stopped';
     const off = normalize(actual) !== desired;

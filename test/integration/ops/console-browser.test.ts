@@ -224,7 +224,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
       );
       const requestIds = [...run.requestIds, ...run.targets.flatMap((target) => target.requestIds)];
       expect(requestIds.length).toBeGreaterThan(0);
-      const text = await page.locator('main').innerText();
+      const text = await page.locator('main').textContent();
       for (const id of requestIds) expect(text, id).toContain(id);
       await shoot(page, 'console-run');
 
@@ -234,7 +234,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
       expect(fleet.counts.byState.Active ?? 0).toBeGreaterThan(0);
       expect(fleet.counts.held).toBe(1);
       await page.goto(`${url}/fleet`);
-      const fleetText = await page.locator('main').innerText();
+      const fleetText = await page.locator('main').textContent();
       expect(fleetText).toMatch(/Stopped/);
       expect(fleetText).toMatch(/Active/);
       expect(fleetText).toMatch(/customer demo/);
@@ -248,7 +248,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
       await expect(page.locator(':focus').textContent()).resolves.toMatch(/apply/i);
       await page.keyboard.press('Enter');
       await page.waitForURL(/state=Stopped/);
-      const filtered = await page.locator('main').innerText();
+      const filtered = await page.locator('main').textContent();
       expect(filtered).toMatch(/Stopped/);
 
       const savings = await getJson<SavingsView>('/api/savings');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type Hold,
   holdFor,
+  holdLookup,
   holdPatternProblem,
   MemoryOwnershipLedger,
   type Ownership,
@@ -49,6 +50,34 @@ describe('holds', () => {
     expect(holdFor([broad, { ...narrow, createdAt: at(-1).toISOString() }], ws, at(2))?.state).toBe(
       'stopped',
     );
+  });
+
+  it('one lookup for a whole fleet answers each workspace as a lone check would: the newest unexpired match, ties in the order given', () => {
+    const holds = [
+      hold('dev-*/*', { state: 'stopped', createdAt: at(0).toISOString() }),
+      hold('dev-alpha/kg', { createdAt: at(1).toISOString() }),
+      hold('wg2/*', { reason: 'first of a tie', createdAt: at(1).toISOString() }),
+      hold('*/ws3', { reason: 'second of a tie', createdAt: at(1).toISOString() }),
+      hold('prod-*/*', { until: at(1).toISOString(), createdAt: at(0.5).toISOString() }),
+    ];
+    const fleet = [
+      ws,
+      { workgroupId: 'wg1', workgroupName: 'dev-alpha', workspaceId: 'ws2', workspaceName: 'etl' },
+      { workgroupId: 'wg2', workgroupName: 'dev-beta', workspaceId: 'ws3', workspaceName: 'kg' },
+      { workgroupId: 'wg3', workgroupName: 'prod-core', workspaceId: 'ws4', workspaceName: 'kg' },
+      { workgroupId: 'wg3', workgroupName: 'prod-core', workspaceId: 'ws5' },
+    ];
+    const lookup = holdLookup(holds, at(2));
+    expect(fleet.map((w) => lookup(w)?.reason ?? lookup(w)?.pattern)).toEqual(
+      fleet.map((w) => holdFor(holds, w, at(2))?.reason ?? holdFor(holds, w, at(2))?.pattern),
+    );
+    expect(fleet.map((w) => lookup(w)?.pattern)).toEqual([
+      'dev-alpha/kg',
+      'dev-*/*',
+      'wg2/*',
+      undefined,
+      undefined,
+    ]);
   });
 
   it('patterns are workgroup/workspace', () => {

@@ -3,7 +3,7 @@ import {
   decideWindow,
   type FleetListing,
   type Hold,
-  holdFor,
+  holdLookup,
   type Ownership,
   selectTargets,
   type WindowState,
@@ -96,6 +96,7 @@ export class FleetData {
     ]);
     const workgroups = listing?.workgroups ?? [];
     const marks = windowMarks(policy, workgroups, owned, holds, windowStates, now);
+    const holdOn = holdLookup(holds, now);
     const byState: Record<string, number> = {};
     const counts = { workspaces: 0, byState, owned: 0, held: 0, drifting: 0 };
     const names = new Set<string>();
@@ -116,7 +117,7 @@ export class FleetData {
           name: workspaceName,
           state: workspace.status ?? 'unknown',
           owner: ownerOf(owned.get(key)),
-          hold: holdOf(holdFor(holds, { workgroupId, workgroupName, workspaceId, workspaceName }, now)),
+          hold: holdOf(holdOn({ workgroupId, workgroupName, workspaceId, workspaceName })),
           window: marks.get(key) ?? null,
         };
         counts.workspaces += 1;

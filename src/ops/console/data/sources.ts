@@ -1,11 +1,10 @@
-import type { FleetListing, RunSummary } from '../../../engine/index.js';
+import type { RunSummary } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
 import type {
   OpenFinding,
   PolicyStore,
   RedisFleetListings,
   RedisFleetState,
-  RejectedEdit,
   RunHistory,
   Suspension,
 } from '../../../store/index.js';
