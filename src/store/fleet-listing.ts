@@ -1,20 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { type FleetListing, FleetListingSchema, type FleetListingSink } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { SAVE_LISTING_IF_NEWER } from './lua.js';
-import { RedisStore } from './redis-store.js';
+import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
+
+export interface FleetListingsOptions extends StoreOptions {
+  /**
+   * How old a kept listing may grow before a run that saw the same fleet writes it again (to
+   * refresh its age). Default 5 minutes.
+   */
+  refreshMs?: number;
+}
 
 /**
  * The newest fleet listing any run saw, for readers that must not call the API (the console).
  * One hash: `at` alone is cheap to read, so a reader keeps the parsed body and reads it again
  * only when `latestAt` changed.
+ *
+ * A listing is megabytes at 10,000 workspaces, and windows list the fleet every few minutes: a
+ * run that saw exactly the fleet already kept (same digest) writes nothing unless the kept one is
+ * older than `refreshMs`. A quiet reconciliation stays free of writes, and an append-only Redis
+ * does not log megabytes a minute of the same fleet.
  */
 export class RedisFleetListings extends RedisStore implements FleetListingSink {
-  /** Keeps `listing` unless a listing made later is already kept. */
+  readonly #refreshMs: number;
+
+  constructor(redis: Redis, options: FleetListingsOptions = {}) {
+    super(redis, options);
+    this.#refreshMs = positiveInteger('RedisFleetListings: refreshMs', options.refreshMs ?? 5 * 60_000);
+  }
+
+  /** Keeps `listing` unless a listing made later is kept, or the same fleet was kept recently. */
   async save(listing: FleetListing): Promise<void> {
+    const digest = createHash('sha256').update(JSON.stringify(listing.workgroups)).digest('base64url');
+    const [keptAt, keptDigest] = await this.redis.hmget(this.keys.fleetListing, 'at', 'digest');
+    if (keptDigest === digest && keptAt && Date.parse(listing.at) - Date.parse(keptAt) < this.#refreshMs)
+      return;
     await SAVE_LISTING_IF_NEWER.run(
       this.redis,
       [this.keys.fleetListing],
-      [listing.at, JSON.stringify(listing)],
+      [listing.at, JSON.stringify(listing), digest],
     );
   }
 

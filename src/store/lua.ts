@@ -302,12 +302,13 @@ return 1
 /**
  * Keeps a listing unless the stored one was listed later, so a run that ends after another but
  * listed before it cannot replace the fresher view. ISO instants in UTC compare as strings.
- * KEYS: the listing's hash. ARGV: its `at`, its body (JSON). Returns 1 if kept, 0 if not.
+ * KEYS: the listing's hash. ARGV: its `at`, its body (JSON), the digest of its workgroups.
+ * Returns 1 if kept, 0 if not.
  */
 export const SAVE_LISTING_IF_NEWER = new LuaScript(`
 local stored = redis.call('HGET', KEYS[1], 'at')
 if stored and stored > ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'at', ARGV[1], 'body', ARGV[2])
+redis.call('HSET', KEYS[1], 'at', ARGV[1], 'body', ARGV[2], 'digest', ARGV[3])
 return 1
 `);
 

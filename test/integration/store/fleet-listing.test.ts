@@ -46,6 +46,19 @@ describe('RedisFleetListings', () => {
     expect(await listings.latest()).toEqual(saved);
   });
 
+  it('writes nothing when a run saw the fleet already kept, until the kept listing is older than refreshMs', async () => {
+    const listings = new RedisFleetListings(redis, { prefix: uniquePrefix('listing'), refreshMs: 60_000 });
+    await listings.save(listing('2026-11-25T20:00:00.000Z', 'run-1'));
+    await listings.save(listing('2026-11-25T20:00:59.000Z', 'run-2'));
+    expect(await listings.latest()).toMatchObject({ at: '2026-11-25T20:00:00.000Z', runId: 'run-1' });
+    // the fleet changed: kept at once
+    await listings.save(listing('2026-11-25T20:00:59.500Z', 'run-3', 'Stopped'));
+    expect(await listings.latest()).toMatchObject({ runId: 'run-3' });
+    // the same fleet a minute after it was kept: kept again, to show its age
+    await listings.save(listing('2026-11-25T20:02:00.000Z', 'run-4', 'Stopped'));
+    expect(await listings.latest()).toMatchObject({ at: '2026-11-25T20:02:00.000Z', runId: 'run-4' });
+  });
+
   it('answers undefined before any run has listed the fleet', async () => {
     const listings = new RedisFleetListings(redis, { prefix: uniquePrefix('listing') });
     expect(await listings.latestAt()).toBeUndefined();
