@@ -82,6 +82,7 @@ interface KubeObject {
     selector?: { matchLabels?: Labels } & Labels;
     template?: { metadata: { labels: Labels; annotations?: Record<string, string> }; spec: PodSpec };
     ports?: { name?: string; port: number; targetPort: string | number }[];
+    volumeClaimTemplates?: { metadata: { name: string } }[];
   };
 }
 interface Kustomization {
@@ -388,6 +389,41 @@ describe('the ops server in the pods', () => {
       expect(await get(metrics)).toBe(401);
       expect(await get(metrics, { authorization: `Bearer ${token}` })).toBe(200);
     });
+  });
+});
+
+describe('the bundled Redis', () => {
+  it('keeps its data on a volume claim with append-only persistence and never evicts, as BullMQ needs', () => {
+    const redis = workloads.find((object) => object.kind === 'StatefulSet') as KubeObject;
+    const container = podOf(redis).containers[0] as Container;
+    const argv = [...(container.command ?? []), ...(container.args ?? [])];
+    const flag = (name: string) => argv[argv.indexOf(name) + 1];
+    expect(flag('--appendonly')).toBe('yes');
+    expect(flag('--maxmemory-policy')).toBe('noeviction');
+    const claims = (redis.spec?.volumeClaimTemplates ?? []).map((claim) => claim.metadata.name);
+    const data = (container.volumeMounts ?? []).find((mount) => mount.mountPath === '/data');
+    expect(claims).toContain(data?.name);
+  });
+
+  it('is where the REDIS_URL of every role points: its Service, on its port', () => {
+    const redis = workloads.find((object) => object.kind === 'StatefulSet') as KubeObject;
+    for (const { container } of nightshift) {
+      const reference = envOf(container).get('REDIS_URL')?.valueFrom?.secretKeyRef;
+      const generator = kustomization.secretGenerator?.find((secret) => secret.name === reference?.name);
+      const literal = generator?.literals?.find((entry) => entry.startsWith(`${reference?.key}=`)) ?? '';
+      const url = new URL(literal.slice(literal.indexOf('=') + 1));
+      const service = objects.find(
+        (object) => object.kind === 'Service' && object.metadata.name === url.hostname,
+      );
+      expect(
+        selects(service?.spec?.selector, redis.spec?.template?.metadata.labels ?? {}),
+        url.hostname,
+      ).toBe(true);
+      expect(
+        service?.spec?.ports?.map((port) => port.port),
+        container.name,
+      ).toContain(Number(url.port));
+    }
   });
 });
 
