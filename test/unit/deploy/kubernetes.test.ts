@@ -228,9 +228,9 @@ describe('the nightshift workloads', () => {
     }
   });
 
-  it('run two schedulers, peers whose enqueues of one tick make one run', () => {
+  it('run at least two schedulers (peers: both enqueue a tick, it makes one run), so one survives a node', () => {
     expect(role('scheduler').object.kind).toBe('Deployment');
-    expect(role('scheduler').object.spec?.replicas).toBe(2);
+    expect(role('scheduler').object.spec?.replicas).toBeGreaterThanOrEqual(2);
     expect(role('worker').object.kind).toBe('Deployment');
   });
 
