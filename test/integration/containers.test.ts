@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { buildProgram } from '../../src/cli/main.js';
 import { loadSettings, VARIABLES } from '../../src/config/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN } from '../../src/sim/index.js';
+import { cliProblem } from '../helpers/cli-problem.js';
 
 /**
  * No Docker engine runs the tests, so these read the container files and hold them to the code:
@@ -110,33 +110,6 @@ function flagValue(argv: readonly string[], flag: string): string | undefined {
 
 // ---------------------------------------------------------------------------------------------
 // The CLI and the code
-
-/** Why `nightshift <argv>` would be refused before its action runs, or undefined when it parses. */
-function cliProblem(argv: readonly string[]): string | undefined {
-  const [name, ...rest] = argv;
-  const program = buildProgram();
-  const names = program.commands.map((command) => command.name());
-  const command = program.commands.find((candidate) => candidate.name() === name);
-  if (!command) return `"${name}" is not a nightshift command (${names.join(', ')})`;
-  command.configureOutput({ writeErr: () => {}, writeOut: () => {} });
-  let parsed: { operands: string[]; unknown: string[] };
-  try {
-    parsed = command.parseOptions([...rest]);
-  } catch (error) {
-    return `${name}: ${(error as Error).message}`;
-  }
-  if (parsed.unknown.length > 0) {
-    const known = command.options.map((option) => option.long).join(', ');
-    return `${name} does not accept ${parsed.unknown.join(' ')} (it takes ${known || 'no options'})`;
-  }
-  const expected = command.registeredArguments;
-  const required = expected.filter((argument) => argument.required).length;
-  const most = expected.some((argument) => argument.variadic) ? Number.POSITIVE_INFINITY : expected.length;
-  if (parsed.operands.length < required || parsed.operands.length > most) {
-    return `${name} takes ${expected.map((argument) => argument.name()).join(' ') || 'no arguments'}, got "${parsed.operands.join(' ')}"`;
-  }
-  return undefined;
-}
 
 /** Every environment variable the program reads: the names its one settings schema declares. */
 const readByCode = new Set(VARIABLES);
