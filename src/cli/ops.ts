@@ -26,8 +26,6 @@ export interface OpsSettings {
    */
   fallbackPorts: number;
   token: string | undefined;
-  /** Where the console reads the policy's `${VAR}` values: the process's environment. */
-  env: PolicyEnv;
 }
 
 /**
@@ -59,7 +57,6 @@ export function opsSettings(settings: Settings): OpsSettings | undefined {
     port: port ?? DEFAULT_OPS_PORT,
     fallbackPorts: port === undefined ? OPS_FALLBACK_PORTS : 0,
     token,
-    env: settings.environment,
   };
 }
 
@@ -94,7 +91,15 @@ export async function startOpsRole(
   settings: OpsSettings | undefined,
   runtime: RedisRuntime,
   log: Logger,
-  ready?: () => Record<string, Readiness>,
+  {
+    env,
+    ready,
+  }: {
+    /** Where the console reads the policy's `${VAR}` values: the process's environment. */
+    env: PolicyEnv;
+    /** Further `/readyz` checks (`policy` for a scheduler). */
+    ready?: () => Record<string, Readiness>;
+  },
 ): Promise<OpsRole> {
   if (!settings) {
     log.info('ops server off (NIGHTSHIFT_HTTP_PORT=off)');
@@ -117,7 +122,7 @@ export async function startOpsRole(
         redis: runtime.redis,
         queue: runtime.queue,
         metrics,
-        console: { sources: consoleSources(runtime, settings.env) },
+        console: { sources: consoleSources(runtime, env) },
         ready,
         log,
       });

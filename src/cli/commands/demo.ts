@@ -135,7 +135,7 @@ async function startRoles(
   log: Logger,
   opsSettings: OpsSettings | undefined,
 ) {
-  const ops = await startOpsRole(opsSettings, runtime, log);
+  const ops = await startOpsRole(opsSettings, runtime, log, { env: settings.environment });
   const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
     metrics: ops.metrics,
   });

@@ -146,12 +146,13 @@ export function registerSchedulerCommand(program: Command, settings: Settings): 
       const log = cliLogger(settings, 'stdout', { role: 'scheduler' });
       const runtime = redisRuntime(settings, log, 'scheduler');
       const status = new PolicyStatus(file);
-      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
-        async (error: unknown) => {
-          await runtime.close();
-          throw error;
-        },
-      );
+      const server = await startOpsRole(ops, runtime, log, {
+        env: settings.environment,
+        ready: () => ({ policy: status.readiness() }),
+      }).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
       const stop = await unlessStopped(
         startSchedulerRole(settings, file, runtime, log, { metrics: server.metrics, status }),
         signalled,

@@ -38,12 +38,13 @@ export function registerStartCommand(program: Command, settings: Settings): void
       const log = cliLogger(settings, 'stdout');
       const runtime = redisRuntime(settings, log, 'start');
       const status = new PolicyStatus(file);
-      const server = await startOpsRole(ops, runtime, log, () => ({ policy: status.readiness() })).catch(
-        async (error: unknown) => {
-          await runtime.close();
-          throw error;
-        },
-      );
+      const server = await startOpsRole(ops, runtime, log, {
+        env: settings.environment,
+        ready: () => ({ policy: status.readiness() }),
+      }).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
       const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
         metrics: server.metrics,
       });

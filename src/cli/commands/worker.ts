@@ -108,10 +108,12 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
       const ops = opsSettings(settings);
       const log = cliLogger(settings, 'stdout', { role: 'worker' });
       const runtime = redisRuntime(settings, log, 'worker');
-      const server = await startOpsRole(ops, runtime, log).catch(async (error: unknown) => {
-        await runtime.close();
-        throw error;
-      });
+      const server = await startOpsRole(ops, runtime, log, { env: settings.environment }).catch(
+        async (error: unknown) => {
+          await runtime.close();
+          throw error;
+        },
+      );
       const stop = startWorkerRole(settings, runtime, log, { metrics: server.metrics });
       const signal = await signalled;
       exitWithin(workerShutdownLimitMs(shutdownGraceMs(settings, runtime)), log);
