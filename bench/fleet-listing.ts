@@ -3,8 +3,9 @@
  * workgroups × 100, the simulator's seed, listed through the client as a run lists it), trimmed as
  * a run trims it and saved through `RedisFleetListings` on a private redis-server. Prints the
  * API's answer and the kept body in bytes, Redis's `MEMORY USAGE` of the key, and over `--repeat`
- * rounds the time of a save, of `latestAt()` (the reader's change check) and of `latest()` (read,
- * JSON.parse and schema parse), p50 and p99.
+ * rounds the time of a save of a changed fleet (written), of a save of the fleet already kept
+ * (digest compared, nothing written), of `latestAt()` (the reader's change check) and of `latest()`
+ * (read, JSON.parse and schema parse), p50 and p99.
  *
  *   npx tsx bench/fleet-listing.ts [--workgroups 100] [--per-workgroup 100] [--repeat 50]
  */
@@ -57,13 +58,18 @@ try {
   const listings = new RedisFleetListings(redis, { prefix });
   const listing = { at: '', runId: 'bench@1', job: 'bench', workgroups: trimListing(workgroups) };
   const save: number[] = [];
+  const same: number[] = [];
   const changed: number[] = [];
   const read: number[] = [];
   const parse: number[] = [];
   const base = Date.now();
   for (let round = 0; round < repeat; round++) {
-    // a new `at` each round, so every save replaces the body as a newer run's would
-    await timed(save, () => listings.save({ ...listing, at: new Date(base + round).toISOString() }));
+    // one workspace changes each round, so the save replaces the body as a newer run's would
+    const first = listing.workgroups[0]?.workspaces?.[0];
+    if (first) first.status = round % 2 === 0 ? 'Stopped' : 'Active';
+    await timed(save, () => listings.save({ ...listing, at: new Date(base + 2 * round).toISOString() }));
+    // the same fleet a moment later: compared, not written
+    await timed(same, () => listings.save({ ...listing, at: new Date(base + 2 * round + 1).toISOString() }));
     await timed(changed, () => listings.latestAt());
     await timed(read, () => listings.latest());
   }
@@ -79,7 +85,8 @@ try {
   console.log(`Redis MEMORY USAGE (key): ${kib(memory)}`);
   console.log('                              p50 ms   p99 ms');
   for (const [name, times] of [
-    ['save (stringify + script)', save],
+    ['save, fleet changed (written)', save],
+    ['save, same fleet (no write)', same],
     ['latestAt()', changed],
     ['latest() (read + parse)', read],
     ['  of which parse', parse],
