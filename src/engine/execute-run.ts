@@ -68,8 +68,13 @@ export interface RunDependencies {
   actions: ReadonlyMap<string, Action>;
   checkpoints: CheckpointStore;
   log: Logger;
-  /** Aborts the run from outside (shutdown past its grace period). */
+  /** Aborts the run from outside (shutdown past its grace period, the run's lock lost). */
   signal: AbortSignal;
+  /**
+   * Asked before every attempt at a target; throws when the run may no longer act (its job's lock
+   * is another run's). Default: none.
+   */
+  fence?: () => Promise<void>;
   /** Interval of the shared poll a run's waits use. */
   pollIntervalMs: number;
   /** Called as targets finish. */
@@ -253,6 +258,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
             done,
             log,
             signal,
+            fence: deps.fence,
             onRecord: (record) => {
               records.set(record.key, record);
               deps.onProgress?.(records.size, Math.max(total, records.size));

@@ -16,6 +16,8 @@ export interface TargetRunnerOptions {
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
   signal: AbortSignal;
+  /** Asked before every attempt; throws when the run may no longer act. */
+  fence?: (() => Promise<void>) | undefined;
   onRecord: (record: TargetRecord) => void;
 }
 
@@ -97,9 +99,10 @@ async function runOne(
     } = await withRetries(
       options.retry,
       options.signal,
-      (attempt) => {
+      async (attempt) => {
         waiting = false;
         findings = [];
+        await options.fence?.();
         return callScope.run({ log, requestIds, attempt, findings }, () =>
           step({ attempt, signal: options.signal, log, progressRecord: progress }),
         );

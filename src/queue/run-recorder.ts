@@ -68,6 +68,22 @@ export class RunRecorder {
     await this.#forget(summary.runId);
   }
 
+  /**
+   * Records a run stopped mid-way because another run of its job took the lock: failed, with
+   * `reason` and the targets it finished (from its checkpoints).
+   */
+  async stopped(run: RunIdentity, startedAt: Date, reason: string): Promise<RunSummary> {
+    const summary = summarize(run, {
+      startedAt,
+      finishedAt: new Date(),
+      outcome: 'failed',
+      reason,
+      targets: (await this.#options.checkpoints.load(run.runId)).values(),
+    });
+    await this.finished(summary);
+    return summary;
+  }
+
   /** Sends a finished run to its job's sinks; never fails the run. */
   async notify({ policy, job }: RunPolicy, summary: RunSummary): Promise<void> {
     await this.#options.notifier?.notify(policy.notifications, job, summary);

@@ -248,13 +248,30 @@ export class RunWorker {
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
-    const stopRenewing = exclusive
-      ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3)
+    // A worker stalled past the run lock's TTL may find another run of the job holding it: this
+    // run then stops before its next target, so two runs of one job never act at once (a pause
+    // landing after the resume that followed it would strand the workspace until the next edge).
+    const superseded = new AbortController();
+    const hold = exclusive
+      ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3, (holder) => {
+          log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
+          superseded.abort(
+            new UnrecoverableError(
+              `stopped: the run lock of job "${data.job}" is held by ${holder ? `run ${holder}` : 'another run'}; this worker was stalled past it, and two runs of one job never act at once`,
+            ),
+          );
+        })
+      : undefined;
+    const fence = hold
+      ? async () => {
+          if (!(await hold.confirm())) throw superseded.signal.reason;
+        }
       : undefined;
     let handedBack = false;
     try {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
-      const summary = await executeRun(this.#runDependencies(job), {
+      const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
+      const summary = await executeRun(this.#runDependencies(job, signal, fence), {
         runId: data.runId,
         job: policyJob,
         trigger: data.trigger,
@@ -268,6 +285,12 @@ export class RunWorker {
       await this.#recorder.finished(summary);
       return summary;
     } catch (error) {
+      if (superseded.signal.aborted) {
+        const reason = (superseded.signal.reason as Error).message;
+        const identity = runIdentity(data, policyJob.action, deliveriesOf(job));
+        await this.#recorder.stopped(identity, startedAt, reason);
+        throw superseded.signal.reason;
+      }
       if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
       // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
       // its checkpoints. The run lock stays (unrenewed): it names this run, so the resuming
@@ -277,19 +300,24 @@ export class RunWorker {
       log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
       throw new WaitingError();
     } finally {
-      stopRenewing?.();
+      hold?.stop();
       if (exclusive && !handedBack) await this.#lock.release(data.job, data.runId);
     }
   }
 
-  #runDependencies(job: Job<RunJobData, RunJobResult>): RunDependencies {
+  #runDependencies(
+    job: Job<RunJobData, RunJobResult>,
+    signal: AbortSignal,
+    fence: (() => Promise<void>) | undefined,
+  ): RunDependencies {
     return {
       api: this.#options.api,
       io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,
       log: this.#options.log,
-      signal: this.#shutdown.signal,
+      signal,
+      fence,
       pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
