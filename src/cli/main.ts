@@ -69,10 +69,27 @@ export function buildProgram(
 }
 
 /** Runs the CLI and resolves to the process exit code. */
+/** Asking for help or the version reads no setting: a bad one must not hide how to fix it. */
+const HELP_OR_VERSION = new Set(['-h', '--help', 'help', '-V', '--version']);
+
+/**
+ * The settings from the environment; when they are at fault and `argv` only asks for help or the
+ * version, the defaults instead, so the help still prints.
+ */
+function settingsFor(argv: readonly string[]): Settings {
+  try {
+    return settingsFrom(processEnvironment());
+  } catch (error) {
+    if (error instanceof UsageError && argv.slice(2).some((arg) => HELP_OR_VERSION.has(arg)))
+      return settingsFrom({});
+    throw error;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   let settings: Settings | undefined;
   try {
-    settings = settingsFrom(processEnvironment());
+    settings = settingsFor(argv);
     await buildProgram({}, settings).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {

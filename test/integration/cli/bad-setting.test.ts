@@ -27,4 +27,14 @@ describe('a bad setting in the environment', () => {
       'nightshift: NIGHTSHIFT_WORKER_CONCURRENCY must be a positive number, got "lots"; NIGHTSHIFT_LOG_FORMAT must be one of json, pretty, got "xml"\n',
     );
   });
+
+  it('still shows the help and the version, which read no setting, with exit 0', async () => {
+    for (const args of [['--help'], ['start', '--help'], ['--version']]) {
+      const cli = startCli(args, { NIGHTSHIFT_WORKER_CONCURRENCY: 'lots' });
+      expect(await cli.exited, args.join(' ')).toBe(0);
+      expect(cli.stdout(), args.join(' ')).toMatch(
+        args[0] === '--version' ? /^\d+\.\d+\.\d+/ : /^Usage: nightshift/,
+      );
+    }
+  });
 });
