@@ -216,6 +216,8 @@ export class PolicyReloader {
     }
     const fixed = this.#options.status.rejected;
     this.#accepted(policy);
+    if (policy.warnings.length > 0)
+      log.warn({ warnings: policy.warnings.map(formatProblem) }, 'new policy loaded, with warnings');
     if (fixed) this.#notify({ event: 'accepted', rejectedSha: fixed.sha, problems: [] }, policy);
   }
 

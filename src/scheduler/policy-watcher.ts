@@ -3,13 +3,20 @@ import { readFile } from 'node:fs/promises';
 
 /**
  * Calls `onChange` with the policy's new text when the file changes or the process gets
- * SIGHUP. Watches the folder, not the file: editors and config-map updates replace the file,
+ * SIGHUP, and `onUnreadable` when it changed but cannot be read. Watches the folder, not the file: editors and config-map updates replace the file,
  * which ends a watch on the file itself. Bursts of events within `debounceMs` count once.
  */
 export function watchPolicy(
   file: string,
   onChange: (text: string) => Promise<void>,
-  debounceMs = 200,
+  {
+    onUnreadable,
+    debounceMs = 200,
+  }: {
+    /** The file changed but cannot be read (deleted, or no longer readable): the policy in force stays. */
+    onUnreadable?: (error: Error) => void;
+    debounceMs?: number;
+  } = {},
 ): () => void {
   let timer: NodeJS.Timeout | undefined;
   let last: string | undefined;
@@ -18,7 +25,10 @@ export function watchPolicy(
   const reload = () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
-      const text = await readFile(file, 'utf8').catch(() => undefined);
+      const text = await readFile(file, 'utf8').catch((error: Error) => {
+        onUnreadable?.(error);
+        return undefined;
+      });
       if (text === undefined || (text === last && !forced)) return;
       forced = false;
       last = text;

@@ -85,7 +85,13 @@ export async function startSchedulerRole(
   };
   runtime.redis.on('error', onError);
   runtime.redis.on('ready', onReady);
-  const stopWatching = watchPolicy(file, (next) => reloader.reload(next));
+  const stopWatching = watchPolicy(file, (next) => reloader.reload(next), {
+    onUnreadable: (error) =>
+      log.error(
+        { err: error, file },
+        'policy file cannot be read (deleted, or no longer readable); keeping the last good policy',
+      ),
+  });
   log.info({ jobs: scheduler.upcoming() }, 'scheduler started');
   return async () => {
     stopWatching();

@@ -346,3 +346,31 @@ describe('a scheduler restarted on a file with problems', () => {
     );
   });
 });
+
+describe('a hot reload the scheduler can load, or cannot read', () => {
+  it('logs the warnings of an edit it loads, and an error when the file cannot be read, keeping the last good policy', async () => {
+    const file = join(dir, 'warnings.yaml');
+    const first = policy(['alpha']);
+    await save(file, first);
+    const scheduler = start(['scheduler', file], uniquePrefix('reload-warn'));
+    await line(scheduler, 'scheduler started');
+
+    await save(
+      file,
+      policy(['alpha']).replace('    action: pause', '    timezone: europe/berlin\n    action: pause'),
+    );
+    const loaded = await line(scheduler, 'new policy loaded, with warnings');
+    expect(loaded.level).toBe(40);
+    expect(loaded.warnings).toEqual([
+      expect.stringMatching(/warnings\.yaml:\d+:\d+: .*"europe\/berlin" is read as "Europe\/Berlin"/),
+    ]);
+
+    rmSync(file);
+    const unreadable = await line(
+      scheduler,
+      'policy file cannot be read (deleted, or no longer readable); keeping the last good policy',
+    );
+    expect(unreadable.level).toBe(50);
+    expect(JSON.stringify(unreadable)).toContain('ENOENT');
+  });
+});
