@@ -48,6 +48,20 @@ export type ReadOnlyApi = Pick<
   'listWorkgroups' | 'listAllowedIps' | 'checkCurrentIp' | 'getCloudProvider' | 'listOrgUsers'
 >;
 
+/**
+ * The client's read operations alone, bound to it: what a plan is handed at run time, so one that
+ * casts its way past the type still cannot write (a write operation is simply not there).
+ */
+export function readOnlyApi(api: ApiClient): ReadOnlyApi {
+  return {
+    listWorkgroups: api.listWorkgroups.bind(api),
+    listAllowedIps: api.listAllowedIps.bind(api),
+    checkCurrentIp: api.checkCurrentIp.bind(api),
+    getCloudProvider: api.getCloudProvider.bind(api),
+    listOrgUsers: api.listOrgUsers.bind(api),
+  };
+}
+
 /** The files an action writes on the worker (a report). */
 export interface ActionFiles {
   /** Whether something is at `path` (a plan says it would replace it). */

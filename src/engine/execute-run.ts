@@ -1,7 +1,14 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
-import type { Action, ActionContext, ActionIo, RunVerdict } from './action.js';
+import {
+  type Action,
+  type ActionContext,
+  type ActionIo,
+  type PlanContext,
+  type RunVerdict,
+  readOnlyApi,
+} from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
@@ -59,6 +66,20 @@ export interface FleetStateStores {
   ledger: OwnershipLedger;
   holds: HoldReader;
   windows: WindowStateStore;
+}
+
+/**
+ * A dry run's context: the reading halves of the client and the I/O ports alone, so a plan cannot
+ * write at run time either, not only at compile time.
+ */
+function planContext(ctx: ActionContext): PlanContext {
+  const { files, secretSinks } = ctx;
+  return {
+    ...ctx,
+    api: readOnlyApi(ctx.api),
+    files: { exists: (path) => files.exists(path) },
+    secretSinks: { checkFile: (path) => secretSinks.checkFile(path) },
+  };
 }
 
 export interface RunDependencies {
@@ -280,7 +301,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
 
     let runError: ErrorRecord | undefined;
     try {
-      await (request.dryRun ? action.plan(ctx, job.params) : action.run(ctx, job.params));
+      await (request.dryRun ? action.plan(planContext(ctx), job.params) : action.run(ctx, job.params));
     } catch (error) {
       if (deps.signal.aborted) throw deps.signal.reason;
       runError = timeout.aborted

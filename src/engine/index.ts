@@ -9,6 +9,7 @@ export {
   type ReadOnlyApi,
   type ReadOnlyDone,
   type RunVerdict,
+  readOnlyApi,
   readOnlyVerbs,
   SecretSinkError,
   type SecretSinkIo,
