@@ -79,6 +79,9 @@ export class Transport {
     this.#dispatcher =
       options.dispatcher ??
       new Agent({
+        // undici 8 negotiates HTTP/2 where TLS offers it; the time limits and the failure mapping
+        // are tested over HTTP/1.1 only (the simulator speaks nothing else), so stay on it
+        allowH2: false,
         keepAliveTimeout: 30_000,
         connect: { timeout: Math.min(this.#timeoutMs, 10_000) },
         headersTimeout: this.#timeoutMs,

@@ -72,7 +72,9 @@ export class Notifier {
     };
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher =
-      options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+      options.dispatcher ??
+      // HTTP/1.1 as before undici 8, which would negotiate HTTP/2: the delivery tests speak nothing else
+      new Agent({ allowH2: false, keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
   }
 
   /**
