@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
 import { DEFAULT_REDIS_PREFIX, type Settings, withVariables } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
@@ -312,10 +312,11 @@ export function registerDemoCommand(program: Command, settings: Settings): void 
       'stop by itself after this long and print a summary, e.g. 60s',
       parseDemoDuration,
     )
-    .option('--fleet <WxS>', 'simulated workgroups x workspaces', parseFleet, {
-      workgroups: 20,
-      workspacesPerWorkgroup: 5,
-    })
+    .addOption(
+      new Option('--fleet <WxS>', 'simulated workgroups x workspaces')
+        .argParser(parseFleet)
+        .default({ workgroups: 20, workspacesPerWorkgroup: 5 }, '20x5'),
+    )
     .addHelpText(
       'after',
       '\nNeeds redis-server on the PATH (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis),\nor REDIS_URL pointing at a Redis it may use (under a key prefix of its own).\nExit codes: 0 every run succeeded, 1 a run failed or partly failed, 2 bad usage or no Redis.\n\nExamples:\n  npm run demo\n  nightshift demo --duration 60s\n  nightshift demo --fleet 50x10',
