@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { processEnvironment, type Settings, serviceRedisUrl } from '../config/index.js';
-import { safeRedisUrl } from '../store/index.js';
+import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
+import { describeRedis } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -91,9 +91,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
     if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
-      const where = settings ? ` at ${safeRedisUrl(serviceRedisUrl(settings))}` : '';
+      const redis = settings ? serviceRedis(settings) : undefined;
+      const variable = {
+        url: 'REDIS_URL',
+        cluster: 'NIGHTSHIFT_REDIS_CLUSTER_NODES',
+        sentinel: 'NIGHTSHIFT_REDIS_SENTINELS',
+      };
       process.stderr.write(
-        `nightshift: Redis${where} did not answer: is it running, and is REDIS_URL right?\n`,
+        `nightshift: Redis${redis ? ` at ${describeRedis(redis)}` : ''} did not answer: is it running, and is ${variable[redis?.kind ?? 'url']} right?\n`,
       );
       return EXIT.failed;
     }

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface RetentionOptions {
@@ -71,7 +71,7 @@ function runScore(summary: RunSummary): number {
 export class RunHistory extends RedisStore {
   readonly #retention: Required<RetentionOptions>;
 
-  constructor(redis: Redis, options: RunHistoryOptions = {}) {
+  constructor(redis: RedisConnection, options: RunHistoryOptions = {}) {
     super(redis, options);
     this.#retention = checkRetention(options.retention);
   }

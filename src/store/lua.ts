@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis.js';
 
 /** One call of a script: its KEYS and its ARGV. */
 export interface ScriptCall {
@@ -25,7 +25,11 @@ export class LuaScript {
     this.#sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    redis: RedisConnection,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     try {
       return await redis.evalsha(this.#sha, keys.length, ...keys, ...args);
     } catch (error) {
@@ -39,7 +43,7 @@ export class LuaScript {
    * the calls that met NOSCRIPT. Answers each call's result in order; rejects with the first
    * call's error, if any.
    */
-  async runEach(redis: Redis, calls: readonly ScriptCall[]): Promise<unknown[]> {
+  async runEach(redis: RedisConnection, calls: readonly ScriptCall[]): Promise<unknown[]> {
     if (calls.length === 0) return [];
     const pipeline = redis.pipeline();
     for (const { keys, args } of calls) pipeline.evalsha(this.#sha, keys.length, ...keys, ...args);

@@ -1,9 +1,17 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisAddress, RedisTopology } from '../config/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 
 /** The longest wait between two reconnection attempts. */
 export const MAX_RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * A connection to one Redis (by URL or through Sentinels) or to a Redis Cluster. Both answer
+ * every command nightshift sends, `status`, `duplicate()` and pipelines; a Cluster routes each
+ * command by its key's slot, which is why every key nightshift owns shares one hash tag.
+ */
+export type RedisConnection = Redis | Cluster;
 
 /** Any ioredis option passes through, bar Sentinel's `role`, whose name we use for our own. */
 export interface CreateRedisOptions extends Omit<RedisOptions, 'role'> {
@@ -75,8 +83,6 @@ function errorCode(error: unknown): string {
  */
 export function createRedis({ url, log = silentLogger, role, ...extra }: CreateRedisOptions): Redis {
   checkUrl(url);
-  // 'client', not 'role': a service's logger already carries its role
-  const context = { redis: safeRedisUrl(url), client: role };
   const redis = new Redis(url, {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
@@ -84,18 +90,99 @@ export function createRedis({ url, log = silentLogger, role, ...extra }: CreateR
     connectionName: `nightshift:${role}`,
     ...extra,
   });
+  // 'client', not 'role': a service's logger already carries its role
+  return reportOutages(redis, log, { redis: safeRedisUrl(url), client: role });
+}
+
+/** `createRedis`'s options, for any topology. */
+export interface ConnectRedisOptions extends Omit<CreateRedisOptions, 'url'> {
+  topology: RedisTopology;
+}
+
+/**
+ * A connection made like `createRedis`'s (reconnecting forever unless `retryStrategy` says
+ * otherwise, one log line per outage) to the topology the settings name: one Redis by URL, a
+ * Redis Cluster (its nodes found from any one of `nodes`), or the primary the Sentinels name,
+ * followed through a failover.
+ */
+export function connectRedis({
+  topology,
+  log = silentLogger,
+  role,
+  ...extra
+}: ConnectRedisOptions): RedisConnection {
+  if (topology.kind === 'url') return createRedis({ url: topology.url, log, role, ...extra });
+  const context = { redis: describeRedis(topology), client: role };
+  const { retryStrategy = reconnectDelay, lazyConnect, ...options } = extra;
+  const shared = { maxRetriesPerRequest: null, connectionName: `nightshift:${role}`, ...options };
+  if (topology.kind === 'cluster') {
+    const cluster = new Cluster(topology.nodes.map(nodeAddress), {
+      clusterRetryStrategy: retryStrategy,
+      enableReadyCheck: true,
+      lazyConnect,
+      // the nodes' connections do not reconnect on their own: the cluster reconnects them all
+      redisOptions: { ...shared, password: topology.password },
+    });
+    return reportOutages(cluster, log, context);
+  }
+  const redis = new Redis({
+    ...shared,
+    sentinels: topology.sentinels.map(nodeAddress),
+    name: topology.name,
+    password: topology.password,
+    sentinelPassword: topology.sentinelPassword,
+    enableReadyCheck: true,
+    lazyConnect,
+    retryStrategy,
+    sentinelRetryStrategy: retryStrategy ?? undefined,
+    // a subscription to +switch-master moves the connection to the new primary as soon as the
+    // Sentinels elect it, rather than after the old one's connection errors out
+    failoverDetector: true,
+  });
+  return reportOutages(redis, log, context);
+}
+
+function nodeAddress({ host, port }: RedisAddress): { host: string; port: number } {
+  return { host, port };
+}
+
+/** Where a topology is, for logs and errors: never a password. */
+export function describeRedis(topology: RedisTopology): string {
+  const list = (addresses: readonly RedisAddress[]) =>
+    addresses
+      .map(({ host, port }) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`))
+      .join(',');
+  switch (topology.kind) {
+    case 'url':
+      return safeRedisUrl(topology.url);
+    case 'cluster':
+      return `cluster ${list(topology.nodes)}`;
+    case 'sentinel':
+      return `primary "${topology.name}" of sentinels ${list(topology.sentinels)}`;
+  }
+}
+
+/**
+ * One warning when an outage starts and one info line when it ends, never one line per attempt;
+ * every `error` event is handled, so none reaches ioredis's "Unhandled error event" fallback.
+ */
+function reportOutages<T extends RedisConnection>(
+  client: T,
+  log: Logger,
+  context: Record<string, string>,
+): T {
   let down = false;
-  redis.on('error', (error: unknown) => {
+  client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
     log.warn({ ...context, code: errorCode(error) }, 'Redis unreachable; retrying');
   });
-  redis.on('ready', () => {
+  client.on('ready', () => {
     if (!down) return;
     down = false;
     log.info(context, 'Redis connection restored');
   });
-  return redis;
+  return client;
 }
 
 /**
@@ -103,7 +190,7 @@ export function createRedis({ url, log = silentLogger, role, ...extra }: CreateR
  * ready (still connecting, or reconnecting) answers false at once instead of queueing a PING
  * behind the outage.
  */
-export async function pingRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+export async function pingRedis(redis: RedisConnection, timeoutMs: number): Promise<boolean> {
   if (redis.status !== 'ready') return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
