@@ -48,6 +48,13 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
+/**
+ * Through Sentinels, attempts stay at most this far apart: the primary's replacement is named
+ * seconds after it dies, and a client waiting out a long backoff then adds that wait to every
+ * failover. Each attempt asks a Sentinel first, which costs it next to nothing.
+ */
+export const MAX_SENTINEL_RECONNECT_DELAY_MS = 250;
+
 /** Exponential from 50 ms, capped at MAX_RECONNECT_DELAY_MS: quick after a blip, gentle in an outage. */
 export function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(Math.max(attempt - 1, 0), 16), MAX_RECONNECT_DELAY_MS);
@@ -113,7 +120,13 @@ export function connectRedis({
 }: ConnectRedisOptions): RedisConnection {
   if (topology.kind === 'url') return createRedis({ url: topology.url, log, role, ...extra });
   const context = { redis: describeRedis(topology), client: role };
-  const { retryStrategy = reconnectDelay, lazyConnect, ...options } = extra;
+  const {
+    retryStrategy = topology.kind === 'sentinel'
+      ? (attempt: number) => Math.min(reconnectDelay(attempt), MAX_SENTINEL_RECONNECT_DELAY_MS)
+      : reconnectDelay,
+    lazyConnect,
+    ...options
+  } = extra;
   const shared = { maxRetriesPerRequest: null, connectionName: `nightshift:${role}`, ...options };
   if (topology.kind === 'cluster') {
     const cluster = new Cluster(topology.nodes.map(nodeAddress), {
@@ -135,9 +148,9 @@ export function connectRedis({
     lazyConnect,
     retryStrategy,
     sentinelRetryStrategy: retryStrategy ?? undefined,
-    // a subscription to +switch-master moves the connection to the new primary as soon as the
-    // Sentinels elect it, rather than after the old one's connection errors out
-    failoverDetector: true,
+    // not ioredis's `failoverDetector`: its +switch-master handler, arriving while the client is
+    // reconnecting, closed the client for good (5.11.1: every command then fails "Connection is
+    // closed"); attempts at most 250 ms apart reach the new primary within that of its election
   });
   return reportOutages(redis, log, context);
 }

@@ -151,7 +151,10 @@ describe('on a Redis Cluster of three masters', () => {
 
   it('history retention evicts the oldest summaries of a job, whose keys its script finds in the sorted sets', async () => {
     const engine = onCluster('cluster-history');
-    const history = new RunHistory(engine.redis, { prefix: engine.prefix, retention: { maxRunsPerJob: 2, maxAgeMs: 3_650 * 86_400_000 } });
+    const history = new RunHistory(engine.redis, {
+      prefix: engine.prefix,
+      retention: { maxRunsPerJob: 2, maxAgeMs: 3_650 * 86_400_000 },
+    });
     const runs = [
       runSummary({ job: 'nightly' }),
       runSummary({ job: 'nightly' }),
