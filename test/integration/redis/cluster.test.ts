@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunSummary } from '../../../src/engine/index.js';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
 import type { SimulatorHandle } from '../../../src/sim/index.js';
 import { RunHistory } from '../../../src/store/history.js';
@@ -149,21 +150,23 @@ describe('on a Redis Cluster of three masters', () => {
     expect(second.output()).toContain('run taken over from a worker that stopped mid-run');
   });
 
-  it('history retention evicts the oldest summaries of a job, whose keys its script finds in the sorted sets', async () => {
+  it('history retention evicts runs of this job and of others, their summaries with them', async () => {
     const engine = onCluster('cluster-history');
     const history = new RunHistory(engine.redis, {
       prefix: engine.prefix,
-      retention: { maxRunsPerJob: 2, maxAgeMs: 3_650 * 86_400_000 },
+      retention: { maxRunsPerJob: 2, maxRunsTotal: 3, maxAgeMs: 3_650 * 86_400_000 },
     });
-    const runs = [
-      runSummary({ job: 'nightly' }),
-      runSummary({ job: 'nightly' }),
-      runSummary({ job: 'nightly' }),
-    ];
-    for (const run of runs) await history.record(run);
-    const [oldest, middle, newest] = runs.map((run) => run.runId) as [string, string, string];
-    expect((await history.list({ job: 'nightly' })).map((run) => run.runId)).toEqual([newest, middle]);
-    expect(await engine.redis.exists(engine.keys.run(oldest))).toBe(0);
+    const x1 = runSummary({ job: 'x' });
+    const x2 = runSummary({ job: 'x' });
+    const y1 = runSummary({ job: 'y' });
+    const y2 = runSummary({ job: 'y' });
+    const y3 = runSummary({ job: 'y' });
+    // y2 takes the total over 3 (x1 goes); y3 takes y over 2 (y1 goes)
+    for (const run of [x1, x2, y1, y2, y3]) await history.record(run);
+    const ids = (runs: readonly RunSummary[]) => runs.map((run) => run.runId);
+    expect(ids(await history.list())).toEqual(ids([y3, y2, x2]));
+    expect(ids(await history.list({ job: 'x' }))).toEqual(ids([x2]));
+    expect(await engine.redis.exists(engine.keys.run(x1.runId), engine.keys.run(y1.runId))).toBe(0);
   });
 
   it('the API rate limit’s bucket is shared through the cluster', async () => {
