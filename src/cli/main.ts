@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
-import { describeRedis } from '../store/index.js';
+import { describeRedis, isRedisUnreachable } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -90,15 +90,21 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.failed;
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
-    if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
+    const refused = (error as Error | undefined)?.name === 'ReplyError';
+    if (refused || isRedisUnreachable(error)) {
       const redis = settings ? serviceRedis(settings) : undefined;
+      const where = redis ? ` at ${describeRedis(redis)}` : '';
       const variable = {
         url: 'REDIS_URL',
         cluster: 'NIGHTSHIFT_REDIS_CLUSTER_NODES',
         sentinel: 'NIGHTSHIFT_REDIS_SENTINELS',
       };
+      // a refusal (a wrong password) says why in Redis's words; never the error itself, which
+      // carries the command it answered: AUTH's arguments are the password
       process.stderr.write(
-        `nightshift: Redis${redis ? ` at ${describeRedis(redis)}` : ''} did not answer: is it running, and is ${variable[redis?.kind ?? 'url']} right?\n`,
+        refused
+          ? `nightshift: Redis${where} refused: ${(error as Error).message}\n`
+          : `nightshift: Redis${where} did not answer: is it running, and is ${variable[redis?.kind ?? 'url']} right?\n`,
       );
       return EXIT.failed;
     }

@@ -25,6 +25,9 @@ export const REDACT_PATHS = [
   '*.headers.authorization',
   'secret',
   '*.secret',
+  // a Redis error carries the command it answered: AUTH's arguments are the password
+  'command.args',
+  '*.command.args',
 ];
 
 export interface LoggerFactoryOptions {

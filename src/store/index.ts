@@ -14,6 +14,7 @@ export {
   connectRedis,
   createRedis,
   describeRedis,
+  isRedisUnreachable,
   pingRedis,
   type RedisConnection,
   reconnectDelay,

@@ -128,9 +128,14 @@ export function connectRedis({
     ...options
   } = extra;
   const shared = { maxRetriesPerRequest: null, connectionName: `nightshift:${role}`, ...options };
+  // A one-shot client (a bounded `maxRetriesPerRequest`) fails its commands after a few attempts
+  // on one Redis; a cluster's or the Sentinels' own loop never counts towards that, so it gives
+  // up on its third attempt instead, and the commands fail with its error.
+  const oneShot = typeof options.maxRetriesPerRequest === 'number';
+  const topologyRetry = (attempt: number) => (oneShot && attempt > 2 ? null : retryStrategy?.(attempt));
   if (topology.kind === 'cluster') {
     const cluster = new Cluster(topology.nodes.map(nodeAddress), {
-      clusterRetryStrategy: retryStrategy,
+      clusterRetryStrategy: topologyRetry,
       enableReadyCheck: true,
       lazyConnect,
       // the nodes' connections do not reconnect on their own: the cluster reconnects them all
@@ -147,7 +152,7 @@ export function connectRedis({
     enableReadyCheck: true,
     lazyConnect,
     retryStrategy,
-    sentinelRetryStrategy: retryStrategy ?? undefined,
+    sentinelRetryStrategy: topologyRetry,
     // not ioredis's `failoverDetector`: its +switch-master handler, arriving while the client is
     // reconnecting, closed the client for good (5.11.1: every command then fails "Connection is
     // closed"); attempts at most 250 ms apart reach the new primary within that of its election
@@ -157,6 +162,20 @@ export function connectRedis({
 
 function nodeAddress({ host, port }: RedisAddress): { host: string; port: number } {
   return { host, port };
+}
+
+/**
+ * Whether a command failed because Redis could not be reached, as a one-shot client reports it:
+ * ioredis's own errors for one Redis, a cluster and Sentinels that all stayed silent.
+ */
+export function isRedisUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'ClusterAllFailedError' ||
+    error.message === 'None of startup nodes is available' ||
+    error.message.startsWith('All sentinels are unreachable')
+  );
 }
 
 /** Where a topology is, for logs and errors: never a password. */

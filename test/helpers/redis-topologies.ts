@@ -68,10 +68,11 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
 }
 
 /** A plain client on one process, for the helper's own questions to it. */
-async function ask<T>(port: number, question: (redis: Redis) => Promise<T>): Promise<T> {
+async function ask<T>(port: number, question: (redis: Redis) => Promise<T>, password?: string): Promise<T> {
   const redis = new Redis({
     port,
     host: '127.0.0.1',
+    password,
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -181,7 +182,16 @@ export const SENTINEL_NAME = 'nightshift-test';
 /** How long the Sentinels wait before they call an unanswering primary down. */
 export const DOWN_AFTER_MS = 1_000;
 
-export async function startRedisSentinels(): Promise<TestSentinels> {
+/** Passwords the primary and replica (`password`) and the Sentinels (`sentinelPassword`) require. */
+export interface SentinelPasswords {
+  password?: string;
+  sentinelPassword?: string;
+}
+
+export async function startRedisSentinels({
+  password,
+  sentinelPassword,
+}: SentinelPasswords = {}): Promise<TestSentinels> {
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-sentinel-'));
   const groups: Group[] = [];
   const [primaryPort, replicaPort, ...sentinelPorts] = (await freePorts(5)) as [number, number, ...number[]];
@@ -200,6 +210,7 @@ export async function startRedisSentinels(): Promise<TestSentinels> {
     `dump-${port}.rdb`,
     '--loglevel',
     'warning',
+    ...(password ? ['--requirepass', password, '--masterauth', password] : []),
     ...extra,
   ];
   try {
@@ -219,22 +230,35 @@ export async function startRedisSentinels(): Promise<TestSentinels> {
           `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
           `sentinel down-after-milliseconds ${SENTINEL_NAME} ${DOWN_AFTER_MS}`,
           `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
+          ...(password ? [`sentinel auth-pass ${SENTINEL_NAME} ${password}`] : []),
+          // the Sentinels talk to each other with the password they require
+          ...(sentinelPassword
+            ? [`requirepass ${sentinelPassword}`, `sentinel sentinel-pass ${sentinelPassword}`]
+            : []),
           '',
         ].join('\n'),
       );
       groups.push(await startGroup([file, '--sentinel', '--loglevel', 'warning'], port));
     }
     await until('the replica in sync', () =>
-      ask(replicaPort, async (redis) => (await redis.info('replication')).includes('master_link_status:up')),
+      ask(
+        replicaPort,
+        async (redis) => (await redis.info('replication')).includes('master_link_status:up'),
+        password,
+      ),
     );
     // a failover needs every Sentinel to know the replica and a majority of the others
     for (const port of sentinelPorts)
       await until(`sentinel ${port} to know the replica and the other sentinels`, () =>
-        ask(port, async (redis) => {
-          const replicas = (await redis.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
-          const others = (await redis.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
-          return replicas.length === 1 && others.length === 2;
-        }),
+        ask(
+          port,
+          async (redis) => {
+            const replicas = (await redis.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
+            const others = (await redis.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
+            return replicas.length === 1 && others.length === 2;
+          },
+          sentinelPassword,
+        ),
       );
   } catch (error) {
     await Promise.all(groups.map((group) => stopGroup(group)));
@@ -245,8 +269,8 @@ export async function startRedisSentinels(): Promise<TestSentinels> {
     kind: 'sentinel' as const,
     sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
     name: SENTINEL_NAME,
-    password: undefined,
-    sentinelPassword: undefined,
+    password,
+    sentinelPassword,
   };
   return {
     topology,
