@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/engine/index.js';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
+import { DEFAULT_API_KEY, type SimulatorHandle } from '../../../src/sim/index.js';
 import { RunHistory } from '../../../src/store/history.js';
 import { RedisRateLimiter } from '../../../src/store/rate-limiter.js';
 import {
@@ -9,8 +12,10 @@ import {
   type CliProcess,
   Engine,
   eventually,
+  type LogLine,
   pauseRequests,
   secondsCron,
+  startCli,
   startFleetSim,
   startTakeoverWorker,
   workspacesNot,
@@ -148,6 +153,66 @@ describe('on a Redis Cluster of three masters', () => {
     expect(calls.size).toBe(TARGETS);
     for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
     expect(second.output()).toContain('run taken over from a worker that stopped mid-run');
+  });
+
+  it('nightshift start (scheduler, worker and ops server in one process) runs a scheduled tick, is ready, and shows the queue', async () => {
+    const engine = onCluster('cluster-start');
+    const { cron, ticks } = secondsCron([4]);
+    const dir = mkdtempSync(join(tmpdir(), 'nightshift-cluster-start-'));
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, policy(cron));
+    const token = 'cluster-ui-token-0b9d';
+    const service = startCli(['start', file], {
+      ...cluster.current.environment,
+      NIGHTSHIFT_REDIS_PREFIX: engine.prefix,
+      NIGHTSHIFT_API_URL: sim.url,
+      NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_LOG_FORMAT: 'json',
+      NIGHTSHIFT_POLL_INTERVAL_MS: '100',
+      NIGHTSHIFT_UI_TOKEN: token,
+    });
+    workers.push(service);
+    try {
+      const lines = () =>
+        service
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as LogLine);
+      const listening = await eventually(
+        'ops server listening',
+        () => lines().find((line) => line.msg === 'ops server listening'),
+        15_000,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n--- output:\n${service.output()}`);
+      });
+      const address = listening.address as string;
+      const ready = await eventually('ready', async () => {
+        const response = await fetch(`${address}/readyz`);
+        return response.status === 200 ? response : undefined;
+      });
+      expect(await ready.json()).toMatchObject({ ready: true, checks: { redis: { ok: true } } });
+
+      const run = await engine.waitForRun(scheduledRunId('fleet-pause', ticks[0] as Date), 20_000);
+      expect(run).toMatchObject({
+        outcome: 'succeeded',
+        trigger: 'schedule',
+        counts: { succeeded: TARGETS },
+      });
+      const auth = { headers: { authorization: `Bearer ${token}` } };
+      const metrics = await (await fetch(`${address}/metrics`, auth)).text();
+      expect(metrics).toContain(
+        'nightshift_runs_total{job="fleet-pause",action="pause",outcome="succeeded"} 1',
+      );
+      // the dashboard reads the queue under its hash-tagged prefix, the completed run in it
+      const board = (await (await fetch(`${address}/ui/api/queues`, auth)).json()) as {
+        queues: { name: string; counts: { completed: number } }[];
+      };
+      expect(board.queues.map((queue) => [queue.name, queue.counts.completed])).toEqual([['runs', 1]]);
+      expect(await service.stop('SIGTERM')).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('history retention evicts runs of this job and of others, their summaries with them', async () => {
