@@ -132,9 +132,7 @@ export class RedisRateLimiter extends QueuedRateLimiter {
       signal?.throwIfAborted();
       // a call that cannot take its token must say why: the API was never asked (no `cause`,
       // which the API client would report in this message's place)
-      throw new Error(
-        `rate limit "${this.#name}": RedisConnection did not answer: ${(error as Error).message}`,
-      );
+      throw new Error(`rate limit "${this.#name}": Redis did not answer: ${(error as Error).message}`);
     }
     return Math.ceil(waitUs / 1000);
   }
