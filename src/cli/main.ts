@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
-import { describeRedis, isRedisUnreachable } from '../store/index.js';
+import { describeRedis, isRedisUnreachable, redisRefusal } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -90,8 +90,8 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.failed;
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
-    const refused = (error as Error | undefined)?.name === 'ReplyError';
-    if (refused || isRedisUnreachable(error)) {
+    const refused = redisRefusal(error);
+    if (refused !== undefined || isRedisUnreachable(error)) {
       const redis = settings ? serviceRedis(settings) : undefined;
       const where = redis ? ` at ${describeRedis(redis)}` : '';
       const variable = {
@@ -102,8 +102,8 @@ export async function main(argv: string[]): Promise<number> {
       // a refusal (a wrong password) says why in Redis's words; never the error itself, which
       // carries the command it answered: AUTH's arguments are the password
       process.stderr.write(
-        refused
-          ? `nightshift: Redis${where} refused: ${(error as Error).message}\n`
+        refused !== undefined
+          ? `nightshift: Redis${where} refused: ${refused}\n`
           : `nightshift: Redis${where} did not answer: is it running, and is ${variable[redis?.kind ?? 'url']} right?\n`,
       );
       return EXIT.failed;

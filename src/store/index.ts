@@ -18,6 +18,7 @@ export {
   pingRedis,
   type RedisConnection,
   reconnectDelay,
+  redisRefusal,
   safeRedisUrl,
 } from './redis.js';
 export { RunLock } from './run-lock.js';

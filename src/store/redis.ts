@@ -82,6 +82,16 @@ function errorCode(error: unknown): string {
 }
 
 /**
+ * What Redis answered when it refused the connection (a wrong password: `WRONGPASS …`), from the
+ * error or, for a cluster, the last node's: Redis's own words, which never repeat the password.
+ */
+export function redisRefusal(error: unknown): string | undefined {
+  const e = error as { name?: unknown; message?: unknown; lastNodeError?: unknown } | undefined;
+  if (e?.name === 'ReplyError' && typeof e.message === 'string') return e.message;
+  return e?.lastNodeError === undefined ? undefined : redisRefusal(e.lastNodeError);
+}
+
+/**
  * A client fit for BullMQ (which requires `maxRetriesPerRequest: null` for its blocking calls):
  * it reconnects forever, and commands wait in the offline queue meanwhile, so a Redis restart
  * delays work rather than failing it. An outage logs one warning when it starts and one info line
@@ -207,7 +217,11 @@ function reportOutages<T extends RedisConnection>(
   client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
-    log.warn({ ...context, code: errorCode(error) }, 'Redis unreachable; retrying');
+    const refused = redisRefusal(error);
+    log.warn(
+      { ...context, code: errorCode(error), ...(refused ? { refused } : {}) },
+      'Redis unreachable; retrying',
+    );
   });
   client.on('ready', () => {
     if (!down) return;

@@ -100,8 +100,8 @@ export interface TestTopology {
   stop(): Promise<void>;
 }
 
-/** Three masters, no replicas: every slot served, `cluster_state:ok` on each. */
-export async function startRedisCluster(): Promise<TestTopology> {
+/** Three masters, no replicas: every slot served, `cluster_state:ok` on each; `password` required if given. */
+export async function startRedisCluster({ password }: { password?: string } = {}): Promise<TestTopology> {
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-cluster-'));
   const groups: Group[] = [];
   try {
@@ -132,12 +132,14 @@ export async function startRedisCluster(): Promise<TestTopology> {
             '',
             '--loglevel',
             'warning',
+            ...(password ? ['--requirepass', password, '--masterauth', password] : []),
           ],
           port,
         ),
       );
     }
     await run('redis-cli', [
+      ...(password ? ['-a', password, '--no-auth-warning'] : []),
       '--cluster',
       'create',
       ...groups.map(({ port }) => `127.0.0.1:${port}`),
@@ -147,7 +149,7 @@ export async function startRedisCluster(): Promise<TestTopology> {
     ]);
     for (const { port } of groups)
       await until(`cluster_state:ok on ${port}`, () =>
-        ask(port, async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok')),
+        ask(port, async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'), password),
       );
   } catch (error) {
     await Promise.all(groups.map((group) => stopGroup(group)));
@@ -157,7 +159,7 @@ export async function startRedisCluster(): Promise<TestTopology> {
   const topology = {
     kind: 'cluster' as const,
     nodes: groups.map(({ port }) => ({ host: '127.0.0.1', port })),
-    password: undefined,
+    password,
   };
   return {
     topology,
