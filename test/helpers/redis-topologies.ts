@@ -10,6 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { RedisTopology } from '../../src/config/index.js';
 import { freePort, isListening } from '../../src/store/local-server.js';
 import { connectRedis, type RedisConnection } from '../../src/store/redis.js';
+import { running } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -36,6 +37,9 @@ async function startGroup(args: readonly string[], port: number): Promise<Group>
     stderr += chunk.toString();
   });
   await once(child, 'spawn');
+  // test/setup.ts kills what a failed file left running, each process with its group
+  running.set(child, true);
+  child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 10_000;
   while (!(await isListening(port))) {
     if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited: ${stderr}`);
@@ -216,7 +220,8 @@ export async function startRedisSentinels({
     ...extra,
   ];
   try {
-    groups.push(await startGroup(server(primaryPort), primaryPort));
+    // the replica's first sync at once, not after the default 5 s of waiting for more replicas
+    groups.push(await startGroup(server(primaryPort, '--repl-diskless-sync-delay', '0'), primaryPort));
     groups.push(
       await startGroup(server(replicaPort, '--replicaof', '127.0.0.1', String(primaryPort)), replicaPort),
     );
