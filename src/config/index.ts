@@ -13,6 +13,7 @@ export {
   configuredRedis,
   type Environment,
   loadSettings,
+  type RedisTls,
   type RedisTopology,
   type Settings,
   serviceRedis,

@@ -103,6 +103,8 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_REDIS_PASSWORD_FILE: text(),
     NIGHTSHIFT_REDIS_SENTINEL_PASSWORD: text(),
     NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: text(),
+    NIGHTSHIFT_REDIS_TLS: oneOf(['true', 'false'] as const).transform((value) => value === 'true'),
+    NIGHTSHIFT_REDIS_TLS_CA_FILE: text(),
     NIGHTSHIFT_WORKER_CONCURRENCY: positiveNumber(50),
     NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(5_000),
     NIGHTSHIFT_LOCK_MS: positiveNumber(DEFAULT_LOCK_MS),
@@ -153,6 +155,8 @@ function redisTopologyProblems(env: {
   NIGHTSHIFT_REDIS_PASSWORD_FILE?: string | undefined;
   NIGHTSHIFT_REDIS_SENTINEL_PASSWORD?: string | undefined;
   NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE?: string | undefined;
+  NIGHTSHIFT_REDIS_TLS?: boolean;
+  NIGHTSHIFT_REDIS_TLS_CA_FILE?: string | undefined;
 }): string[] {
   const problems: string[] = [];
   const topologies = (
@@ -179,6 +183,10 @@ function redisTopologyProblems(env: {
   for (const name of ['NIGHTSHIFT_REDIS_PASSWORD', 'NIGHTSHIFT_REDIS_PASSWORD_FILE'] as const)
     if (env[name] !== undefined && env.REDIS_URL !== undefined)
       problems.push(`${name} is set with REDIS_URL; with REDIS_URL the password goes in the URL`);
+  if (env.NIGHTSHIFT_REDIS_TLS && env.REDIS_URL !== undefined)
+    problems.push('NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL');
+  if (env.NIGHTSHIFT_REDIS_TLS_CA_FILE !== undefined && !env.NIGHTSHIFT_REDIS_TLS)
+    problems.push('NIGHTSHIFT_REDIS_TLS_CA_FILE is set without NIGHTSHIFT_REDIS_TLS=true');
   for (const secret of ['NIGHTSHIFT_REDIS_PASSWORD', 'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD'] as const)
     if (env[secret] !== undefined && env[`${secret}_FILE`] !== undefined)
       problems.push(`${secret} and ${secret}_FILE are both set; set only one of them`);

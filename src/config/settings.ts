@@ -31,6 +31,10 @@ export interface Settings {
     /** The Sentinels' own password, or the file holding it. */
     readonly sentinelPassword: string | undefined;
     readonly sentinelPasswordFile: string | undefined;
+    /** `NIGHTSHIFT_REDIS_TLS=true`: TLS to the cluster's nodes, or to the Sentinels and the nodes they name. */
+    readonly tls: boolean;
+    /** A CA bundle to trust besides the system's (a private CA). */
+    readonly tlsCaFile: string | undefined;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -102,6 +106,8 @@ export function loadSettings(env: Environment): Settings {
       passwordFile: v.NIGHTSHIFT_REDIS_PASSWORD_FILE,
       sentinelPassword: v.NIGHTSHIFT_REDIS_SENTINEL_PASSWORD,
       sentinelPasswordFile: v.NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE,
+      tls: v.NIGHTSHIFT_REDIS_TLS,
+      tlsCaFile: v.NIGHTSHIFT_REDIS_TLS_CA_FILE,
     },
     worker: {
       concurrency: v.NIGHTSHIFT_WORKER_CONCURRENCY,
@@ -130,6 +136,11 @@ export function withVariables(settings: Settings, variables: Environment): Setti
   return loadSettings({ ...settings.environment, ...variables });
 }
 
+/** TLS to a cluster's nodes or to Sentinels and their nodes: the system's CAs, plus `ca` if given (PEM). */
+export interface RedisTls {
+  readonly ca: string | undefined;
+}
+
 /** How nightshift reaches Redis: one server by URL, a Redis Cluster, or a primary Sentinels follow. */
 export type RedisTopology =
   | { readonly kind: 'url'; readonly url: string }
@@ -137,6 +148,7 @@ export type RedisTopology =
       readonly kind: 'cluster';
       readonly nodes: readonly RedisAddress[];
       readonly password: string | undefined;
+      readonly tls?: RedisTls | undefined;
     }
   | {
       readonly kind: 'sentinel';
@@ -144,6 +156,7 @@ export type RedisTopology =
       readonly name: string;
       readonly password: string | undefined;
       readonly sentinelPassword: string | undefined;
+      readonly tls?: RedisTls | undefined;
     };
 
 /**
@@ -154,11 +167,18 @@ export type RedisTopology =
 export function configuredRedis(settings: Settings): RedisTopology | undefined {
   const { url, clusterNodes, sentinel } = settings.redis;
   if (url) return { kind: 'url', url };
-  if (clusterNodes) return { kind: 'cluster', nodes: clusterNodes, password: redisPassword(settings) };
+  if (clusterNodes)
+    return {
+      kind: 'cluster',
+      nodes: clusterNodes,
+      password: redisPassword(settings),
+      tls: redisTls(settings),
+    };
   if (sentinel)
     return {
       kind: 'sentinel',
       ...sentinel,
+      tls: redisTls(settings),
       password: redisPassword(settings),
       sentinelPassword: secret(
         'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE',
@@ -172,6 +192,15 @@ export function configuredRedis(settings: Settings): RedisTopology | undefined {
 /** The Redis a service uses: the one the settings name, else the local default. */
 export function serviceRedis(settings: Settings): RedisTopology {
   return configuredRedis(settings) ?? { kind: 'url', url: DEFAULT_REDIS_URL };
+}
+
+function redisTls(settings: Settings): RedisTls | undefined {
+  const { tls, tlsCaFile } = settings.redis;
+  if (!tls) return undefined;
+  if (!tlsCaFile) return { ca: undefined };
+  const ca = readSecretFile('NIGHTSHIFT_REDIS_TLS_CA_FILE', tlsCaFile);
+  if (ca instanceof ConfigError) throw ca;
+  return { ca };
 }
 
 function redisPassword(settings: Settings): string | undefined {

@@ -143,13 +143,21 @@ export function connectRedis({
   // up on its third attempt instead, and the commands fail with its error.
   const oneShot = typeof options.maxRetriesPerRequest === 'number';
   const topologyRetry = (attempt: number) => (oneShot && attempt > 2 ? null : retryStrategy?.(attempt));
+  const tls = topology.tls && { ...(topology.tls.ca ? { ca: topology.tls.ca } : {}) };
   if (topology.kind === 'cluster') {
     const cluster = new Cluster(topology.nodes.map(nodeAddress), {
       clusterRetryStrategy: topologyRetry,
       enableReadyCheck: true,
       lazyConnect,
+      // with TLS, a node is reached by the name it was given, which its certificate names (the
+      // address a lookup gives would not match)
+      ...(tls
+        ? {
+            dnsLookup: (address: string, done: (error: null, address: string) => void) => done(null, address),
+          }
+        : {}),
       // the nodes' connections do not reconnect on their own: the cluster reconnects them all
-      redisOptions: { ...shared, password: topology.password },
+      redisOptions: { ...shared, password: topology.password, ...(tls ? { tls } : {}) },
     });
     return reportOutages(cluster, log, context);
   }
@@ -163,6 +171,7 @@ export function connectRedis({
     lazyConnect,
     retryStrategy,
     sentinelRetryStrategy: topologyRetry,
+    ...(tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
     // not ioredis's `failoverDetector`: its +switch-master handler, arriving while the client is
     // reconnecting, closed the client for good (5.11.1: every command then fails "Connection is
     // closed"); attempts at most 250 ms apart reach the new primary within that of its election

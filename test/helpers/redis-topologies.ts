@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,11 +72,17 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
 }
 
 /** A plain client on one process, for the helper's own questions to it. */
-async function ask<T>(port: number, question: (redis: Redis) => Promise<T>, password?: string): Promise<T> {
+async function ask<T>(
+  port: number,
+  question: (redis: Redis) => Promise<T>,
+  password?: string,
+  ca?: string,
+): Promise<T> {
   const redis = new Redis({
     port,
     host: '127.0.0.1',
     password,
+    ...(ca ? { tls: { ca } } : {}),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -104,11 +110,103 @@ export interface TestTopology {
   stop(): Promise<void>;
 }
 
-/** Three masters, no replicas: every slot served, `cluster_state:ok` on each; `password` required if given. */
-export async function startRedisCluster({ password }: { password?: string } = {}): Promise<TestTopology> {
+/** A CA and a certificate it signed for 127.0.0.1, made with openssl in `dir`. */
+async function certificates(dir: string): Promise<{ ca: string; cert: string; key: string }> {
+  const [ca, caKey, cert, key, request, extensions] = [
+    'ca.crt',
+    'ca.key',
+    'redis.crt',
+    'redis.key',
+    'redis.csr',
+    'san.cnf',
+  ].map((name) => join(dir, name)) as [string, string, string, string, string, string];
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    caKey,
+    '-out',
+    ca,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=nightshift-test-ca',
+  ]);
+  await run('openssl', [
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    request,
+    '-subj',
+    '/CN=127.0.0.1',
+  ]);
+  await writeFile(extensions, 'subjectAltName=IP:127.0.0.1\n');
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    request,
+    '-CA',
+    ca,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-extfile',
+    extensions,
+  ]);
+  return { ca, cert, key };
+}
+
+/** A test cluster's options: a password its nodes require, TLS (a CA of its own) on every port. */
+export interface ClusterOptions {
+  password?: string;
+  tls?: boolean;
+}
+
+/** A cluster a test started; with TLS, the CA file that signed its nodes' certificate. */
+export interface TestCluster extends TestTopology {
+  readonly caFile: string | undefined;
+}
+
+/** Three masters, no replicas: every slot served, `cluster_state:ok` on each. */
+export async function startRedisCluster({
+  password,
+  tls = false,
+}: ClusterOptions = {}): Promise<TestCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-cluster-'));
   const groups: Group[] = [];
+  let files: { ca: string; cert: string; key: string } | undefined;
+  let ca: string | undefined;
   try {
+    if (tls) {
+      files = await certificates(dir);
+      ca = await readFile(files.ca, 'utf8');
+    }
+    const tlsArgs = files
+      ? [
+          '--tls-cluster',
+          'yes',
+          '--tls-cert-file',
+          files.cert,
+          '--tls-key-file',
+          files.key,
+          '--tls-ca-cert-file',
+          files.ca,
+          '--tls-auth-clients',
+          'no',
+        ]
+      : [];
     // the bus port is chosen too: the default (port + 10000) may fall past 65535
     const ports = await freePorts(6);
     for (let i = 0; i < 3; i++) {
@@ -118,8 +216,8 @@ export async function startRedisCluster({ password }: { password?: string } = {}
           [
             '--bind',
             '127.0.0.1',
-            '--port',
-            String(port),
+            // with TLS, the port speaks only TLS
+            ...(files ? ['--port', '0', '--tls-port', String(port), ...tlsArgs] : ['--port', String(port)]),
             '--cluster-port',
             String(ports[i + 3]),
             '--cluster-enabled',
@@ -144,6 +242,7 @@ export async function startRedisCluster({ password }: { password?: string } = {}
     }
     await run('redis-cli', [
       ...(password ? ['-a', password, '--no-auth-warning'] : []),
+      ...(files ? ['--tls', '--cacert', files.ca] : []),
       '--cluster',
       'create',
       ...groups.map(({ port }) => `127.0.0.1:${port}`),
@@ -153,7 +252,7 @@ export async function startRedisCluster({ password }: { password?: string } = {}
     ]);
     for (const { port } of groups)
       await until(`cluster_state:ok on ${port}`, () =>
-        ask(port, async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'), password),
+        ask(port, async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'), password, ca),
       );
   } catch (error) {
     await Promise.all(groups.map((group) => stopGroup(group)));
@@ -164,9 +263,11 @@ export async function startRedisCluster({ password }: { password?: string } = {}
     kind: 'cluster' as const,
     nodes: groups.map(({ port }) => ({ host: '127.0.0.1', port })),
     password,
+    tls: ca ? { ca } : undefined,
   };
   return {
     topology,
+    caFile: files?.ca,
     environment: { NIGHTSHIFT_REDIS_CLUSTER_NODES: addresses(topology.nodes) },
     connect: (role) => connectRedis({ topology, role }),
     stop: async () => {

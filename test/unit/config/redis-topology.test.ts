@@ -150,6 +150,45 @@ describe('Redis topology settings', () => {
     expect(message).not.toContain(PASSWORD);
   });
 
+  it('add TLS to a cluster or Sentinels, trusting the CA bundle a file holds', () => {
+    const ca = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    const settings = loadSettings({
+      NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000',
+      NIGHTSHIFT_REDIS_TLS: 'true',
+      NIGHTSHIFT_REDIS_TLS_CA_FILE: secretFile(ca),
+    });
+    expect(serviceRedis(settings)).toMatchObject({ kind: 'cluster', tls: { ca } });
+    expect(
+      serviceRedis(
+        loadSettings({
+          NIGHTSHIFT_REDIS_SENTINELS: 's:26379',
+          NIGHTSHIFT_REDIS_SENTINEL_NAME: 'p',
+          NIGHTSHIFT_REDIS_TLS: 'true',
+        }),
+      ),
+    ).toMatchObject({ kind: 'sentinel', tls: { ca: undefined } });
+    expect(serviceRedis(loadSettings({ NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000' }))).toMatchObject({
+      tls: undefined,
+    });
+  });
+
+  it.each([
+    [
+      { REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_TLS: 'true' },
+      'NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL',
+    ],
+    [
+      { NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000', NIGHTSHIFT_REDIS_TLS_CA_FILE: '/ca.pem' },
+      'NIGHTSHIFT_REDIS_TLS_CA_FILE is set without NIGHTSHIFT_REDIS_TLS=true',
+    ],
+    [
+      { NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000', NIGHTSHIFT_REDIS_TLS: 'yes' },
+      'NIGHTSHIFT_REDIS_TLS must be one of true, false, got "yes"',
+    ],
+  ])('refuse TLS settings that cannot apply: %j', (env, message) => {
+    expect(problem(env)).toContain(message);
+  });
+
   it('make conflicting settings bad usage (exit 2)', () => {
     expect(() =>
       settingsFrom({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000' }),
