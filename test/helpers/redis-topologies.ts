@@ -279,6 +279,8 @@ export async function startRedisCluster({
 
 /** A primary, its replica and three Sentinels watching it (quorum 2), quick to fail over. */
 export interface TestSentinels extends TestTopology {
+  /** With TLS, the CA file that signed every certificate. */
+  readonly caFile: string | undefined;
   /** Kills the primary (SIGKILL, its whole group) and answers when (epoch ms). */
   killPrimary(): Promise<number>;
   /** The port of the primary the Sentinels name now. */
@@ -289,24 +291,42 @@ export const SENTINEL_NAME = 'nightshift-test';
 /** How long the Sentinels wait before they call an unanswering primary down. */
 export const DOWN_AFTER_MS = 1_000;
 
-/** Passwords the primary and replica (`password`) and the Sentinels (`sentinelPassword`) require. */
-export interface SentinelPasswords {
+/**
+ * Passwords the primary and replica (`password`) and the Sentinels (`sentinelPassword`) require;
+ * `tls`: every one of them speaks only TLS (a CA of its own).
+ */
+export interface SentinelOptions {
   password?: string;
   sentinelPassword?: string;
+  tls?: boolean;
 }
 
 export async function startRedisSentinels({
   password,
   sentinelPassword,
-}: SentinelPasswords = {}): Promise<TestSentinels> {
+  tls = false,
+}: SentinelOptions = {}): Promise<TestSentinels> {
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-sentinel-'));
   const groups: Group[] = [];
   const [primaryPort, replicaPort, ...sentinelPorts] = (await freePorts(5)) as [number, number, ...number[]];
+  const files = tls ? await certificates(dir) : undefined;
+  const ca = files ? await readFile(files.ca, 'utf8') : undefined;
+  // with TLS, each port speaks only TLS, and replicas and Sentinels reach each other over it
+  const tlsSettings = files
+    ? [
+        ['tls-cert-file', files.cert],
+        ['tls-key-file', files.key],
+        ['tls-ca-cert-file', files.ca],
+        ['tls-auth-clients', 'no'],
+        ['tls-replication', 'yes'],
+      ]
+    : [];
+  const listen = (port: number) =>
+    files ? [['port', '0'], ['tls-port', String(port)], ...tlsSettings] : [['port', String(port)]];
   const server = (port: number, ...extra: string[]) => [
     '--bind',
     '127.0.0.1',
-    '--port',
-    String(port),
+    ...listen(port).flatMap(([name, value]) => [`--${name}`, value as string]),
     '--dir',
     dir,
     '--appendonly',
@@ -332,7 +352,7 @@ export async function startRedisSentinels({
       await writeFile(
         file,
         [
-          `port ${port}`,
+          ...listen(port).map((setting) => setting.join(' ')),
           'bind 127.0.0.1',
           `dir ${dir}`,
           `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
@@ -353,6 +373,7 @@ export async function startRedisSentinels({
         replicaPort,
         async (redis) => (await redis.info('replication')).includes('master_link_status:up'),
         password,
+        ca,
       ),
     );
     // a failover needs every Sentinel to know the replica and a majority of the others
@@ -366,6 +387,7 @@ export async function startRedisSentinels({
             return replicas.length === 1 && others.length === 2;
           },
           sentinelPassword,
+          ca,
         ),
       );
   } catch (error) {
@@ -379,6 +401,7 @@ export async function startRedisSentinels({
     name: SENTINEL_NAME,
     password,
     sentinelPassword,
+    tls: ca ? { ca } : undefined,
   };
   return {
     topology,
@@ -387,19 +410,25 @@ export async function startRedisSentinels({
       NIGHTSHIFT_REDIS_SENTINEL_NAME: SENTINEL_NAME,
     },
     connect: (role) => connectRedis({ topology, role }),
+    caFile: files?.ca,
     killPrimary: async () => {
       const at = Date.now();
       await stopGroup(groups[0] as Group);
       return at;
     },
     primaryPort: () =>
-      ask(sentinelPorts[0] as number, async (redis) => {
-        const [, port] = (await redis.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as [
-          string,
-          string,
-        ];
-        return Number(port);
-      }),
+      ask(
+        sentinelPorts[0] as number,
+        async (redis) => {
+          const [, port] = (await redis.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_NAME)) as [
+            string,
+            string,
+          ];
+          return Number(port);
+        },
+        sentinelPassword,
+        ca,
+      ),
     stop: async () => {
       await Promise.all(groups.map((group) => stopGroup(group)));
       await rm(dir, { recursive: true, force: true });

@@ -12,8 +12,13 @@ const PASSWORD = 'primary-secret-8d1f';
 const SENTINEL_PASSWORD = 'sentinel-secret-3c7a';
 
 const sentinels = useTopology(() =>
-  startRedisSentinels({ password: PASSWORD, sentinelPassword: SENTINEL_PASSWORD }),
+  startRedisSentinels({ password: PASSWORD, sentinelPassword: SENTINEL_PASSWORD, tls: true }),
 );
+
+/** The variables for the test Sentinels' TLS: on, trusting their own CA. */
+function tls(): Record<string, string> {
+  return { NIGHTSHIFT_REDIS_TLS: 'true', NIGHTSHIFT_REDIS_TLS_CA_FILE: sentinels.current.caFile as string };
+}
 
 beforeAll(() => {
   assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
@@ -25,8 +30,8 @@ function secretFile(content: string): string {
   return file;
 }
 
-describe('Sentinels and a primary that require passwords', () => {
-  it('are reached with the passwords from mounted files: `history` reads the runs kept there', async () => {
+describe('Sentinels and a primary that require passwords and TLS', () => {
+  it('are reached over TLS with the passwords from mounted files: `history` reads the runs kept there', async () => {
     const prefix = uniquePrefix('sentinel-auth');
     const redis = sentinels.current.connect('test');
     const run = runSummary({ job: 'nightly' });
@@ -37,6 +42,7 @@ describe('Sentinels and a primary that require passwords', () => {
     }
     const cli = startCli(['history', '--json'], {
       ...sentinels.current.environment,
+      ...tls(),
       NIGHTSHIFT_REDIS_PREFIX: prefix,
       NIGHTSHIFT_REDIS_PASSWORD_FILE: secretFile(PASSWORD),
       NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: secretFile(SENTINEL_PASSWORD),
@@ -49,6 +55,7 @@ describe('Sentinels and a primary that require passwords', () => {
     const wrong = 'wrong-password-51e0';
     const cli = startCli(['history', '--json'], {
       ...sentinels.current.environment,
+      ...tls(),
       NIGHTSHIFT_REDIS_PASSWORD: wrong,
       NIGHTSHIFT_REDIS_SENTINEL_PASSWORD: SENTINEL_PASSWORD,
       NIGHTSHIFT_LOG_LEVEL: 'debug',
