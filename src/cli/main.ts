@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { processEnvironment, type Settings, serviceRedisUrl } from '../config/index.js';
-import { safeRedisUrl } from '../store/index.js';
+import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
+import { describeRedis, isRedisUnreachable, redisRefusal } from '../store/index.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -107,10 +107,21 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT.failed;
     }
     // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
-    if ((error as Error | undefined)?.name === 'MaxRetriesPerRequestError') {
-      const where = settings ? ` at ${safeRedisUrl(serviceRedisUrl(settings))}` : '';
+    const refused = redisRefusal(error);
+    if (refused !== undefined || isRedisUnreachable(error)) {
+      const redis = settings ? serviceRedis(settings) : undefined;
+      const where = redis ? ` at ${describeRedis(redis)}` : '';
+      const variable = {
+        url: 'REDIS_URL',
+        cluster: 'NIGHTSHIFT_REDIS_CLUSTER_NODES',
+        sentinel: 'NIGHTSHIFT_REDIS_SENTINELS',
+      };
+      // a refusal (a wrong password) says why in Redis's words; never the error itself, which
+      // carries the command it answered: AUTH's arguments are the password
       process.stderr.write(
-        `nightshift: Redis${where} did not answer: is it running, and is REDIS_URL right?\n`,
+        refused !== undefined
+          ? `nightshift: Redis${where} refused: ${refused}\n`
+          : `nightshift: Redis${where} did not answer: is it running, and is ${variable[redis?.kind ?? 'url']} right?\n`,
       );
       return EXIT.failed;
     }

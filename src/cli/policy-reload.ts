@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
 import { actionRegistry } from '../../jobs/index.js';
 import type { Logger } from '../log/index.js';
 import type { Notifier, PolicyNotice } from '../notify/index.js';
@@ -13,7 +12,7 @@ import {
   parsePolicy,
 } from '../policy/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { PolicyStore, policySha } from '../store/index.js';
+import { PolicyStore, policySha, type RedisConnection } from '../store/index.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {
@@ -93,7 +92,7 @@ export interface PolicyReloaderOptions {
   scheduler: Scheduler;
   status: PolicyStatus;
   /** Where replicas claim a notice, so only one of them sends it. */
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   /** Tells the policy's sinks about a rejected edit, and about its fix. */
   notifier: Notifier;

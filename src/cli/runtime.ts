@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import pino from 'pino';
 import pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
@@ -8,10 +7,12 @@ import {
   type ApiCredentials,
   apiCredentials,
   ConfigError,
+  configuredRedis,
   type Environment,
   loadSettings,
+  type RedisTopology,
   type Settings,
-  serviceRedisUrl,
+  serviceRedis,
 } from '../config/index.js';
 import { type FleetStateStores, recordApiCall } from '../engine/index.js';
 import { createLogger, type Logger } from '../log/index.js';
@@ -19,11 +20,13 @@ import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import { createRunQueue } from '../queue/index.js';
 import {
-  createRedis,
+  connectRedis,
+  describeRedis,
   fleetStateStores,
   LocalRateLimiter,
   PolicyStore,
   RedisCheckpointStore,
+  type RedisConnection,
   type RedisFleetState,
   RedisRateLimiter,
   RunHistory,
@@ -31,7 +34,6 @@ import {
   reconnectDelay,
   type Suspension,
   Suspensions,
-  safeRedisUrl,
 } from '../store/index.js';
 import { UsageError } from './exit.js';
 
@@ -105,7 +107,7 @@ export function actionApiClient(
   settings: Settings,
   credentials: ApiCredentials,
   log: Logger,
-  redis?: Redis,
+  redis?: RedisConnection,
   metrics?: Metrics,
 ): ApiClient {
   const rate = settings.api.rateLimit;
@@ -139,7 +141,7 @@ function observeApiCall(
 
 /** Everything the Redis-backed roles share. */
 export interface RedisRuntime {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   history: RunHistory;
   suspensions: Suspensions;
@@ -153,9 +155,26 @@ export interface RedisRuntime {
 }
 
 /**
- * The Redis every role shares: `REDIS_URL`, else the default local one. `oneShot` commands (run,
- * history, suspend) fail after a few reconnect attempts instead of waiting out an outage in the
- * offline queue; services wait, since Redis coming back is normal.
+ * A connection to `topology`; a URL that cannot be used, or a password file that cannot be
+ * read, is bad usage (exit 2).
+ */
+function connect(
+  topology: () => RedisTopology,
+  options: Omit<Parameters<typeof connectRedis>[0], 'topology'>,
+): RedisConnection {
+  const resolved = asUsage(topology);
+  try {
+    return connectRedis({ topology: resolved, ...options });
+  } catch (error) {
+    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The Redis every role shares: the one the settings name (`REDIS_URL`, a cluster or Sentinels),
+ * else the default local one. `oneShot` commands (run, history, suspend) fail after a few
+ * reconnect attempts instead of waiting out an outage in the offline queue; services wait, since
+ * Redis coming back is normal.
  */
 export function redisRuntime(
   settings: Settings,
@@ -163,18 +182,11 @@ export function redisRuntime(
   role: string,
   { oneShot = false } = {},
 ): RedisRuntime {
-  const url = serviceRedisUrl(settings);
-  let redis: Redis;
-  try {
-    redis = createRedis({
-      url,
-      log,
-      role,
-      ...(oneShot ? { maxRetriesPerRequest: 3, connectTimeout: 5_000 } : {}),
-    });
-  } catch (error) {
-    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
-  }
+  const redis = connect(() => serviceRedis(settings), {
+    log,
+    role,
+    ...(oneShot ? { maxRetriesPerRequest: 3, connectTimeout: 5_000 } : {}),
+  });
   const keyPrefix = settings.redis.prefix;
   const queue = createRunQueue({ connection: redis, prefix: keyPrefix });
   // an outage is already reported once by the Redis client; an unhandled queue error would print a stack per retry
@@ -244,10 +256,10 @@ export async function unlessStopped<T>(
 export async function redisSuspensions(
   settings: Settings,
 ): Promise<ReadonlyMap<string, Suspension> | undefined> {
-  const url = settings.redis.url;
-  if (!url) return undefined;
-  const redis = createRedis({
-    url,
+  const topology = asUsage(() => configuredRedis(settings));
+  if (!topology) return undefined;
+  const redis = connectRedis({
+    topology,
     role: 'next',
     maxRetriesPerRequest: 1,
     connectTimeout: 3_000,
@@ -256,7 +268,7 @@ export async function redisSuspensions(
   try {
     return await new Suspensions(redis, { prefix: settings.redis.prefix }).all();
   } catch (error) {
-    throw new Error(`${safeRedisUrl(url)}: ${(error as Error).message}`);
+    throw new Error(`${describeRedis(topology)}: ${(error as Error).message}`);
   } finally {
     redis.disconnect();
   }
@@ -268,10 +280,10 @@ export async function redisSuspensions(
  * bad file does not wait for a Redis that does not answer (it is then bad usage, exit 2).
  */
 export async function policyInForceStored(settings: Settings): Promise<boolean> {
-  let redis: Redis;
+  let redis: RedisConnection;
   try {
-    redis = createRedis({
-      url: serviceRedisUrl(settings),
+    redis = connectRedis({
+      topology: serviceRedis(settings),
       role: 'policy-check',
       maxRetriesPerRequest: 1,
       connectTimeout: 3_000,
@@ -293,7 +305,7 @@ export async function policyInForceStored(settings: Settings): Promise<boolean> 
 export interface InlineFleetState {
   state: FleetStateStores;
   /** The connection, for the API rate limit's shared bucket too. */
-  redis: Redis;
+  redis: RedisConnection;
   close(): void;
 }
 
@@ -304,22 +316,16 @@ export interface InlineFleetState {
  * not answer, the run fails rather than act without its records.
  */
 export function redisFleetState(settings: Settings, log?: Logger): InlineFleetState | undefined {
-  const url = settings.redis.url;
-  if (!url) return undefined;
-  let redis: Redis;
-  try {
-    redis = createRedis({
-      url,
-      log,
-      role: 'inline',
-      maxRetriesPerRequest: 1,
-      connectTimeout: 3_000,
-      lazyConnect: true,
-      retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
-    });
-  } catch (error) {
-    throw new UsageError(`REDIS_URL: ${(error as Error).message}`);
-  }
+  const topology = asUsage(() => configuredRedis(settings));
+  if (!topology) return undefined;
+  const redis = connect(() => topology, {
+    log,
+    role: 'inline',
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    lazyConnect: true,
+    retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+  });
   return { state: fleetStateStores(redis, settings.redis.prefix), redis, close: () => redis.disconnect() };
 }
 

@@ -1,13 +1,22 @@
 export { ConfigError } from './config-error.js';
 export { processEnvironment } from './environment.js';
-export { DEFAULT_LOCK_MS, DEFAULT_REDIS_PREFIX, EnvironmentSchema, VARIABLES } from './schema.js';
+export {
+  DEFAULT_LOCK_MS,
+  DEFAULT_REDIS_PREFIX,
+  EnvironmentSchema,
+  type RedisAddress,
+  VARIABLES,
+} from './schema.js';
 export {
   type ApiCredentials,
   apiCredentials,
+  configuredRedis,
   type Environment,
   loadSettings,
+  type RedisTls,
+  type RedisTopology,
   type Settings,
-  serviceRedisUrl,
+  serviceRedis,
   uiToken,
   withVariables,
 } from './settings.js';

@@ -50,6 +50,27 @@ function port(value: string): number | 'off' | Problem {
     : new Problem(`must be a port number (0 for any free port) or off, got "${value}"`);
 }
 
+/** Where a Redis node or a Sentinel listens. */
+export interface RedisAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** `host:port,host:port,…`; an IPv6 host in brackets (`[fd00::1]:6379`). */
+function addresses(value: string): RedisAddress[] | Problem {
+  const parsed: RedisAddress[] = [];
+  for (const item of value.split(',').map((part) => part.trim())) {
+    const match = /^(?:\[([^\]\s]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(item);
+    const port = Number(match?.[3]);
+    if (!match || port < 1 || port > 65_535)
+      return new Problem(
+        `must be host:port pairs separated by commas (e.g. 10.0.0.1:6379,10.0.0.2:6379), got "${item}"`,
+      );
+    parsed.push({ host: (match[1] ?? match[2]) as string, port });
+  }
+  return parsed;
+}
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -75,6 +96,15 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_API_RATE_LIMIT: variable(positive),
     REDIS_URL: text(),
     NIGHTSHIFT_REDIS_PREFIX: text().transform((value) => value ?? DEFAULT_REDIS_PREFIX),
+    NIGHTSHIFT_REDIS_CLUSTER_NODES: variable(addresses),
+    NIGHTSHIFT_REDIS_SENTINELS: variable(addresses),
+    NIGHTSHIFT_REDIS_SENTINEL_NAME: text(),
+    NIGHTSHIFT_REDIS_PASSWORD: text(),
+    NIGHTSHIFT_REDIS_PASSWORD_FILE: text(),
+    NIGHTSHIFT_REDIS_SENTINEL_PASSWORD: text(),
+    NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: text(),
+    NIGHTSHIFT_REDIS_TLS: oneOf(['true', 'false'] as const).transform((value) => value === 'true'),
+    NIGHTSHIFT_REDIS_TLS_CA_FILE: text(),
     NIGHTSHIFT_WORKER_CONCURRENCY: positiveNumber(50),
     NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(5_000),
     NIGHTSHIFT_LOCK_MS: positiveNumber(DEFAULT_LOCK_MS),
@@ -108,7 +138,60 @@ export const EnvironmentSchema = z
         code: 'custom',
         message: 'NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them',
       });
+    for (const problem of redisTopologyProblems(env)) ctx.addIssue({ code: 'custom', message: problem });
   });
+
+/**
+ * What is at odds among the Redis variables: one topology at a time (a URL, a cluster or
+ * Sentinels), a Sentinel setting only with Sentinels, a secret from one source. Only names are
+ * given, never a value.
+ */
+function redisTopologyProblems(env: {
+  REDIS_URL?: string | undefined;
+  NIGHTSHIFT_REDIS_CLUSTER_NODES?: readonly RedisAddress[] | undefined;
+  NIGHTSHIFT_REDIS_SENTINELS?: readonly RedisAddress[] | undefined;
+  NIGHTSHIFT_REDIS_SENTINEL_NAME?: string | undefined;
+  NIGHTSHIFT_REDIS_PASSWORD?: string | undefined;
+  NIGHTSHIFT_REDIS_PASSWORD_FILE?: string | undefined;
+  NIGHTSHIFT_REDIS_SENTINEL_PASSWORD?: string | undefined;
+  NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE?: string | undefined;
+  NIGHTSHIFT_REDIS_TLS?: boolean;
+  NIGHTSHIFT_REDIS_TLS_CA_FILE?: string | undefined;
+}): string[] {
+  const problems: string[] = [];
+  const topologies = (
+    [
+      ['REDIS_URL', env.REDIS_URL],
+      ['NIGHTSHIFT_REDIS_CLUSTER_NODES', env.NIGHTSHIFT_REDIS_CLUSTER_NODES],
+      ['NIGHTSHIFT_REDIS_SENTINELS', env.NIGHTSHIFT_REDIS_SENTINELS],
+    ] as const
+  ).flatMap(([name, value]) => (value === undefined ? [] : [name]));
+  if (topologies.length > 1)
+    problems.push(`${topologies.join(' and ')} are both set; set only one of them (one Redis topology)`);
+  const sentinels = env.NIGHTSHIFT_REDIS_SENTINELS !== undefined;
+  if (sentinels && !env.NIGHTSHIFT_REDIS_SENTINEL_NAME)
+    problems.push(
+      'NIGHTSHIFT_REDIS_SENTINEL_NAME is not set; NIGHTSHIFT_REDIS_SENTINELS needs the name the Sentinels monitor the primary under',
+    );
+  for (const name of [
+    'NIGHTSHIFT_REDIS_SENTINEL_NAME',
+    'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD',
+    'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE',
+  ] as const)
+    if (env[name] !== undefined && !sentinels)
+      problems.push(`${name} is set without NIGHTSHIFT_REDIS_SENTINELS`);
+  for (const name of ['NIGHTSHIFT_REDIS_PASSWORD', 'NIGHTSHIFT_REDIS_PASSWORD_FILE'] as const)
+    if (env[name] !== undefined && env.REDIS_URL !== undefined)
+      problems.push(`${name} is set with REDIS_URL; with REDIS_URL the password goes in the URL`);
+  if (env.NIGHTSHIFT_REDIS_TLS && env.REDIS_URL !== undefined)
+    problems.push('NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL');
+  if (env.NIGHTSHIFT_REDIS_TLS_CA_FILE !== undefined && !env.NIGHTSHIFT_REDIS_TLS)
+    problems.push('NIGHTSHIFT_REDIS_TLS_CA_FILE is set without NIGHTSHIFT_REDIS_TLS=true');
+  for (const secret of ['NIGHTSHIFT_REDIS_PASSWORD', 'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD'] as const)
+    if (env[secret] !== undefined && env[`${secret}_FILE`] !== undefined)
+      problems.push(`${secret} and ${secret}_FILE are both set; set only one of them`);
+  return problems;
+}
 
 /** The variables' names, as the schema declares them. */
 export const VARIABLES = Object.keys(EnvironmentSchema.shape) as readonly string[];

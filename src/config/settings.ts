@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
-import { DEFAULT_REDIS_URL, EnvironmentSchema, type LogLevel } from './schema.js';
+import { DEFAULT_REDIS_URL, EnvironmentSchema, type LogLevel, type RedisAddress } from './schema.js';
 
 /** Environment variables by name, as a process has them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -21,6 +21,20 @@ export interface Settings {
     /** Unset: the services take DEFAULT_REDIS_URL, `run --inline`, `plan` and `next` no Redis at all. */
     readonly url: string | undefined;
     readonly prefix: string;
+    /** `NIGHTSHIFT_REDIS_CLUSTER_NODES`: a Redis Cluster instead of one Redis. */
+    readonly clusterNodes: readonly RedisAddress[] | undefined;
+    /** `NIGHTSHIFT_REDIS_SENTINELS` and the name they monitor the primary under. */
+    readonly sentinel: { readonly sentinels: readonly RedisAddress[]; readonly name: string } | undefined;
+    /** The data nodes' password (cluster or Sentinel), or the file holding it. */
+    readonly password: string | undefined;
+    readonly passwordFile: string | undefined;
+    /** The Sentinels' own password, or the file holding it. */
+    readonly sentinelPassword: string | undefined;
+    readonly sentinelPasswordFile: string | undefined;
+    /** `NIGHTSHIFT_REDIS_TLS=true`: TLS to the cluster's nodes, or to the Sentinels and the nodes they name. */
+    readonly tls: boolean;
+    /** A CA bundle to trust besides the system's (a private CA). */
+    readonly tlsCaFile: string | undefined;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -79,7 +93,22 @@ export function loadSettings(env: Environment): Settings {
       timeoutMs: v.NIGHTSHIFT_API_TIMEOUT_MS,
       rateLimit: v.NIGHTSHIFT_API_RATE_LIMIT,
     },
-    redis: { url: v.REDIS_URL, prefix: v.NIGHTSHIFT_REDIS_PREFIX },
+    redis: {
+      url: v.REDIS_URL,
+      prefix: v.NIGHTSHIFT_REDIS_PREFIX,
+      clusterNodes: v.NIGHTSHIFT_REDIS_CLUSTER_NODES,
+      // the schema refuses Sentinels without a name
+      sentinel:
+        v.NIGHTSHIFT_REDIS_SENTINELS && v.NIGHTSHIFT_REDIS_SENTINEL_NAME
+          ? { sentinels: v.NIGHTSHIFT_REDIS_SENTINELS, name: v.NIGHTSHIFT_REDIS_SENTINEL_NAME }
+          : undefined,
+      password: v.NIGHTSHIFT_REDIS_PASSWORD,
+      passwordFile: v.NIGHTSHIFT_REDIS_PASSWORD_FILE,
+      sentinelPassword: v.NIGHTSHIFT_REDIS_SENTINEL_PASSWORD,
+      sentinelPasswordFile: v.NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE,
+      tls: v.NIGHTSHIFT_REDIS_TLS,
+      tlsCaFile: v.NIGHTSHIFT_REDIS_TLS_CA_FILE,
+    },
     worker: {
       concurrency: v.NIGHTSHIFT_WORKER_CONCURRENCY,
       pollIntervalMs: v.NIGHTSHIFT_POLL_INTERVAL_MS,
@@ -107,9 +136,87 @@ export function withVariables(settings: Settings, variables: Environment): Setti
   return loadSettings({ ...settings.environment, ...variables });
 }
 
-/** The Redis a service uses: `REDIS_URL`, else the local default. */
-export function serviceRedisUrl(settings: Settings): string {
-  return settings.redis.url ?? DEFAULT_REDIS_URL;
+/** TLS to a cluster's nodes or to Sentinels and their nodes: the system's CAs, plus `ca` if given (PEM). */
+export interface RedisTls {
+  readonly ca: string | undefined;
+}
+
+/** How nightshift reaches Redis: one server by URL, a Redis Cluster, or a primary Sentinels follow. */
+export type RedisTopology =
+  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'cluster';
+      readonly nodes: readonly RedisAddress[];
+      readonly password: string | undefined;
+      readonly tls?: RedisTls | undefined;
+    }
+  | {
+      readonly kind: 'sentinel';
+      readonly sentinels: readonly RedisAddress[];
+      readonly name: string;
+      readonly password: string | undefined;
+      readonly sentinelPassword: string | undefined;
+      readonly tls?: RedisTls | undefined;
+    };
+
+/**
+ * The Redis topology the settings name (`REDIS_URL`, `NIGHTSHIFT_REDIS_CLUSTER_NODES` or
+ * `NIGHTSHIFT_REDIS_SENTINELS`), passwords read from their files; undefined when none is set, for
+ * the commands that work without Redis. A password file that cannot be read is a ConfigError.
+ */
+export function configuredRedis(settings: Settings): RedisTopology | undefined {
+  const { url, clusterNodes, sentinel } = settings.redis;
+  if (url) return { kind: 'url', url };
+  if (clusterNodes)
+    return {
+      kind: 'cluster',
+      nodes: clusterNodes,
+      password: redisPassword(settings),
+      tls: redisTls(settings),
+    };
+  if (sentinel)
+    return {
+      kind: 'sentinel',
+      ...sentinel,
+      tls: redisTls(settings),
+      password: redisPassword(settings),
+      sentinelPassword: secret(
+        'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE',
+        settings.redis.sentinelPassword,
+        settings.redis.sentinelPasswordFile,
+      ),
+    };
+  return undefined;
+}
+
+/** The Redis a service uses: the one the settings name, else the local default. */
+export function serviceRedis(settings: Settings): RedisTopology {
+  return configuredRedis(settings) ?? { kind: 'url', url: DEFAULT_REDIS_URL };
+}
+
+function redisTls(settings: Settings): RedisTls | undefined {
+  const { tls, tlsCaFile } = settings.redis;
+  if (!tls) return undefined;
+  if (!tlsCaFile) return { ca: undefined };
+  const ca = readSecretFile('NIGHTSHIFT_REDIS_TLS_CA_FILE', tlsCaFile);
+  if (ca instanceof ConfigError) throw ca;
+  return { ca };
+}
+
+function redisPassword(settings: Settings): string | undefined {
+  return secret('NIGHTSHIFT_REDIS_PASSWORD_FILE', settings.redis.password, settings.redis.passwordFile);
+}
+
+/** A secret given directly, else read from the file `fileVariable` names. */
+function secret(
+  fileVariable: string,
+  direct: string | undefined,
+  file: string | undefined,
+): string | undefined {
+  if (direct || !file) return direct;
+  const read = readSecretFile(fileVariable, file);
+  if (read instanceof ConfigError) throw read;
+  return read;
 }
 
 /** What the API client needs to authenticate, once every credential it needs is there. */
@@ -142,11 +249,7 @@ export function apiCredentials(settings: Settings): ApiCredentials {
 
 /** The token the ops server asks for: `NIGHTSHIFT_UI_TOKEN`, else the file `NIGHTSHIFT_UI_TOKEN_FILE` names. */
 export function uiToken(settings: Settings): string | undefined {
-  const { uiToken: direct, uiTokenFile } = settings.http;
-  if (direct || !uiTokenFile) return direct;
-  const read = readSecretFile('NIGHTSHIFT_UI_TOKEN_FILE', uiTokenFile);
-  if (read instanceof ConfigError) throw read;
-  return read;
+  return secret('NIGHTSHIFT_UI_TOKEN_FILE', settings.http.uiToken, settings.http.uiTokenFile);
 }
 
 /** A secret mounted as a file, trimmed; the problem names the variable, never the content. */

@@ -25,6 +25,11 @@ export const REDACT_PATHS = [
   '*.headers.authorization',
   'secret',
   '*.secret',
+  // a Redis error carries the command it answered: AUTH's arguments are the password (a
+  // cluster's error carries its last node's error, one level further down)
+  'command.args',
+  '*.command.args',
+  '*.*.command.args',
 ];
 
 export interface LoggerFactoryOptions {

@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { NotifyStates, type NotifyStatesOptions } from '../store/index.js';
+import { NotifyStates, type NotifyStatesOptions, type RedisConnection } from '../store/index.js';
 import { type SinkState, SinkStateSchema } from './events.js';
 
 /** What each sink was last told about each job; see SinkState. */
@@ -36,7 +35,7 @@ export type RedisNotificationMemoryOptions = NotifyStatesOptions;
 export class RedisNotificationMemory implements NotificationMemory {
   readonly #states: NotifyStates;
 
-  constructor(redis: Redis, options: RedisNotificationMemoryOptions = {}) {
+  constructor(redis: RedisConnection, options: RedisNotificationMemoryOptions = {}) {
     this.#states = new NotifyStates(redis, options);
   }
 

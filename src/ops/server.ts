@@ -5,10 +5,9 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
-import { pingRedis } from '../store/index.js';
+import { pingRedis, type RedisConnection } from '../store/index.js';
 import { type ConsoleOptions, registerConsole } from './console/routes.js';
 import type { Metrics } from './metrics.js';
 
@@ -51,7 +50,7 @@ export interface OpsServerOptions {
    */
   token?: string;
   /** The Redis `/readyz` pings. */
-  redis: Redis;
+  redis: RedisConnection;
   /** The run queue the dashboard shows (read-only). Default: none, and no dashboard. */
   queue?: Queue;
   /** What `/metrics` exposes. */
@@ -163,7 +162,7 @@ function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-async function redisReadiness(redis: Redis, timeoutMs: number): Promise<Readiness> {
+async function redisReadiness(redis: RedisConnection, timeoutMs: number): Promise<Readiness> {
   if (await pingRedis(redis, timeoutMs)) return { ok: true };
   return {
     ok: false,

@@ -3,6 +3,7 @@ export {
   createRunQueue,
   enqueueRuns,
   manualRunId,
+  queuePrefix,
   type RunJobData,
   type RunJobResult,
   scheduledRunId,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ConnectionOptions, Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { RUN_TRIGGERS, type RunIdentity, type RunSummary } from '../engine/index.js';
+import type { RedisConnection } from '../store/index.js';
 
 /** The BullMQ queue every run goes through. */
 export const RUN_QUEUE = 'runs';
@@ -76,8 +77,20 @@ export function manualRunId(job: string): string {
   return `${job}@manual-${randomUUID()}`;
 }
 
+/**
+ * BullMQ's key prefix for nightshift's `prefix`. On a Redis Cluster it is a hash tag,
+ * `{<prefix>}`: BullMQ's scripts touch several of a queue's keys at once, which a Cluster allows
+ * only within one slot. A standalone or Sentinel Redis keeps the bare prefix, so the queue of an
+ * existing installation stays where it is (moving to a Cluster moves the queue's keys: drain it
+ * first).
+ */
+export function queuePrefix(connection: RedisConnection, prefix: string): string {
+  return connection.isCluster ? `{${prefix}}` : prefix;
+}
+
 export interface RunQueueOptions {
-  connection: ConnectionOptions;
+  connection: RedisConnection;
+  /** nightshift's key prefix; BullMQ's follows from it (`queuePrefix`). */
   prefix: string;
   /** How many finished runs BullMQ itself keeps (the run history keeps summaries). Default 1000. */
   keepFinished?: number;
@@ -86,7 +99,7 @@ export interface RunQueueOptions {
 export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJobResult> {
   return new Queue<RunJobData, RunJobResult>(RUN_QUEUE, {
     connection: options.connection,
-    prefix: options.prefix,
+    prefix: queuePrefix(options.connection, options.prefix),
     defaultJobOptions: {
       // the run history keeps summaries; BullMQ's own records only need to outlive the dashboard's interest
       removeOnComplete: { age: 24 * 3600, count: options.keepFinished ?? 1000 },

@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { ApiClient } from '../api/index.js';
 import { DEFAULT_LOCK_MS } from '../config/index.js';
 import {
@@ -20,6 +19,7 @@ import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import {
   FindingsLedger,
   type PolicyStore,
+  type RedisConnection,
   RedisFleetListings,
   type RunHistory,
   RunLock,
@@ -31,6 +31,7 @@ import { throttledProgress } from './progress.js';
 import { type Admission, RunGate } from './run-gate.js';
 import {
   deliveriesOf,
+  queuePrefix,
   RUN_QUEUE,
   type RunJobData,
   RunJobDataSchema,
@@ -42,7 +43,7 @@ import { type RunCounter, RunRecorder } from './run-recorder.js';
 
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
@@ -144,7 +145,7 @@ export class RunWorker {
     this.#listings = new RedisFleetListings(options.redis, { prefix: options.prefix });
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
-      prefix: options.prefix,
+      prefix: queuePrefix(options.redis, options.prefix),
       concurrency: options.concurrency ?? 50,
       lockDuration: this.#lockDurationMs,
       stalledInterval: Math.max(1000, Math.round(this.#lockDurationMs / 2)),

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
@@ -15,6 +14,7 @@ import {
   describeSuspension,
   LastTicks,
   type PolicyStore,
+  type RedisConnection,
   RedisWindowStates,
   type RunHistory,
   type Suspensions,
@@ -22,7 +22,7 @@ import {
 import { planCatchUp } from './catch-up.js';
 
 export interface SchedulerOptions {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   queue: Queue<RunJobData, RunJobResult>;
   policies: PolicyStore;

@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { CheckpointStore } from '../engine/index.js';
 import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { parseJson } from './json.js';
 import { SET_FIELDS_AND_TTL } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface RedisCheckpointStoreOptions extends StoreOptions {
@@ -32,7 +32,7 @@ export class RedisCheckpointStore extends RedisStore implements CheckpointStore 
   readonly #writing = new Map<string, Promise<void>>();
   readonly #pending = new Map<string, PendingWrite>();
 
-  constructor(redis: Redis, options: RedisCheckpointStoreOptions = {}) {
+  constructor(redis: RedisConnection, options: RedisCheckpointStoreOptions = {}) {
     super(redis, options);
     this.#ttlMs = positiveInteger('RedisCheckpointStore: ttlMs', options.ttlMs ?? 7 * 24 * 3_600_000);
     this.#log = options.log ?? silentLogger;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { type FleetListing, FleetListingSchema, type FleetListingSink } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { SAVE_LISTING_IF_NEWER } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface FleetListingsOptions extends StoreOptions {
@@ -26,7 +26,7 @@ export interface FleetListingsOptions extends StoreOptions {
 export class RedisFleetListings extends RedisStore implements FleetListingSink {
   readonly #refreshMs: number;
 
-  constructor(redis: Redis, options: FleetListingsOptions = {}) {
+  constructor(redis: RedisConnection, options: FleetListingsOptions = {}) {
     super(redis, options);
     this.#refreshMs = positiveInteger('RedisFleetListings: refreshMs', options.refreshMs ?? 5 * 60_000);
   }

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { RUN_OUTCOMES, type RunOutcome, type RunSummary, RunSummarySchema } from '../engine/index.js';
 import { parseJson } from './json.js';
-import { FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
+import { EVICT_RUNS, FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface RetentionOptions {
@@ -71,7 +71,7 @@ function runScore(summary: RunSummary): number {
 export class RunHistory extends RedisStore {
   readonly #retention: Required<RetentionOptions>;
 
-  constructor(redis: Redis, options: RunHistoryOptions = {}) {
+  constructor(redis: RedisConnection, options: RunHistoryOptions = {}) {
     super(redis, options);
     this.#retention = checkRetention(options.retention);
   }
@@ -79,7 +79,7 @@ export class RunHistory extends RedisStore {
   /** Stores a run's summary; recording the same `runId` again replaces it. */
   async record(summary: RunSummary): Promise<void> {
     const { maxAgeMs, maxRunsPerJob, maxRunsTotal } = this.#retention;
-    await RECORD_RUN.run(
+    const evicted = await RECORD_RUN.run(
       this.redis,
       [
         this.keys.history,
@@ -95,10 +95,31 @@ export class RunHistory extends RedisStore {
         Date.now() - maxAgeMs,
         maxRunsPerJob,
         maxRunsTotal,
-        this.keys.run(''),
-        this.keys.jobHistory(''),
         summary.dryRun ? '' : JSON.stringify([summary.job, summary.outcome]),
       ],
+    );
+    // should this process stop in between, what stays behind is bounded: each summary expires
+    // with the retention, and a job's index drops an entry whose summary is gone when read
+    await this.#dropRuns(EVICT_RUNS, evicted as string[]);
+  }
+
+  /**
+   * Runs `script` on `members` (history index entries) with the keys each names declared: its
+   * summary and its job's index. An entry this version cannot read is left alone.
+   */
+  async #dropRuns(script: typeof EVICT_RUNS, members: readonly string[]): Promise<void> {
+    const entries = members.flatMap((raw) => {
+      const parsed = MemberSchema.safeParse(parseJson(raw));
+      return parsed.success ? [{ raw, job: parsed.data[0], runId: parsed.data[1] }] : [];
+    });
+    if (entries.length === 0) return;
+    await script.run(
+      this.redis,
+      [
+        this.keys.history,
+        ...entries.flatMap(({ job, runId }) => [this.keys.run(runId), this.keys.jobHistory(job)]),
+      ],
+      entries.map(({ raw }) => raw),
     );
   }
 
@@ -165,13 +186,7 @@ export class RunHistory extends RedisStore {
         }
       }
     }
-    if (expired.length > 0) {
-      await FORGET_EXPIRED_RUNS.run(
-        this.redis,
-        [this.keys.history],
-        [this.keys.run(''), this.keys.jobHistory(''), ...expired],
-      );
-    }
+    await this.#dropRuns(FORGET_EXPIRED_RUNS, expired);
     return found;
   }
 

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type Hold, type HoldReader, HoldSchema } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { DELETE_HOLD, PUT_HOLD } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface HoldsOptions extends StoreOptions {
@@ -28,7 +28,7 @@ export type HoldEvent = z.infer<typeof HoldEventSchema>;
 export class Holds extends RedisStore implements HoldReader {
   readonly #logLength: number;
 
-  constructor(redis: Redis, options: HoldsOptions = {}) {
+  constructor(redis: RedisConnection, options: HoldsOptions = {}) {
     super(redis, options);
     this.#logLength = options.logLength ?? 1000;
   }

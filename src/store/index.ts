@@ -10,7 +10,17 @@ export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis 
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
 export { PolicyStore, policySha, type RejectedEdit, RejectedEditSchema } from './policy-store.js';
 export { LocalRateLimiter, RedisRateLimiter } from './rate-limiter.js';
-export { createRedis, pingRedis, reconnectDelay, safeRedisUrl } from './redis.js';
+export {
+  connectRedis,
+  createRedis,
+  describeRedis,
+  isRedisUnreachable,
+  pingRedis,
+  type RedisConnection,
+  reconnectDelay,
+  redisRefusal,
+  safeRedisUrl,
+} from './redis.js';
 export { RunLock } from './run-lock.js';
 export { RunStarts } from './run-starts.js';
 export { describeSuspension, type Suspension, Suspensions } from './suspensions.js';

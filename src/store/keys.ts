@@ -4,12 +4,13 @@ export const DEFAULT_PREFIX = 'nightshift';
  * Every Redis key nightshift owns outside BullMQ's own, in one place so no two modules spell a
  * key differently.
  *
- * All keys share one hash tag, `{<prefix>}`. Redis Cluster runs a Lua script or MULTI only when
- * every key it touches hashes to one slot, and several of ours must: recording a run trims the
- * global history, another job's history and the summaries it evicts, keys the script can only
- * name once it has read the sorted sets. One slot for the lot costs nothing at our volume (a few
- * thousand small keys) and lets any future script combine any of these keys; BullMQ makes the
- * same trade for each queue. On a single Redis the braces are just characters.
+ * All keys share one hash tag, `{<prefix>}`. Redis Cluster runs a Lua script, MULTI or a
+ * many-key command only when every key it names hashes to one slot, and several of ours must:
+ * recording a run trims the global history, another job's history and the summaries it evicts.
+ * One slot for the lot costs nothing at our volume (a few thousand small keys) and lets any
+ * script combine any of these keys (each declares every key it touches in KEYS); BullMQ makes the
+ * same trade for each queue (its prefix is `{<prefix>}` on a Cluster). On a single Redis the
+ * braces are just characters.
  *
  * Job and sink names cannot contain `:` (see the policy's name rule), and each kind of key has its
  * own namespace, so no run id or name can make one key look like another.

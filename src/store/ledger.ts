@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   type Ownership,
   type OwnershipLedger,
@@ -10,6 +9,7 @@ import {
 } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { END_OWNERSHIP } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface RedisOwnershipLedgerOptions extends StoreOptions {
@@ -34,7 +34,7 @@ const HOUR_MS = 3_600_000;
 export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger {
   readonly #retentionMs: number;
 
-  constructor(redis: Redis, options: RedisOwnershipLedgerOptions = {}) {
+  constructor(redis: RedisConnection, options: RedisOwnershipLedgerOptions = {}) {
     super(redis, options);
     this.#retentionMs = options.intervalRetentionMs ?? 400 * 86_400_000;
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './redis.js';
 
 /** One call of a script: its KEYS and its ARGV. */
 export interface ScriptCall {
@@ -25,7 +25,11 @@ export class LuaScript {
     this.#sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(
+    redis: RedisConnection,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> {
     try {
       return await redis.evalsha(this.#sha, keys.length, ...keys, ...args);
     } catch (error) {
@@ -39,7 +43,7 @@ export class LuaScript {
    * the calls that met NOSCRIPT. Answers each call's result in order; rejects with the first
    * call's error, if any.
    */
-  async runEach(redis: Redis, calls: readonly ScriptCall[]): Promise<unknown[]> {
+  async runEach(redis: RedisConnection, calls: readonly ScriptCall[]): Promise<unknown[]> {
     if (calls.length === 0) return [];
     const pipeline = redis.pipeline();
     for (const { keys, args } of calls) pipeline.evalsha(this.#sha, keys.length, ...keys, ...args);
@@ -88,19 +92,22 @@ return 0
 // Run history (history.ts)
 
 /**
- * Stores the summary and indexes it, then applies every retention limit in the same call, so no
- * writer can leave the history over its bounds. The sets get the same TTL as the summaries: a
- * job that stops running leaves nothing behind once its last run has aged out.
+ * Stores the summary and indexes it, then applies every retention limit to the two indexes in
+ * the same call, so no writer can leave them over their bounds. The sets get the same TTL as the
+ * summaries: a job that stops running leaves nothing behind once its last run has aged out.
  *
  * It also moves this job's and outcome's entry of the last-runs hash forward (never back: runs
  * of one job may finish out of order); a dry run, or a run already past the retention, leaves
  * the hash alone.
  *
+ * A script may touch only the keys it is given (Redis Cluster routes it by them), and which runs
+ * are evicted is known only once the indexes are read here: so it answers the evicted members,
+ * whose summaries and other jobs' indexes EVICT_RUNS then drops.
+ *
  * KEYS: history, this job's history, this run's summary, the last-runs hash.
  * ARGV: member, score, summary JSON, maxAgeMs, age cut-off score, maxRunsPerJob, maxRunsTotal,
- *       summary key prefix, job history key prefix, last-runs field ('' for a dry run).
- * The keys of evicted runs are built from the prefixes: they share the hash tag of KEYS, so the
- * script stays within one Cluster slot.
+ *       last-runs field ('' for a dry run).
+ * Returns the evicted members.
  */
 export const RECORD_RUN = new LuaScript(`
 local history, jobHistory = KEYS[1], KEYS[2]
@@ -110,22 +117,18 @@ redis.call('ZADD', history, ARGV[2], ARGV[1])
 redis.call('ZADD', jobHistory, ARGV[2], ARGV[1])
 redis.call('PEXPIRE', history, ttl)
 redis.call('PEXPIRE', jobHistory, ttl)
-if ARGV[10] ~= '' and tonumber(ARGV[2]) >= tonumber(ARGV[5]) then
-  local newest = tonumber(redis.call('HGET', KEYS[4], ARGV[10]) or '0')
-  if tonumber(ARGV[2]) > newest then redis.call('HSET', KEYS[4], ARGV[10], ARGV[2]) end
+if ARGV[8] ~= '' and tonumber(ARGV[2]) >= tonumber(ARGV[5]) then
+  local newest = tonumber(redis.call('HGET', KEYS[4], ARGV[8]) or '0')
+  if tonumber(ARGV[2]) > newest then redis.call('HSET', KEYS[4], ARGV[8], ARGV[2]) end
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
 
+local evicted = {}
 local function evict(victims)
   for _, victim in ipairs(victims) do
     redis.call('ZREM', history, victim)
-    local ok, entry = pcall(cjson.decode, victim)
-    if ok and type(entry) == 'table' and type(entry[1]) == 'string' and type(entry[2]) == 'string' then
-      redis.call('ZREM', ARGV[9] .. entry[1], victim)
-      redis.call('DEL', ARGV[8] .. entry[2])
-    else
-      redis.call('ZREM', jobHistory, victim)
-    end
+    redis.call('ZREM', jobHistory, victim)
+    evicted[#evicted + 1] = victim
   end
 end
 
@@ -136,19 +139,33 @@ local excess = redis.call('ZCARD', jobHistory) - tonumber(ARGV[6])
 if excess > 0 then evict(redis.call('ZRANGE', jobHistory, 0, excess - 1)) end
 excess = redis.call('ZCARD', history) - tonumber(ARGV[7])
 if excess > 0 then evict(redis.call('ZRANGE', history, 0, excess - 1)) end
+return evicted
+`);
+
+/**
+ * Drops what RECORD_RUN evicted from the history: each run's summary and its entry in its job's
+ * index, unless the run was recorded again meanwhile (it is back in the history).
+ * KEYS: history, then for each member: its summary, its job's history. ARGV: members.
+ */
+export const EVICT_RUNS = new LuaScript(`
+for i = 1, #ARGV do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('DEL', KEYS[2 * i])
+    redis.call('ZREM', KEYS[2 * i + 1], ARGV[i])
+  end
+end
 return 1
 `);
 
 /**
  * Drops index members whose summary has expired, unless the run was recorded again meanwhile.
- * KEYS: history. ARGV: summary key prefix, job history key prefix, members...
+ * KEYS: history, then for each member: its summary, its job's history. ARGV: members.
  */
 export const FORGET_EXPIRED_RUNS = new LuaScript(`
-for i = 3, #ARGV do
-  local entry = cjson.decode(ARGV[i])
-  if redis.call('EXISTS', ARGV[1] .. entry[2]) == 0 then
+for i = 1, #ARGV do
+  if redis.call('EXISTS', KEYS[2 * i]) == 0 then
     redis.call('ZREM', KEYS[1], ARGV[i])
-    redis.call('ZREM', ARGV[2] .. entry[1], ARGV[i])
+    redis.call('ZREM', KEYS[2 * i + 1], ARGV[i])
   end
 end
 return 1

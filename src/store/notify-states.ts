@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import { parseJson } from './json.js';
 import { SET_IF_NOT_OLDER } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface NotifyStatesOptions extends StoreOptions {
@@ -20,7 +20,7 @@ export interface NotifyStatesOptions extends StoreOptions {
 export class NotifyStates extends RedisStore {
   readonly #ttlMs: number;
 
-  constructor(redis: Redis, options: NotifyStatesOptions = {}) {
+  constructor(redis: RedisConnection, options: NotifyStatesOptions = {}) {
     super(redis, options);
     this.#ttlMs = positiveInteger('NotifyStates: ttlMs', options.ttlMs ?? 90 * 86_400_000);
   }

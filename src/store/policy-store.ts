@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { parseJson } from './json.js';
+import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface PolicyStoreOptions extends StoreOptions {
@@ -50,7 +50,7 @@ export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
 export class PolicyStore extends RedisStore {
   readonly #ttlMs: number;
 
-  constructor(redis: Redis, options: PolicyStoreOptions = {}) {
+  constructor(redis: RedisConnection, options: PolicyStoreOptions = {}) {
     super(redis, options);
     this.#ttlMs = positiveInteger('PolicyStore: ttlMs', options.ttlMs ?? 30 * 24 * 3_600_000);
   }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { TAKE_TOKEN } from './lua.js';
+import type { RedisConnection } from './redis.js';
 
 /** Waits until the caller may make one more call. Rejects with the signal's reason on abort. */
 export interface RateLimiter {
@@ -109,12 +109,12 @@ abstract class QueuedRateLimiter implements RateLimiter {
  * hundreds of calls a second.
  */
 export class RedisRateLimiter extends QueuedRateLimiter {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #name: string;
   readonly #key: string;
   readonly #args: readonly number[];
 
-  constructor(redis: Redis, options: RedisRateLimiterOptions) {
+  constructor(redis: RedisConnection, options: RedisRateLimiterOptions) {
     super();
     if (options.name === '') throw new RangeError('RedisRateLimiter: name must not be empty');
     const { rate, burst } = bucketShape('RedisRateLimiter', options.ratePerSecond, options.burst);

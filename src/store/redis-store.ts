@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { DEFAULT_PREFIX, type RedisKeys, redisKeys } from './keys.js';
+import type { RedisConnection } from './redis.js';
 
 /** Where a store's keys live. */
 export interface StoreOptions {
@@ -9,10 +9,10 @@ export interface StoreOptions {
 
 /** A store on a connection it shares with others, and the keys under its prefix. */
 export abstract class RedisStore {
-  protected readonly redis: Redis;
+  protected readonly redis: RedisConnection;
   protected readonly keys: RedisKeys;
 
-  constructor(redis: Redis, { prefix = DEFAULT_PREFIX }: StoreOptions = {}) {
+  constructor(redis: RedisConnection, { prefix = DEFAULT_PREFIX }: StoreOptions = {}) {
     this.redis = redis;
     this.keys = redisKeys(prefix);
   }

@@ -1,9 +1,17 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisAddress, RedisTopology } from '../config/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 
 /** The longest wait between two reconnection attempts. */
 export const MAX_RECONNECT_DELAY_MS = 5_000;
+
+/**
+ * A connection to one Redis (by URL or through Sentinels) or to a Redis Cluster. Both answer
+ * every command nightshift sends, `status`, `duplicate()` and pipelines; a Cluster routes each
+ * command by its key's slot, which is why every key nightshift owns shares one hash tag.
+ */
+export type RedisConnection = Redis | Cluster;
 
 /** Any ioredis option passes through, bar Sentinel's `role`, whose name we use for our own. */
 export interface CreateRedisOptions extends Omit<RedisOptions, 'role'> {
@@ -40,6 +48,13 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
+/**
+ * Through Sentinels, attempts stay at most this far apart: the primary's replacement is named
+ * seconds after it dies, and a client waiting out a long backoff then adds that wait to every
+ * failover. Each attempt asks a Sentinel first, which costs it next to nothing.
+ */
+export const MAX_SENTINEL_RECONNECT_DELAY_MS = 250;
+
 /** Exponential from 50 ms, capped at MAX_RECONNECT_DELAY_MS: quick after a blip, gentle in an outage. */
 export function reconnectDelay(attempt: number): number {
   return Math.min(50 * 2 ** Math.min(Math.max(attempt - 1, 0), 16), MAX_RECONNECT_DELAY_MS);
@@ -67,6 +82,16 @@ function errorCode(error: unknown): string {
 }
 
 /**
+ * What Redis answered when it refused the connection (a wrong password: `WRONGPASS …`), from the
+ * error or, for a cluster, the last node's: Redis's own words, which never repeat the password.
+ */
+export function redisRefusal(error: unknown): string | undefined {
+  const e = error as { name?: unknown; message?: unknown; lastNodeError?: unknown } | undefined;
+  if (e?.name === 'ReplyError' && typeof e.message === 'string') return e.message;
+  return e?.lastNodeError === undefined ? undefined : redisRefusal(e.lastNodeError);
+}
+
+/**
  * A client fit for BullMQ (which requires `maxRetriesPerRequest: null` for its blocking calls):
  * it reconnects forever, and commands wait in the offline queue meanwhile, so a Redis restart
  * delays work rather than failing it. An outage logs one warning when it starts and one info line
@@ -75,8 +100,6 @@ function errorCode(error: unknown): string {
  */
 export function createRedis({ url, log = silentLogger, role, ...extra }: CreateRedisOptions): Redis {
   checkUrl(url);
-  // 'client', not 'role': a service's logger already carries its role
-  const context = { redis: safeRedisUrl(url), client: role };
   const redis = new Redis(url, {
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
@@ -84,18 +107,137 @@ export function createRedis({ url, log = silentLogger, role, ...extra }: CreateR
     connectionName: `nightshift:${role}`,
     ...extra,
   });
+  // 'client', not 'role': a service's logger already carries its role
+  return reportOutages(redis, log, { redis: safeRedisUrl(url), client: role });
+}
+
+/** `createRedis`'s options, for any topology. */
+export interface ConnectRedisOptions extends Omit<CreateRedisOptions, 'url'> {
+  topology: RedisTopology;
+}
+
+/**
+ * A connection made like `createRedis`'s (reconnecting forever unless `retryStrategy` says
+ * otherwise, one log line per outage) to the topology the settings name: one Redis by URL, a
+ * Redis Cluster (its nodes found from any one of `nodes`), or the primary the Sentinels name,
+ * followed through a failover.
+ */
+export function connectRedis({
+  topology,
+  log = silentLogger,
+  role,
+  ...extra
+}: ConnectRedisOptions): RedisConnection {
+  if (topology.kind === 'url') return createRedis({ url: topology.url, log, role, ...extra });
+  const context = { redis: describeRedis(topology), client: role };
+  const {
+    retryStrategy = topology.kind === 'sentinel'
+      ? (attempt: number) => Math.min(reconnectDelay(attempt), MAX_SENTINEL_RECONNECT_DELAY_MS)
+      : reconnectDelay,
+    lazyConnect,
+    ...options
+  } = extra;
+  const shared = { maxRetriesPerRequest: null, connectionName: `nightshift:${role}`, ...options };
+  // A one-shot client (a bounded `maxRetriesPerRequest`) fails its commands after a few attempts
+  // on one Redis; a cluster's or the Sentinels' own loop never counts towards that, so it gives
+  // up on its third attempt instead, and the commands fail with its error.
+  const oneShot = typeof options.maxRetriesPerRequest === 'number';
+  const topologyRetry = (attempt: number) => (oneShot && attempt > 2 ? null : retryStrategy?.(attempt));
+  const tls = topology.tls && { ...(topology.tls.ca ? { ca: topology.tls.ca } : {}) };
+  if (topology.kind === 'cluster') {
+    const cluster = new Cluster(topology.nodes.map(nodeAddress), {
+      clusterRetryStrategy: topologyRetry,
+      enableReadyCheck: true,
+      lazyConnect,
+      // with TLS, a node is reached by the name it was given, which its certificate names (the
+      // address a lookup gives would not match)
+      ...(tls
+        ? {
+            dnsLookup: (address: string, done: (error: null, address: string) => void) => done(null, address),
+          }
+        : {}),
+      // the nodes' connections do not reconnect on their own: the cluster reconnects them all
+      redisOptions: { ...shared, password: topology.password, ...(tls ? { tls } : {}) },
+    });
+    return reportOutages(cluster, log, context);
+  }
+  const redis = new Redis({
+    ...shared,
+    sentinels: topology.sentinels.map(nodeAddress),
+    name: topology.name,
+    password: topology.password,
+    sentinelPassword: topology.sentinelPassword,
+    enableReadyCheck: true,
+    lazyConnect,
+    retryStrategy,
+    sentinelRetryStrategy: topologyRetry,
+    ...(tls ? { tls, enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
+    // not ioredis's `failoverDetector`: its +switch-master handler, arriving while the client is
+    // reconnecting, closed the client for good (5.11.1: every command then fails "Connection is
+    // closed"); attempts at most 250 ms apart reach the new primary within that of its election
+  });
+  return reportOutages(redis, log, context);
+}
+
+function nodeAddress({ host, port }: RedisAddress): { host: string; port: number } {
+  return { host, port };
+}
+
+/**
+ * Whether a command failed because Redis could not be reached, as a one-shot client reports it:
+ * ioredis's own errors for one Redis, a cluster and Sentinels that all stayed silent.
+ */
+export function isRedisUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'MaxRetriesPerRequestError' ||
+    error.name === 'ClusterAllFailedError' ||
+    error.message === 'None of startup nodes is available' ||
+    error.message.startsWith('All sentinels are unreachable')
+  );
+}
+
+/** Where a topology is, for logs and errors: never a password. */
+export function describeRedis(topology: RedisTopology): string {
+  const list = (addresses: readonly RedisAddress[]) =>
+    addresses
+      .map(({ host, port }) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`))
+      .join(',');
+  switch (topology.kind) {
+    case 'url':
+      return safeRedisUrl(topology.url);
+    case 'cluster':
+      return `cluster ${list(topology.nodes)}`;
+    case 'sentinel':
+      return `primary "${topology.name}" of sentinels ${list(topology.sentinels)}`;
+  }
+}
+
+/**
+ * One warning when an outage starts and one info line when it ends, never one line per attempt;
+ * every `error` event is handled, so none reaches ioredis's "Unhandled error event" fallback.
+ */
+function reportOutages<T extends RedisConnection>(
+  client: T,
+  log: Logger,
+  context: Record<string, string>,
+): T {
   let down = false;
-  redis.on('error', (error: unknown) => {
+  client.on('error', (error: unknown) => {
     if (down) return;
     down = true;
-    log.warn({ ...context, code: errorCode(error) }, 'Redis unreachable; retrying');
+    const refused = redisRefusal(error);
+    log.warn(
+      { ...context, code: errorCode(error), ...(refused ? { refused } : {}) },
+      'Redis unreachable; retrying',
+    );
   });
-  redis.on('ready', () => {
+  client.on('ready', () => {
     if (!down) return;
     down = false;
     log.info(context, 'Redis connection restored');
   });
-  return redis;
+  return client;
 }
 
 /**
@@ -103,7 +245,7 @@ export function createRedis({ url, log = silentLogger, role, ...extra }: CreateR
  * ready (still connecting, or reconnecting) answers false at once instead of queueing a PING
  * behind the outage.
  */
-export async function pingRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+export async function pingRedis(redis: RedisConnection, timeoutMs: number): Promise<boolean> {
   if (redis.status !== 'ready') return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../log/index.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import { DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
+import type { RedisConnection } from './redis.js';
 
 /** A run's hold on its job's lock while it executes. */
 export interface RunLockHold {
@@ -26,12 +26,12 @@ export interface RunLockOptions {
  * releases it, and a redelivery of the same run (a takeover) finds it already its own.
  */
 export class RunLock {
-  readonly #redis: Redis;
+  readonly #redis: RedisConnection;
   readonly #keys: RedisKeys;
   readonly #ttlMs: number;
   readonly #log: Logger;
 
-  constructor(redis: Redis, options: RunLockOptions) {
+  constructor(redis: RedisConnection, options: RunLockOptions) {
     this.#redis = redis;
     this.#keys = redisKeys(options.prefix);
     this.#ttlMs = options.ttlMs;

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { BEGIN_RUN } from './lua.js';
+import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
 /** A run's start as the worker beginning it now sees it. */
@@ -17,7 +17,7 @@ export interface RunStart {
 export class RunStarts extends RedisStore {
   readonly #ttlMs: number;
 
-  constructor(redis: Redis, options: StoreOptions & { ttlMs?: number } = {}) {
+  constructor(redis: RedisConnection, options: StoreOptions & { ttlMs?: number } = {}) {
     super(redis, options);
     this.#ttlMs = options.ttlMs ?? 7 * 86_400_000;
   }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from '../../bench/harness/eventually.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
@@ -29,11 +28,12 @@ import { fleetStateStores } from '../../src/store/fleet-state.js';
 import { RunHistory } from '../../src/store/history.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { PolicyStore } from '../../src/store/policy-store.js';
-import { createRedis } from '../../src/store/redis.js';
+import { createRedis, type RedisConnection } from '../../src/store/redis.js';
 import { RunStarts } from '../../src/store/run-starts.js';
 import { Suspensions } from '../../src/store/suspensions.js';
 import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
+import type { RedisConnector } from './redis-topologies.js';
 
 // the chaos drill in bench/ polls with it too, and bench/ imports nothing from test/
 export { eventually };
@@ -134,7 +134,7 @@ export class Engine {
   readonly prefix: string;
   readonly keys: ReturnType<typeof redisKeys>;
   /** The test's own client: what it reads and writes to check or set up state. */
-  readonly redis: Redis;
+  readonly redis: RedisConnection;
   readonly history: RunHistory;
   readonly suspensions: Suspensions;
   readonly policies: PolicyStore;
@@ -145,14 +145,15 @@ export class Engine {
   readonly runStarts: RunStarts;
   readonly logged: LogLine[];
   readonly log: Logger;
-  readonly #url: string;
+  readonly #connect: RedisConnector;
   readonly #closers: (() => Promise<unknown>)[] = [];
 
-  constructor(redisUrl: string, label = 'engine') {
-    this.#url = redisUrl;
+  /** On the Redis at `redis` (a URL), or on the connections `redis` makes (a cluster, Sentinels). */
+  constructor(redis: string | RedisConnector, label = 'engine') {
+    this.#connect = typeof redis === 'string' ? (role) => createRedis({ url: redis, role }) : redis;
     this.prefix = uniquePrefix(label);
     this.keys = redisKeys(this.prefix);
-    this.redis = createRedis({ url: redisUrl, role: 'test' });
+    this.redis = this.#connect('test');
     this.history = new RunHistory(this.redis, { prefix: this.prefix });
     this.suspensions = new Suspensions(this.redis, { prefix: this.prefix });
     this.policies = new PolicyStore(this.redis, { prefix: this.prefix });
@@ -174,7 +175,7 @@ export class Engine {
    * knows which ticks it handled; test/integration/engine/lead.test.ts covers handing over early.
    */
   scheduler(options: Partial<SchedulerOptions> = {}): Scheduler {
-    const redis = createRedis({ url: this.#url, role: 'scheduler' });
+    const redis = this.#connect('scheduler');
     const queue = quiet(createRunQueue({ connection: redis, prefix: this.prefix }));
     const scheduler = new Scheduler({
       redis,
@@ -197,7 +198,7 @@ export class Engine {
 
   /** A started worker with a Redis client of its own, acting on the simulator at `apiUrl`. */
   worker(apiUrl: string, options: Partial<RunWorkerOptions> = {}): RunWorker {
-    const redis = createRedis({ url: this.#url, role: 'worker' });
+    const redis = this.#connect('worker');
     const api = new ApiClient({ baseUrl: apiUrl, apiKey: DEFAULT_API_KEY, timeoutMs: 10_000 });
     const worker = new RunWorker({
       redis,
@@ -291,9 +292,14 @@ export function assertBuilt(...sources: string[]): void {
  * A worker process that gives up a dead worker's runs fast (1.5 s locks, 200 ms polls, 2 s grace):
  * for tests that kill workers and watch another take their runs over.
  */
-export function startTakeoverWorker(redisUrl: string, apiUrl: string, prefix: string): CliProcess {
+export function startTakeoverWorker(
+  redis: string | Record<string, string>,
+  apiUrl: string,
+  prefix: string,
+): CliProcess {
   return startCli(['worker'], {
-    REDIS_URL: redisUrl,
+    // a URL, or the variables that name a cluster or Sentinels
+    ...(typeof redis === 'string' ? { REDIS_URL: redis } : redis),
     NIGHTSHIFT_API_URL: apiUrl,
     NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
     NIGHTSHIFT_REDIS_PREFIX: prefix,

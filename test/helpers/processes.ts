@@ -1,12 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 
-/** CLI processes started and not yet exited, and whether each leads a process group of its own. */
+/** CLI and Redis processes started and not yet exited, and whether each leads a process group of its own. */
 export const running = new Map<ChildProcess, boolean>();
 
 /**
  * Kills (SIGKILL) every CLI process this test file started that is still running, with its group
  * when it leads one: a test that failed or timed out before stopping one must not leave it behind.
- * test/setup.ts runs it after each file; startCli (engine.ts) fills the map.
+ * test/setup.ts runs it after each file; startCli (engine.ts) and the Redis topologies
+ * (redis-topologies.ts) fill the map.
  */
 export function killLeftoverClis(): void {
   for (const [child, group] of running) {

@@ -5,7 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import pino from 'pino';
-import { DEFAULT_REDIS_PREFIX, type Settings, withVariables } from '../../config/index.js';
+import {
+  configuredRedis,
+  DEFAULT_REDIS_PREFIX,
+  type Environment,
+  type Settings,
+  withVariables,
+} from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import { createLogger, type Logger } from '../../log/index.js';
 import { parseDuration, WINDOW_ACTION } from '../../policy/index.js';
@@ -16,7 +22,12 @@ import {
   type SimulatorHandle,
   startSimulator,
 } from '../../sim/index.js';
-import { type LocalRedis, RedisServerMissingError, startLocalRedis } from '../../store/index.js';
+import {
+  describeRedis,
+  type LocalRedis,
+  RedisServerMissingError,
+  startLocalRedis,
+} from '../../store/index.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
@@ -96,11 +107,19 @@ function fleetLine(sim: SimulatorHandle): string {
   return `[${clock()}] fleet: ${counts.join(', ')}`;
 }
 
-async function startRedis(settings: Settings): Promise<{ url: string; server?: LocalRedis }> {
-  if (settings.redis.url) return { url: settings.redis.url };
+/** The demo's Redis: the one the settings name, else a private redis-server; how it is shown; what the roles' settings add. */
+interface DemoRedis {
+  shown: string;
+  variables: Environment;
+  server?: LocalRedis;
+}
+
+async function startRedis(settings: Settings): Promise<DemoRedis> {
+  const configured = asUsage(() => configuredRedis(settings));
+  if (configured) return { shown: `${describeRedis(configured)} (configured)`, variables: {} };
   try {
     const server = await startLocalRedis({ appendOnly: false });
-    return { url: server.url, server };
+    return { shown: `${server.url} (private redis-server)`, variables: { REDIS_URL: server.url }, server };
   } catch (error) {
     if (error instanceof RedisServerMissingError)
       throw new UsageError(`the demo needs Redis: ${error.message}`);
@@ -158,7 +177,7 @@ async function startRoles(
 async function showDemo(
   flags: DemoFlags,
   { settings, ops: opsSettings }: { settings: Settings; ops: OpsSettings | undefined },
-  redis: { url: string; server?: LocalRedis },
+  redis: DemoRedis,
   sim: SimulatorHandle,
 ): Promise<void> {
   const drill = sim.state.workspaces.find((ws) => ws.name === 'drill');
@@ -170,7 +189,7 @@ async function showDemo(
   // the roles' own settings: this Redis and simulator, and the variables config/demo.yaml reads
   const roles = asUsage(() =>
     withVariables(settings, {
-      REDIS_URL: redis.url,
+      ...redis.variables,
       // the installation's own keys stay out of reach unless a prefix was chosen for the demo
       NIGHTSHIFT_REDIS_PREFIX:
         settings.redis.prefix === DEFAULT_REDIS_PREFIX ? `demo-${process.pid}` : settings.redis.prefix,
@@ -206,7 +225,7 @@ async function showDemo(
   out(
     alignColumns([
       ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
-      ['  redis', redis.server ? `${redis.url} (private redis-server)` : `${redis.url} (REDIS_URL)`],
+      ['  redis', redis.shown],
       ['  policy', DEMO_POLICY],
       ['  queue', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
       ['  logs', logFile],

@@ -38,3 +38,19 @@ describe('a bad setting in the environment', () => {
     }
   });
 });
+
+describe('two Redis topologies at once', () => {
+  it('stop a service before it connects anywhere: exit 2, naming both variables and never the password', async () => {
+    assertBuilt('src/cli/main.ts', 'src/config/schema.ts');
+    const cli = startCli(['worker'], {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      NIGHTSHIFT_REDIS_CLUSTER_NODES: '127.0.0.1:2,127.0.0.1:3',
+      NIGHTSHIFT_REDIS_PASSWORD: 'not-in-any-message',
+    });
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain(
+      'REDIS_URL and NIGHTSHIFT_REDIS_CLUSTER_NODES are both set; set only one of them',
+    );
+    expect(cli.output()).not.toContain('not-in-any-message');
+  });
+});

@@ -31,7 +31,7 @@ describe('settings from an empty environment', () => {
       timeoutMs: 30_000,
       rateLimit: undefined,
     });
-    expect(settings.redis).toEqual({ url: undefined, prefix: 'nightshift' });
+    expect(settings.redis).toEqual({ url: undefined, prefix: 'nightshift', tls: false });
     expect(settings.worker).toEqual({
       concurrency: 50,
       pollIntervalMs: 5_000,
