@@ -8,7 +8,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis, type RedisConnection } from '../store/index.js';
-import { type ConsoleOptions, registerConsole } from './console/routes.js';
+import { type ConsoleOptions, RedisUnansweredError, registerConsole } from './console/routes.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
@@ -188,8 +188,10 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 
   const app = Fastify({ logger: false, forceCloseConnections: true });
   app.addHook('onError', async (request, reply, error) => {
-    // the route pattern, not the URL: nothing a client typed, and never a header
-    log.error(
+    // the route pattern, not the URL: nothing a client typed, and never a header; a console page
+    // that Redis did not answer in time is no news (the connection reports an outage once)
+    const level = error instanceof RedisUnansweredError ? 'debug' : 'error';
+    log[level](
       { err: error, method: request.method, route: request.routeOptions.url, statusCode: reply.statusCode },
       'ops request failed',
     );

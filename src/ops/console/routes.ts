@@ -20,6 +20,11 @@ export interface ConsoleOptions {
   sources: ConsoleSources;
   /** How often an open page refreshes itself. Default 5000 ms; 0 never. */
   refreshMs?: number;
+  /**
+   * How long a page waits for Redis before answering 503. Default 5000 ms. The connection waits out
+   * an outage (commands queue until Redis is back), so without it a page would hang as long.
+   */
+  readTimeoutMs?: number;
 }
 
 /** Every request the console answers stays on this server: its own script and styles, nothing inline. */
@@ -43,6 +48,28 @@ const RunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+
+/** Redis did not answer in time: 503, and logged at debug only (the connection reports an outage once). */
+export class RedisUnansweredError extends Error {
+  override name = 'RedisUnansweredError';
+  readonly statusCode = 503;
+}
+
+/** `work`, or a RedisUnansweredError once `ms` have passed without its answer. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new RedisUnansweredError(`Redis did not answer within ${ms} ms; retrying is safe`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** A query that does not parse is the client's mistake: 400 naming the parameter. */
 class BadQueryError extends Error {
@@ -105,19 +132,33 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const policy = new PolicyInForce(sources);
   const fleet = new FleetData(sources, policy);
   const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
+  const timeoutMs = options.readTimeoutMs ?? 5_000;
+  const read = <T>(work: Promise<T>) => within(work, timeoutMs);
   const findingsView = async () => ({
     generatedAt: (sources.now?.() ?? new Date()).toISOString(),
     findings: await sources.findings.open(),
   });
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-    const status = error instanceof BadQueryError ? 400 : 500;
-    // the console reads Redis only: a 500 is Redis failing (logged by the server's onError hook)
-    const message = status === 400 ? error.message : `the console could not read Redis: ${error.message}`;
+  app.setErrorHandler((error: Error, _request, reply) => {
+    if (error instanceof BadQueryError)
+      return reply
+        .code(400)
+        .header('cache-control', 'no-store')
+        .send({ error: 'Bad Request', message: error.message });
+    if (error instanceof RedisUnansweredError)
+      return reply
+        .code(503)
+        .header('cache-control', 'no-store')
+        .header('retry-after', '5')
+        .send({ error: 'Service Unavailable', message: error.message });
+    // the console reads Redis only: anything else is Redis failing (logged by the server's onError hook)
     return reply
-      .code(status)
+      .code(500)
       .header('cache-control', 'no-store')
-      .send({ error: status === 400 ? 'Bad Request' : 'Internal Server Error', message });
+      .send({
+        error: 'Internal Server Error',
+        message: `the console could not read Redis: ${error.message}`,
+      });
   });
 
   app.get('/console/console.css', (_request, reply) =>
@@ -127,15 +168,17 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     sendAsset(reply, 'text/javascript; charset=utf-8', CONSOLE_JS),
   );
 
-  app.get('/api/schedules', async (_request, reply) => sendJson(reply, await schedulesView(sources, policy)));
+  app.get('/api/schedules', async (_request, reply) =>
+    sendJson(reply, await read(schedulesView(sources, policy))),
+  );
   app.get('/api/runs', async (request, reply) => {
     const query = parseQuery(RunsQuerySchema, request.query);
-    const runs = await sources.history.list(query);
+    const runs = await read(sources.history.list(query));
     return sendJson(reply, { runs: runs.map(runBrief) });
   });
   app.get('/api/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
-    const run = await sources.history.get(id);
+    const run = await read(sources.history.get(id));
     if (!run)
       return reply
         .code(404)
@@ -144,33 +187,33 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     return sendJson(reply, run);
   });
   app.get('/api/fleet', async (request, reply) =>
-    sendJson(reply, await fleet.view(parseQuery(FleetQuerySchema, request.query))),
+    sendJson(reply, await read(fleet.view(parseQuery(FleetQuerySchema, request.query)))),
   );
   app.get('/api/savings', async (request, reply) =>
-    sendJson(reply, await savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days)),
+    sendJson(reply, await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days))),
   );
-  app.get('/api/findings', async (_request, reply) => sendJson(reply, await findingsView()));
+  app.get('/api/findings', async (_request, reply) => sendJson(reply, await read(findingsView())));
 
   app.get('/', async (request, reply) => {
-    const view = await schedulesView(sources, policy);
+    const view = await read(schedulesView(sources, policy));
     return sendPage(request, reply, view, () => renderSchedules(view, page));
   });
   app.get('/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
-    const run = await sources.history.get(id);
+    const run = await read(sources.history.get(id));
     if (!run) reply.code(404);
     return sendPage(request, reply, run ?? { missing: id }, () => renderRun(run, id, page));
   });
   app.get('/fleet', async (request, reply) => {
-    const view = await fleet.view(parseQuery(FleetQuerySchema, request.query));
+    const view = await read(fleet.view(parseQuery(FleetQuerySchema, request.query)));
     return sendPage(request, reply, view, () => renderFleet(view, page));
   });
   app.get('/savings', async (request, reply) => {
-    const view = await savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days);
+    const view = await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days));
     return sendPage(request, reply, view, () => renderSavings(view, page));
   });
   app.get('/findings', async (request, reply) => {
-    const view = await findingsView();
+    const view = await read(findingsView());
     return sendPage(request, reply, view, () => renderFindings(view, page));
   });
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
 import type { Workgroup } from '../../../src/api/index.js';
 import { trimListing } from '../../../src/engine/index.js';
+import type { Logger } from '../../../src/log/index.js';
 import {
   type ConsoleSources,
   type FindingsView,
@@ -14,6 +15,7 @@ import {
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import {
+  createRedis,
   FindingsLedger,
   fleetStateStores,
   PolicyStore,
@@ -21,6 +23,7 @@ import {
   RunHistory,
   Suspensions,
 } from '../../../src/store/index.js';
+import { captureLog } from '../../helpers/engine.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 import { finding, runSummary } from '../../helpers/summaries.js';
 
@@ -54,7 +57,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-function stores(prefix: string) {
+function stores(prefix: string, connection: Redis = redis) {
+  const redis = connection;
   return {
     history: new RunHistory(redis, { prefix }),
     policies: new PolicyStore(redis, { prefix }),
@@ -65,8 +69,8 @@ function stores(prefix: string) {
   };
 }
 
-async function serve(prefix: string, token?: string) {
-  const all = stores(prefix);
+async function serve(prefix: string, token?: string, options: { connection?: Redis; log?: Logger } = {}) {
+  const all = stores(prefix, options.connection);
   const sources: ConsoleSources = {
     ...all,
     readPolicy: (text, sha) =>
@@ -75,10 +79,11 @@ async function serve(prefix: string, token?: string) {
   };
   const server = await startOpsServer({
     port: 0,
-    redis,
+    redis: options.connection ?? redis,
     metrics: new Metrics({ processMetrics: false }),
-    console: { sources },
+    console: { sources, readTimeoutMs: 500 },
     ...(token ? { token } : {}),
+    ...(options.log ? { log: options.log } : {}),
   });
   servers.push(server);
   return { url: server.url, ...all };
@@ -189,6 +194,28 @@ describe('the console behind the ops server', () => {
     const changed = await fetch(`${url}/`, { headers: { 'if-none-match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('answers 503 when Redis does not answer within its time, instead of hanging with the outage, and logs no error per request', async () => {
+    // nothing listens there: the connection queues every command until a Redis that never comes
+    const unreachable = createRedis({ url: 'redis://127.0.0.1:1', role: 'test' });
+    const { log, lines } = captureLog('debug');
+    try {
+      const { url } = await serve(uniquePrefix('console'), undefined, { connection: unreachable, log });
+      for (const path of ['/api/fleet', '/', '/fleet']) {
+        const started = Date.now();
+        const response = await fetch(`${url}${path}`);
+        expect(response.status, path).toBe(503);
+        expect(Date.now() - started, path).toBeLessThan(3_000);
+        expect(response.headers.get('retry-after')).toBe('5');
+        expect(((await response.json()) as { message: string }).message).toMatch(
+          /Redis did not answer within 500 ms/,
+        );
+      }
+      expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+    } finally {
+      unreachable.disconnect();
+    }
   });
 
   it('refuses a query it cannot read with 400 naming the parameter', async () => {

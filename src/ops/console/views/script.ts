@@ -136,7 +136,9 @@ export const CONSOLE_JS = `(() => {
       busy = true;
       try {
         const headers = etag ? { 'If-None-Match': etag } : {};
-        const response = await fetch(window.location.href, { cache: 'no-store', headers, credentials: 'same-origin' });
+        // a server that stopped answering shows as offline, not as a page that never refreshes again
+        const signal = AbortSignal.timeout ? AbortSignal.timeout(Math.max(15000, 2 * every)) : undefined;
+        const response = await fetch(window.location.href, { cache: 'no-store', headers, credentials: 'same-origin', signal });
         const html = (response.headers.get('Content-Type') || '').includes('text/html');
         if (response.status === 304) {
           rewordRelativeTimes();
