@@ -1,5 +1,5 @@
 import type { ApiClient } from '../api/index.js';
-import { decideWindow, type SavingsReport, savingsReport, selectTargets } from '../engine/index.js';
+import { decideWindows, type SavingsReport, savingsReport } from '../engine/index.js';
 import type { Policy } from '../policy/index.js';
 import type { RedisFleetState, RedisOwnershipLedger } from '../store/index.js';
 
@@ -30,49 +30,38 @@ export async function driftRows(
   state: RedisFleetState,
   now: Date,
 ): Promise<DriftRow[]> {
-  const windows = policy.jobs.filter((job) => job.window);
-  if (windows.length === 0) return [];
+  if (!policy.jobs.some((job) => job.window)) return [];
   const [{ result: workgroups }, owned, holds, states] = await Promise.all([
     api.listWorkgroups(),
     state.ledger.all(),
     state.holds.active(now, { readOnly: true }),
     state.windows.all(),
   ]);
-  return windows.flatMap((job) => {
-    if (!job.window || !job.target) return [];
-    const decision = decideWindow({
-      name: job.name,
-      window: job.window,
-      now,
-      workspaces: selectTargets(workgroups, job.target.selector),
-      workgroups,
-      owned,
-      holds,
-      state: states.get(job.name),
-    });
-    return decision.decisions.map((d) => ({
-      window: job.name,
-      workgroup: d.ws.workgroupName,
-      workspace: d.ws.workspaceName,
-      workgroupId: d.ws.workgroupId,
-      workspaceId: d.ws.workspaceId,
-      desired: d.desired ?? null,
-      actual: d.actual ?? null,
-      drift: d.drift,
-      owner: d.owner
-        ? {
-            kind: d.owner.ownerKind,
-            name: d.owner.owner,
-            since: d.owner.pausedAt ?? d.owner.intendedAt,
-            state: d.owner.state,
-          }
-        : null,
-      hold: d.hold
-        ? { state: d.hold.state, until: d.hold.until, by: d.hold.by, reason: d.hold.reason }
-        : null,
-      why: d.why,
-    }));
-  });
+  return decideWindows({ jobs: policy.jobs, now, workgroups, owned, holds, states }).flatMap(
+    ({ job, decision }) =>
+      decision.decisions.map((d) => ({
+        window: job.name,
+        workgroup: d.ws.workgroupName,
+        workspace: d.ws.workspaceName,
+        workgroupId: d.ws.workgroupId,
+        workspaceId: d.ws.workspaceId,
+        desired: d.desired ?? null,
+        actual: d.actual ?? null,
+        drift: d.drift,
+        owner: d.owner
+          ? {
+              kind: d.owner.ownerKind,
+              name: d.owner.owner,
+              since: d.owner.pausedAt ?? d.owner.intendedAt,
+              state: d.owner.state,
+            }
+          : null,
+        hold: d.hold
+          ? { state: d.hold.state, until: d.hold.until, by: d.hold.by, reason: d.hold.reason }
+          : null,
+        why: d.why,
+      })),
+  );
 }
 
 /** Whether a row counts against `drift`'s exit code: it differs, and no hold explains it. */

@@ -48,6 +48,12 @@ export { type SavingsReport, savingsReport } from './savings.js';
 export * from './summary.js';
 export * from './targets.js';
 export { TickGate, type TickGateOptions } from './tick-gate.js';
-export { decideWindow, type WindowDecision, type WorkspaceDecision } from './window-decision.js';
+export {
+  decideWindow,
+  decideWindows,
+  type FleetWindowsInput,
+  type WindowDecision,
+  type WorkspaceDecision,
+} from './window-decision.js';
 export * from './window-state.js';
 export { STATUS } from './workspace-status.js';

@@ -1,5 +1,5 @@
 import type { Workgroup } from '../api/index.js';
-import { currentPeriod, type PolicyWindow } from '../policy/index.js';
+import { currentPeriod, type PolicyJob, type PolicyWindow } from '../policy/index.js';
 import { workspaceRef } from './action.js';
 import { describeHold, type Hold, holdLookup, type Ownership } from './ownership.js';
 import { type SelectedWorkspace, selectTargets } from './targets.js';
@@ -184,4 +184,32 @@ function resumable(actual: string | undefined): 'resume' | undefined {
 
 function pausable(actual: string | undefined): 'pause' | undefined {
   return actual === STATUS.active ? 'pause' : undefined;
+}
+
+/** What every window of a policy decides at one instant, as `nightshift drift` and the console show it. */
+export interface FleetWindowsInput {
+  readonly jobs: readonly PolicyJob[];
+  readonly now: Date;
+  readonly workgroups: readonly Workgroup[];
+  readonly owned: ReadonlyMap<string, Ownership>;
+  readonly holds: readonly Hold[] | undefined;
+  readonly states: ReadonlyMap<string, WindowState>;
+}
+
+/** Each window of `jobs` with its decision over the workspaces its target selects from one listing. */
+export function decideWindows(input: FleetWindowsInput): { job: PolicyJob; decision: WindowDecision }[] {
+  return input.jobs.flatMap((job) => {
+    if (!job.window || !job.target) return [];
+    const decision = decideWindow({
+      name: job.name,
+      window: job.window,
+      now: input.now,
+      workspaces: selectTargets(input.workgroups, job.target.selector),
+      workgroups: input.workgroups,
+      owned: input.owned,
+      holds: input.holds,
+      state: input.states.get(job.name),
+    });
+    return [{ job, decision }];
+  });
 }

@@ -1,16 +1,16 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FleetView, SavingsView, SchedulesView } from '../../../src/ops/index.js';
 import { DEFAULT_API_KEY, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
 import { createRedis, fleetStateStores } from '../../../src/store/index.js';
 import { assertBuilt, type CliProcess, eventually } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
+import { launchChromium, recordedPage } from './browser.js';
 import { killGroup, logLines, signalGroup, startService } from './service-group.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** Where the screenshots go: docs/images to refresh the ones docs/operations.md shows, else a temporary folder. */
 const SCREENSHOTS = process.env.NIGHTSHIFT_SCREENSHOTS_DIR;
 
@@ -69,13 +69,8 @@ async function getJson<T>(path: string): Promise<T> {
 
 beforeAll(async () => {
   assertBuilt('src/ops/console/routes.ts', 'src/cli/ops.ts', 'src/cli/console-sources.ts');
-  // CI installs Debian's chromium (.ci/run): a missing browser is a broken machine, not a reason to skip
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `No chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`,
-    );
   [browser, redis, sim] = await Promise.all([
-    chromium.launch({ executablePath: CHROMIUM, headless: true }),
+    launchChromium(),
     startTestRedis(),
     startSimulator({
       port: 0,
@@ -166,28 +161,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Opens a page recording every request that would leave the ops server, script errors and failed responses. */
-async function openConsole(options: { colorScheme?: 'light' | 'dark' } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  const outside: string[] = [];
-  await context.route(
-    (target) => !target.href.startsWith(url),
-    (route) => {
-      outside.push(route.request().url());
-      return route.abort();
-    },
-  );
-  const page = await context.newPage();
-  const scriptErrors: string[] = [];
-  page.on('pageerror', (error) => scriptErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') scriptErrors.push(message.text());
-  });
-  const failures: string[] = [];
-  page.on('response', (response) => {
-    if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
-  });
-  return { context, page, outside, scriptErrors, failures };
+function openConsole(options: { colorScheme?: 'light' | 'dark' } = {}) {
+  return recordedPage(browser, url, { viewport: { width: 1280, height: 900 }, ...options });
 }
 
 async function shoot(page: Page, name: string): Promise<void> {

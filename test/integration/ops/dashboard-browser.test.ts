@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics, type OpsServer, startOpsServer } from '../../../src/ops/index.js';
 import { eventually, useEngineHarness } from '../../helpers/engine.js';
+import { launchChromium, recordedPage } from './browser.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const TOKEN = 'ops-browser-token-51ad';
 
 const POLICY = `version: 1
@@ -19,13 +18,7 @@ jobs:
 
 let browser: Browser;
 beforeAll(async () => {
-  // CI installs Debian's chromium (.ci/run): a missing browser is a broken machine, not a reason to skip
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `No chromium at ${CHROMIUM}: the dashboard test needs a real browser. ` +
-        'Install it (apt-get install -y chromium) or point CHROMIUM_PATH at one.',
-    );
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -65,26 +58,10 @@ describe('the dashboard in a real browser', () => {
         await anonymous.close();
       }
 
-      const context = await browser.newContext({ httpCredentials: { username: 'ops', password: TOKEN } });
+      const { context, page, outside, scriptErrors, failures } = await recordedPage(browser, url, {
+        httpCredentials: { username: 'ops', password: TOKEN },
+      });
       try {
-        // nothing may leave this server: a request elsewhere is recorded, and aborted so the test
-        // never leaves the machine either
-        const outside: string[] = [];
-        await context.route(
-          (target) => !target.href.startsWith(url),
-          (route) => {
-            outside.push(route.request().url());
-            return route.abort();
-          },
-        );
-        const page = await context.newPage();
-        const scriptErrors: string[] = [];
-        page.on('pageerror', (error) => scriptErrors.push(error.message));
-        const failures: string[] = [];
-        page.on('response', (response) => {
-          if (response.url().startsWith(url) && response.status() >= 400)
-            failures.push(`${response.status()} ${response.url()}`);
-        });
         const entry = await page.goto(`${url}/ui`);
         expect(entry?.status()).toBe(200);
         await expect(page.title()).resolves.toBe('nightshift');

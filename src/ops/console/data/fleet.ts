@@ -1,12 +1,10 @@
-import type { Workgroup } from '../../../api/index.js';
 import {
-  decideWindow,
+  decideWindows,
   type FleetListing,
+  type FleetWindowsInput,
   type Hold,
   holdLookup,
   type Ownership,
-  selectTargets,
-  type WindowState,
 } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
 import type { FleetView, FleetWorkgroupView, FleetWorkspaceView } from '../model.js';
@@ -22,29 +20,13 @@ type WindowMark = NonNullable<FleetWorkspaceView['window']>;
 /** What each window wants of the workspaces it covers, by workspace key, as `nightshift drift` decides it. */
 function windowMarks(
   policy: Policy | string,
-  workgroups: readonly Workgroup[],
-  owned: ReadonlyMap<string, Ownership>,
-  holds: readonly Hold[],
-  states: ReadonlyMap<string, WindowState>,
-  now: Date,
+  input: Omit<FleetWindowsInput, 'jobs'>,
 ): Map<string, WindowMark> {
   const marks = new Map<string, WindowMark>();
   if (typeof policy === 'string') return marks;
-  for (const job of policy.jobs) {
-    if (!job.window || !job.target) continue;
-    const decision = decideWindow({
-      name: job.name,
-      window: job.window,
-      now,
-      workspaces: selectTargets(workgroups, job.target.selector),
-      workgroups,
-      owned,
-      holds,
-      state: states.get(job.name),
-    });
+  for (const { job, decision } of decideWindows({ ...input, jobs: policy.jobs }))
     for (const d of decision.decisions)
       marks.set(d.key, { name: job.name, desired: d.desired ?? null, drift: d.drift, why: d.why });
-  }
   return marks;
 }
 
@@ -95,7 +77,7 @@ export class FleetData {
       this.#policy.read(),
     ]);
     const workgroups = listing?.workgroups ?? [];
-    const marks = windowMarks(policy, workgroups, owned, holds, windowStates, now);
+    const marks = windowMarks(policy, { workgroups, owned, holds, states: windowStates, now });
     const holdOn = holdLookup(holds, now);
     const byState: Record<string, number> = {};
     const counts = { workspaces: 0, byState, owned: 0, held: 0, drifting: 0 };
