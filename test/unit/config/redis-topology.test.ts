@@ -76,6 +76,26 @@ describe('Redis topology settings', () => {
     });
   });
 
+  it('log in as NIGHTSHIFT_REDIS_USERNAME on a cluster or the Sentinels’ nodes', () => {
+    expect(
+      serviceRedis(
+        loadSettings({ NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' }),
+      ),
+    ).toMatchObject({ kind: 'cluster', username: 'nightshift' });
+    expect(
+      serviceRedis(
+        loadSettings({
+          NIGHTSHIFT_REDIS_SENTINELS: 's:26379',
+          NIGHTSHIFT_REDIS_SENTINEL_NAME: 'p',
+          NIGHTSHIFT_REDIS_USERNAME: 'nightshift',
+        }),
+      ),
+    ).toMatchObject({ kind: 'sentinel', username: 'nightshift' });
+    expect(problem({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' })).toContain(
+      'NIGHTSHIFT_REDIS_USERNAME is set with REDIS_URL; with REDIS_URL the user and password go in the URL',
+    );
+  });
+
   it('name a password file that cannot be read, never its content', () => {
     const settings = loadSettings({
       NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000',
@@ -208,7 +228,9 @@ describe('describeRedis', () => {
           { host: 'a', port: 7000 },
           { host: 'fd00::3', port: 7001 },
         ],
+        username: 'nightshift',
         password: PASSWORD,
+        tls: undefined,
       }),
     ).toBe('cluster a:7000,[fd00::3]:7001');
     expect(
@@ -216,8 +238,10 @@ describe('describeRedis', () => {
         kind: 'sentinel',
         sentinels: [{ host: 's1', port: 26379 }],
         name: 'primary',
+        username: undefined,
         password: PASSWORD,
         sentinelPassword: PASSWORD,
+        tls: undefined,
       }),
     ).toBe('primary "primary" of sentinels s1:26379');
   });
