@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunHistory } from '../../../src/store/history.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
@@ -22,6 +22,9 @@ function tls(): Record<string, string> {
   };
 }
 
+const secrets = mkdtempSync(join(tmpdir(), 'nightshift-cluster-secrets-'));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+
 beforeAll(() => {
   assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
 });
@@ -36,7 +39,7 @@ describe('a Redis Cluster whose nodes require an ACL user, its password and TLS'
     } finally {
       redis.disconnect();
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'nightshift-cluster-secret-')), 'password');
+    const file = join(secrets, 'password');
     writeFileSync(file, `${PASSWORD}\n`);
     const cli = startCli(['history', '--json'], {
       ...cluster.current.environment,

@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/exit.js';
 import { settingsFrom } from '../../../src/cli/runtime.js';
 import { ConfigError, configuredRedis, loadSettings, serviceRedis } from '../../../src/config/index.js';
@@ -11,8 +11,12 @@ import { describeRedis } from '../../../src/store/index.js';
 
 const PASSWORD = 'hunter2-not-to-be-repeated';
 
+const secrets = mkdtempSync(join(tmpdir(), 'nightshift-redis-settings-'));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+let files = 0;
+
 function secretFile(content: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'nightshift-redis-')), 'secret');
+  const file = join(secrets, `secret-${++files}`);
   writeFileSync(file, content);
   return file;
 }
