@@ -99,6 +99,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_REDIS_CLUSTER_NODES: variable(addresses),
     NIGHTSHIFT_REDIS_SENTINELS: variable(addresses),
     NIGHTSHIFT_REDIS_SENTINEL_NAME: text(),
+    NIGHTSHIFT_REDIS_USERNAME: text(),
     NIGHTSHIFT_REDIS_PASSWORD: text(),
     NIGHTSHIFT_REDIS_PASSWORD_FILE: text(),
     NIGHTSHIFT_REDIS_SENTINEL_PASSWORD: text(),
@@ -151,6 +152,7 @@ function redisTopologyProblems(env: {
   NIGHTSHIFT_REDIS_CLUSTER_NODES?: readonly RedisAddress[] | undefined;
   NIGHTSHIFT_REDIS_SENTINELS?: readonly RedisAddress[] | undefined;
   NIGHTSHIFT_REDIS_SENTINEL_NAME?: string | undefined;
+  NIGHTSHIFT_REDIS_USERNAME?: string | undefined;
   NIGHTSHIFT_REDIS_PASSWORD?: string | undefined;
   NIGHTSHIFT_REDIS_PASSWORD_FILE?: string | undefined;
   NIGHTSHIFT_REDIS_SENTINEL_PASSWORD?: string | undefined;
@@ -180,9 +182,13 @@ function redisTopologyProblems(env: {
   ] as const)
     if (env[name] !== undefined && !sentinels)
       problems.push(`${name} is set without NIGHTSHIFT_REDIS_SENTINELS`);
-  for (const name of ['NIGHTSHIFT_REDIS_PASSWORD', 'NIGHTSHIFT_REDIS_PASSWORD_FILE'] as const)
+  for (const name of [
+    'NIGHTSHIFT_REDIS_USERNAME',
+    'NIGHTSHIFT_REDIS_PASSWORD',
+    'NIGHTSHIFT_REDIS_PASSWORD_FILE',
+  ] as const)
     if (env[name] !== undefined && env.REDIS_URL !== undefined)
-      problems.push(`${name} is set with REDIS_URL; with REDIS_URL the password goes in the URL`);
+      problems.push(`${name} is set with REDIS_URL; with REDIS_URL the user and password go in the URL`);
   if (env.NIGHTSHIFT_REDIS_TLS && env.REDIS_URL !== undefined)
     problems.push('NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL');
   if (env.NIGHTSHIFT_REDIS_TLS_CA_FILE !== undefined && !env.NIGHTSHIFT_REDIS_TLS)

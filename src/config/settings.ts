@@ -25,6 +25,8 @@ export interface Settings {
     readonly clusterNodes: readonly RedisAddress[] | undefined;
     /** `NIGHTSHIFT_REDIS_SENTINELS` and the name they monitor the primary under. */
     readonly sentinel: { readonly sentinels: readonly RedisAddress[]; readonly name: string } | undefined;
+    /** The data nodes' ACL user (cluster or Sentinel); unset: `default`. */
+    readonly username: string | undefined;
     /** The data nodes' password (cluster or Sentinel), or the file holding it. */
     readonly password: string | undefined;
     readonly passwordFile: string | undefined;
@@ -102,6 +104,7 @@ export function loadSettings(env: Environment): Settings {
         v.NIGHTSHIFT_REDIS_SENTINELS && v.NIGHTSHIFT_REDIS_SENTINEL_NAME
           ? { sentinels: v.NIGHTSHIFT_REDIS_SENTINELS, name: v.NIGHTSHIFT_REDIS_SENTINEL_NAME }
           : undefined,
+      username: v.NIGHTSHIFT_REDIS_USERNAME,
       password: v.NIGHTSHIFT_REDIS_PASSWORD,
       passwordFile: v.NIGHTSHIFT_REDIS_PASSWORD_FILE,
       sentinelPassword: v.NIGHTSHIFT_REDIS_SENTINEL_PASSWORD,
@@ -147,16 +150,18 @@ export type RedisTopology =
   | {
       readonly kind: 'cluster';
       readonly nodes: readonly RedisAddress[];
+      readonly username: string | undefined;
       readonly password: string | undefined;
-      readonly tls?: RedisTls | undefined;
+      readonly tls: RedisTls | undefined;
     }
   | {
       readonly kind: 'sentinel';
       readonly sentinels: readonly RedisAddress[];
       readonly name: string;
+      readonly username: string | undefined;
       readonly password: string | undefined;
       readonly sentinelPassword: string | undefined;
-      readonly tls?: RedisTls | undefined;
+      readonly tls: RedisTls | undefined;
     };
 
 /**
@@ -165,12 +170,13 @@ export type RedisTopology =
  * the commands that work without Redis. A password file that cannot be read is a ConfigError.
  */
 export function configuredRedis(settings: Settings): RedisTopology | undefined {
-  const { url, clusterNodes, sentinel } = settings.redis;
+  const { url, clusterNodes, sentinel, username } = settings.redis;
   if (url) return { kind: 'url', url };
   if (clusterNodes)
     return {
       kind: 'cluster',
       nodes: clusterNodes,
+      username,
       password: redisPassword(settings),
       tls: redisTls(settings),
     };
@@ -178,6 +184,7 @@ export function configuredRedis(settings: Settings): RedisTopology | undefined {
     return {
       kind: 'sentinel',
       ...sentinel,
+      username,
       tls: redisTls(settings),
       password: redisPassword(settings),
       sentinelPassword: secret(

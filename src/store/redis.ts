@@ -157,7 +157,12 @@ export function connectRedis({
           }
         : {}),
       // the nodes' connections do not reconnect on their own: the cluster reconnects them all
-      redisOptions: { ...shared, password: topology.password, ...(tls ? { tls } : {}) },
+      redisOptions: {
+        ...shared,
+        username: topology.username,
+        password: topology.password,
+        ...(tls ? { tls } : {}),
+      },
     });
     return reportOutages(cluster, log, context);
   }
@@ -165,6 +170,7 @@ export function connectRedis({
     ...shared,
     sentinels: topology.sentinels.map(nodeAddress),
     name: topology.name,
+    username: topology.username,
     password: topology.password,
     sentinelPassword: topology.sentinelPassword,
     enableReadyCheck: true,

@@ -77,10 +77,12 @@ async function ask<T>(
   question: (redis: Redis) => Promise<T>,
   password?: string,
   ca?: string,
+  username?: string,
 ): Promise<T> {
   const redis = new Redis({
     port,
     host: '127.0.0.1',
+    username,
     password,
     ...(ca ? { tls: { ca } } : {}),
     lazyConnect: true,
@@ -168,9 +170,13 @@ async function certificates(dir: string): Promise<{ ca: string; cert: string; ke
   return { ca, cert, key };
 }
 
-/** A test cluster's options: a password its nodes require, TLS (a CA of its own) on every port. */
+/**
+ * A test cluster's options: a password its nodes require (the `default` user's, or with `user`
+ * that ACL user's, `default` then off), TLS (a CA of its own) on every port.
+ */
 export interface ClusterOptions {
   password?: string;
+  user?: string;
   tls?: boolean;
 }
 
@@ -182,8 +188,16 @@ export interface TestCluster extends TestTopology {
 /** Three masters, no replicas: every slot served, `cluster_state:ok` on each. */
 export async function startRedisCluster({
   password,
+  user,
   tls = false,
 }: ClusterOptions = {}): Promise<TestCluster> {
+  const auth =
+    password && user
+      ? // one argument per ACL rule: Redis joins them into the config line
+        ['--user', user, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off']
+      : password
+        ? ['--requirepass', password]
+        : [];
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-cluster-'));
   const groups: Group[] = [];
   let files: { ca: string; cert: string; key: string } | undefined;
@@ -234,13 +248,14 @@ export async function startRedisCluster({
             '',
             '--loglevel',
             'warning',
-            ...(password ? ['--requirepass', password, '--masterauth', password] : []),
+            ...auth,
           ],
           port,
         ),
       );
     }
     await run('redis-cli', [
+      ...(user ? ['--user', user] : []),
       ...(password ? ['-a', password, '--no-auth-warning'] : []),
       ...(files ? ['--tls', '--cacert', files.ca] : []),
       '--cluster',
@@ -252,7 +267,13 @@ export async function startRedisCluster({
     ]);
     for (const { port } of groups)
       await until(`cluster_state:ok on ${port}`, () =>
-        ask(port, async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'), password, ca),
+        ask(
+          port,
+          async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'),
+          password,
+          ca,
+          user,
+        ),
       );
   } catch (error) {
     await Promise.all(groups.map((group) => stopGroup(group)));
@@ -262,6 +283,7 @@ export async function startRedisCluster({
   const topology = {
     kind: 'cluster' as const,
     nodes: groups.map(({ port }) => ({ host: '127.0.0.1', port })),
+    username: user,
     password,
     tls: ca ? { ca } : undefined,
   };
@@ -399,6 +421,7 @@ export async function startRedisSentinels({
     kind: 'sentinel' as const,
     sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
     name: SENTINEL_NAME,
+    username: undefined,
     password,
     sentinelPassword,
     tls: ca ? { ca } : undefined,

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunHistory } from '../../../src/store/history.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
@@ -10,19 +10,27 @@ import { runSummary } from '../../helpers/summaries.js';
 
 const PASSWORD = 'cluster-secret-71aa';
 
-const cluster = useTopology(() => startRedisCluster({ password: PASSWORD, tls: true }));
+const USER = 'nightshift';
+const cluster = useTopology(() => startRedisCluster({ user: USER, password: PASSWORD, tls: true }));
 
-/** The variables for the test cluster's TLS: on, trusting its own CA. */
+/** The variables for the test cluster's TLS (on, trusting its own CA) and its ACL user. */
 function tls(): Record<string, string> {
-  return { NIGHTSHIFT_REDIS_TLS: 'true', NIGHTSHIFT_REDIS_TLS_CA_FILE: cluster.current.caFile as string };
+  return {
+    NIGHTSHIFT_REDIS_TLS: 'true',
+    NIGHTSHIFT_REDIS_TLS_CA_FILE: cluster.current.caFile as string,
+    NIGHTSHIFT_REDIS_USERNAME: USER,
+  };
 }
+
+const secrets = mkdtempSync(join(tmpdir(), 'nightshift-cluster-secrets-'));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
 
 beforeAll(() => {
   assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
 });
 
-describe('a Redis Cluster whose nodes require a password and TLS', () => {
-  it('is reached over TLS with the password from a mounted file: `history` reads the runs kept there', async () => {
+describe('a Redis Cluster whose nodes require an ACL user, its password and TLS', () => {
+  it('is reached over TLS as that user with the password from a mounted file: `history` reads the runs kept there', async () => {
     const prefix = uniquePrefix('cluster-auth');
     const redis = cluster.current.connect('test');
     const run = runSummary({ job: 'nightly' });
@@ -31,7 +39,7 @@ describe('a Redis Cluster whose nodes require a password and TLS', () => {
     } finally {
       redis.disconnect();
     }
-    const file = join(mkdtempSync(join(tmpdir(), 'nightshift-cluster-secret-')), 'password');
+    const file = join(secrets, 'password');
     writeFileSync(file, `${PASSWORD}\n`);
     const cli = startCli(['history', '--json'], {
       ...cluster.current.environment,
@@ -55,6 +63,17 @@ describe('a Redis Cluster whose nodes require a password and TLS', () => {
     // the outage's one warning says why, in Redis's words
     expect(cli.output()).toContain('"refused":"WRONGPASS invalid username-password pair');
     for (const secret of [wrong, PASSWORD]) expect(cli.output(), cli.output()).not.toContain(secret);
+  });
+
+  it('refuses the right password without the user (its `default` user is off)', async () => {
+    const { NIGHTSHIFT_REDIS_USERNAME: _user, ...withoutUser } = tls();
+    const cli = startCli(['history', '--json'], {
+      ...cluster.current.environment,
+      ...withoutUser,
+      NIGHTSHIFT_REDIS_PASSWORD: PASSWORD,
+    });
+    expect(await cli.exited, cli.output()).toBe(1);
+    expect(cli.output()).toContain('"refused":"WRONGPASS');
   });
 
   it('is not reached without trusting its CA: a certificate nobody vouched for is refused (exit 1)', async () => {

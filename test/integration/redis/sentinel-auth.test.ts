@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunHistory } from '../../../src/store/history.js';
 import { assertBuilt, startCli } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
@@ -24,8 +24,11 @@ beforeAll(() => {
   assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
 });
 
-function secretFile(content: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'nightshift-redis-secret-')), 'secret');
+const secrets = mkdtempSync(join(tmpdir(), 'nightshift-redis-secrets-'));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+
+function secretFile(name: string, content: string): string {
+  const file = join(secrets, name);
   writeFileSync(file, `${content}\n`);
   return file;
 }
@@ -44,8 +47,8 @@ describe('Sentinels and a primary that require passwords and TLS', () => {
       ...sentinels.current.environment,
       ...tls(),
       NIGHTSHIFT_REDIS_PREFIX: prefix,
-      NIGHTSHIFT_REDIS_PASSWORD_FILE: secretFile(PASSWORD),
-      NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: secretFile(SENTINEL_PASSWORD),
+      NIGHTSHIFT_REDIS_PASSWORD_FILE: secretFile('password', PASSWORD),
+      NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: secretFile('sentinel-password', SENTINEL_PASSWORD),
     });
     expect(await cli.exited, cli.output()).toBe(0);
     expect((JSON.parse(cli.stdout()) as { runId: string }[]).map((kept) => kept.runId)).toEqual([run.runId]);

@@ -70,6 +70,11 @@ describe('Sentinels failing over from a primary killed mid-run', () => {
       const calls = pauseRequests(sim);
       expect(calls.size).toBe(TARGETS);
       for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
+      // BullMQ's record of the run, on the new primary, completed too
+      await eventually(
+        'the BullMQ job completed',
+        async () => (await (await engine.queue.getJob(runId))?.getState()) === 'completed',
+      );
       const owned = await engine.state.ledger.all();
       expect(owned.size).toBe(TARGETS);
       for (const record of owned.values())

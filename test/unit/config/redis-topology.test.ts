@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/exit.js';
 import { settingsFrom } from '../../../src/cli/runtime.js';
 import { ConfigError, configuredRedis, loadSettings, serviceRedis } from '../../../src/config/index.js';
@@ -11,8 +11,12 @@ import { describeRedis } from '../../../src/store/index.js';
 
 const PASSWORD = 'hunter2-not-to-be-repeated';
 
+const secrets = mkdtempSync(join(tmpdir(), 'nightshift-redis-settings-'));
+afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+let files = 0;
+
 function secretFile(content: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'nightshift-redis-')), 'secret');
+  const file = join(secrets, `secret-${++files}`);
   writeFileSync(file, content);
   return file;
 }
@@ -74,6 +78,26 @@ describe('Redis topology settings', () => {
       password: PASSWORD,
       sentinelPassword: 'sentinel-secret',
     });
+  });
+
+  it('log in as NIGHTSHIFT_REDIS_USERNAME on a cluster or the Sentinels’ nodes', () => {
+    expect(
+      serviceRedis(
+        loadSettings({ NIGHTSHIFT_REDIS_CLUSTER_NODES: 'a:7000', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' }),
+      ),
+    ).toMatchObject({ kind: 'cluster', username: 'nightshift' });
+    expect(
+      serviceRedis(
+        loadSettings({
+          NIGHTSHIFT_REDIS_SENTINELS: 's:26379',
+          NIGHTSHIFT_REDIS_SENTINEL_NAME: 'p',
+          NIGHTSHIFT_REDIS_USERNAME: 'nightshift',
+        }),
+      ),
+    ).toMatchObject({ kind: 'sentinel', username: 'nightshift' });
+    expect(problem({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' })).toContain(
+      'NIGHTSHIFT_REDIS_USERNAME is set with REDIS_URL; with REDIS_URL the user and password go in the URL',
+    );
   });
 
   it('name a password file that cannot be read, never its content', () => {
@@ -208,7 +232,9 @@ describe('describeRedis', () => {
           { host: 'a', port: 7000 },
           { host: 'fd00::3', port: 7001 },
         ],
+        username: 'nightshift',
         password: PASSWORD,
+        tls: undefined,
       }),
     ).toBe('cluster a:7000,[fd00::3]:7001');
     expect(
@@ -216,8 +242,10 @@ describe('describeRedis', () => {
         kind: 'sentinel',
         sentinels: [{ host: 's1', port: 26379 }],
         name: 'primary',
+        username: undefined,
         password: PASSWORD,
         sentinelPassword: PASSWORD,
+        tls: undefined,
       }),
     ).toBe('primary "primary" of sentinels s1:26379');
   });
