@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { NightshiftError } from '../../errors/index.js';
 import { FleetData } from './data/fleet.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
 import { schedulesView } from './data/schedules.js';
@@ -49,9 +50,10 @@ const RunsQuerySchema = z.object({
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
 
-/** Redis did not answer in time: 503, and logged at debug only (the connection reports an outage once). */
-export class RedisUnansweredError extends Error {
+/** Redis did not answer a console page in time: 503, and logged at debug only (the connection reports an outage once). */
+export class RedisUnansweredError extends NightshiftError {
   override name = 'RedisUnansweredError';
+  readonly code = 'NS_CONSOLE_REDIS_UNANSWERED';
   readonly statusCode = 503;
 }
 

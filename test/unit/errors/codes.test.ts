@@ -44,6 +44,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   UsageError: (C) => [new C('unknown job "x"', { kind: 'unknown-job' })],
   WaitAbandonedError: (C) => [new C('the workspace was deleted')],
   WaitTimeoutError: (C) => [new C('not Running within 60s')],
+  RedisUnansweredError: (C) => [new C('Redis did not answer within 5000 ms')],
   WebhookError: (C) =>
     ['WEBHOOK_STATUS', 'WEBHOOK_NETWORK', 'WEBHOOK_TIMEOUT', 'WEBHOOK_ABORTED'].map(
       (code) => new C(code, 'ops', { attempts: 1, reason: 'x', retryable: false }),
