@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { partJobId, type RunJobResult } from '../../../src/queue/run-queue.js';
+import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
+
+const TARGETS = 60;
+const PART_SIZE = 20;
+const PARTS = TARGETS / PART_SIZE;
+
+// 100 ms per pause, four at a time: a part of 20 takes about half a second or more
+const harness = useEngineHarness(
+  { workgroups: 6, workspacesPerWorkgroup: 10 },
+  { faults: { latencyMs: 100, operations: ['pauseWorkspace'] } },
+);
+
+afterEach(() => {
+  harness.sim.reset();
+});
+
+const POLICY = `version: 1
+jobs:
+  fleet-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    concurrency: 4
+`;
+
+/** A worker that splits runs into parts of 20; two slots, so a worker waiting on a run still takes a part. */
+function splittingWorker(engine: Engine) {
+  return engine.worker(harness.sim.url, { partSize: PART_SIZE, concurrency: 2 });
+}
+
+/** The workers that finished each part of the run, by part. */
+async function partWorkers(engine: Engine, runId: string): Promise<(string | undefined)[]> {
+  const parts = await Promise.all(
+    Array.from({ length: PARTS }, (_, index) => engine.queue.getJob(partJobId(runId, index))),
+  );
+  return parts.map((job) => (job?.returnvalue as RunJobResult | undefined)?.worker);
+}
+
+async function expectPausedOnceAndOwned(engine: Engine, runId: string) {
+  const calls = pauseRequests(harness.sim);
+  expect(calls.size).toBe(TARGETS);
+  for (const made of calls.values()) expect(made.filter((call) => call.status === 200)).toHaveLength(1);
+  const owned = await engine.state.ledger.all();
+  expect(owned.size).toBe(TARGETS);
+  for (const record of owned.values()) expect(record).toMatchObject({ owner: 'fleet-pause', runId });
+}
+
+describe('a run over more targets than the part size', () => {
+  it('is worked in parts by every worker, from one fleet listing, and recorded as one run', async () => {
+    const engine = harness.engine('split-run');
+    const workers = [splittingWorker(engine), splittingWorker(engine)];
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+
+    const run = await engine.waitForRun(runId, 30_000);
+    expect(run).toMatchObject({
+      outcome: 'succeeded',
+      deliveries: 1,
+      counts: { total: TARGETS, succeeded: TARGETS, failed: 0 },
+    });
+    expect(run.targets).toHaveLength(TARGETS);
+    await expectPausedOnceAndOwned(engine, runId);
+    // the run listed the fleet; its parts read that listing
+    expect(harness.sim.requests().filter((entry) => entry.operation === 'listWorkgroups')).toHaveLength(1);
+    const byPart = await partWorkers(engine, runId);
+    expect(new Set(byPart)).toEqual(new Set(workers.map((worker) => worker.id)));
+    expect(engine.lines('run split into parts')).toMatchObject([{ runId, parts: PARTS, targets: TARGETS }]);
+    // one summary, and nothing left of the run in Redis: checkpoints, its listing, the job's lock
+    expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
+    expect(
+      await engine.redis.exists(
+        engine.keys.runTargets(runId),
+        engine.keys.runListing(runId),
+        engine.keys.runLock('fleet-pause'),
+      ),
+    ).toBe(0);
+  });
+
+  it('resumes a part whose worker stopped mid-way on another worker, acting on no workspace twice', async () => {
+    const engine = harness.engine('split-run-takeover');
+    const first = splittingWorker(engine);
+    const second = splittingWorker(engine);
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+    await eventually(
+      'parts under way',
+      async () => (await engine.redis.hlen(engine.keys.runTargets(runId))) >= 8,
+    );
+    await first.close(0);
+
+    const run = await engine.waitForRun(runId, 30_000);
+    expect(run).toMatchObject({
+      outcome: 'succeeded',
+      counts: { total: TARGETS, succeeded: TARGETS, failed: 0 },
+    });
+    await expectPausedOnceAndOwned(engine, runId);
+    expect(engine.lines('run part handed back to the queue at shutdown').length).toBeGreaterThan(0);
+    expect(await partWorkers(engine, runId)).toEqual(Array.from({ length: PARTS }, () => expect.any(String)));
+    // whatever the stopped worker left, the one still running finished
+    const handedBack = engine.lines('run part handed back to the queue at shutdown').map((line) => line.part);
+    const byPart = await partWorkers(engine, runId);
+    for (const part of handedBack) expect(byPart[part as number]).toBe(second.id);
+    expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
+  });
+
+  it('holds the job’s run lock while its parts go: a second run of the job is skipped as today', async () => {
+    const engine = harness.engine('split-run-overlap');
+    splittingWorker(engine);
+    splittingWorker(engine);
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+    await eventually(
+      'parts under way',
+      async () => (await engine.redis.hlen(engine.keys.runTargets(runId))) >= 4,
+    );
+    const second = await engine.enqueue(POLICY, 'fleet-pause');
+
+    expect(await engine.waitForRun(second)).toMatchObject({
+      outcome: 'skipped',
+      reason: `skipped: the previous run (${runId}) is still running`,
+    });
+    expect(await engine.waitForRun(runId, 30_000)).toMatchObject({
+      outcome: 'succeeded',
+      counts: { total: TARGETS, succeeded: TARGETS },
+    });
+    await expectPausedOnceAndOwned(engine, runId);
+  });
+
+  it('is not split when it has no more targets than the part size', async () => {
+    const engine = harness.engine('split-run-small');
+    engine.worker(harness.sim.url, { partSize: TARGETS, concurrency: 2 });
+    const runId = await engine.enqueue(POLICY, 'fleet-pause');
+
+    expect(await engine.waitForRun(runId, 30_000)).toMatchObject({
+      outcome: 'succeeded',
+      counts: { total: TARGETS, succeeded: TARGETS },
+    });
+    expect(engine.lines('run split into parts')).toEqual([]);
+    expect(await engine.queue.getJob(partJobId(runId, 0))).toBeUndefined();
+  });
+});
