@@ -180,11 +180,13 @@ export class RunWorker {
           );
     });
     // connection failures are already reported once per outage by the Redis client
-    this.worker.on('error', (error) => {
+    const onError = (error: Error) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (code && CONNECTION_ERRORS.has(code)) options.log.debug({ code }, 'worker lost Redis');
       else options.log.error({ err: error }, 'worker error');
-    });
+    };
+    this.worker.on('error', onError);
+    this.#parts.queue.on('error', onError);
   }
 
   start(): void {
@@ -197,7 +199,7 @@ export class RunWorker {
    */
   async close(graceMs: number): Promise<void> {
     this.#closing.abort(new Error('worker closing'));
-    const closing = this.worker.close();
+    const closing = Promise.all([this.worker.close(), this.#parts.queue.close()]);
     const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
     // BullMQ's close waits for Redis; with Redis down it would wait forever and the process
     // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
@@ -218,7 +220,6 @@ export class RunWorker {
       clearTimeout(timer);
       clearTimeout(giveUp);
     }
-    await this.#parts.queue.close();
   }
 
   async #process(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
