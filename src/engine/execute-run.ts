@@ -33,15 +33,7 @@ import {
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
-import {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-} from './targets.js';
+import { resolveTargets, type SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
 export interface RunRequest {
@@ -192,7 +184,15 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
-    log.info({ trigger: request.trigger, dryRun: request.dryRun, params: redactParams(job) }, 'run started');
+    log.info(
+      {
+        trigger: request.trigger,
+        dryRun: request.dryRun,
+        params: redactParams(job),
+        part: request.part?.index,
+      },
+      'run started',
+    );
     if (request.takenOverFrom)
       log.warn(
         { takenOverFrom: request.takenOverFrom, deliveries: request.deliveries, startedAt },
@@ -249,6 +249,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           log,
           signal: deps.signal,
           onProgress: deps.onProgress,
+          workPart: (part) => workPart(deps, request, part),
         },
         {
           run: identity(request),
@@ -413,31 +414,21 @@ function worstOutcome(
   return verdicts.length > 0 ? 'partial' : fromTargets;
 }
 
+/** Works one part of a split run within the run; resolves with why it worked none of its targets, if so. */
+async function workPart(
+  deps: RunDependencies,
+  request: RunRequest,
+  part: RunPart,
+): Promise<string | undefined> {
+  // the run reports its own progress (targets checkpointed by every part)
+  const summary = await executeRun({ ...deps, onProgress: undefined }, { ...request, part });
+  return summary.counts.total === 0 && part.keys.length > 0
+    ? (summary.reason ?? 'the part worked none of its targets')
+    : undefined;
+}
+
 /** The workspaces of `selection` the part works, in the part's order. */
 function partOf(selection: readonly SelectedWorkspace[], part: RunPart): SelectedWorkspace[] {
   const keys = new Set(part.keys);
   return selection.filter((ws) => keys.has(workspaceRef(ws).key));
-}
-
-interface Selection {
-  allowed: boolean;
-  count: number;
-  limit: number;
-  workspaces: readonly SelectedWorkspace[];
-  workgroups: readonly SelectedWorkgroup[];
-}
-
-function resolveTargets(action: Action, job: PolicyJob, workgroups: readonly Workgroup[]): Selection {
-  const selector = job.target?.selector;
-  if (action.scope === 'none' || !selector) {
-    return { allowed: true, count: 0, limit: Number.POSITIVE_INFINITY, workspaces: [], workgroups: [] };
-  }
-  if (action.scope === 'workgroup') {
-    const selected = selectWorkgroups(workgroups, selector);
-    const check = checkTargetLimit(job.maxTargets, selected.length, countWorkgroups(workgroups));
-    return { ...check, count: selected.length, workspaces: [], workgroups: selected };
-  }
-  const selected = selectTargets(workgroups, selector);
-  const check = checkTargetLimit(job.maxTargets, selected.length, countWorkspaces(workgroups));
-  return { ...check, count: selected.length, workspaces: selected, workgroups: [] };
 }

@@ -20,6 +20,11 @@ export interface PartsRequest {
   signal: AbortSignal;
   /** Called at each look at the parts, to report the run's progress. */
   onPoll: () => Promise<void>;
+  /**
+   * Works a part here, in the run: for one no worker has taken yet, so a run never waits on parts
+   * queued behind itself. Resolves with why the part failed, if it did.
+   */
+  work: (part: RunPart) => Promise<string | undefined>;
 }
 
 /**
@@ -30,7 +35,10 @@ export interface PartsRequest {
 export interface RunSplitter {
   /** Most targets one part holds; a run with no more targets than this is not split. */
   readonly partSize: number;
-  /** Stores the listing, enqueues the parts (again: a no-op) and resolves when every part has ended. */
+  /**
+   * Stores the listing, enqueues the parts (again: a no-op), works those no worker takes
+   * (`work`) and resolves when every part has ended.
+   */
   runParts(request: PartsRequest): Promise<FailedPart[]>;
   /** The listing a split run stored for its parts; undefined when it is gone. */
   listing(runId: string): Promise<FleetListing | undefined>;

@@ -3,7 +3,7 @@ import type { TargetRef } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import type { FleetListing } from './fleet-listing.js';
-import { type RunSplitter, splitTargets } from './run-parts.js';
+import { type RunPart, type RunSplitter, splitTargets } from './run-parts.js';
 import {
   countTargets,
   type RunIdentity,
@@ -28,6 +28,8 @@ export interface SplitRunDependencies {
   log: Logger;
   signal: AbortSignal;
   onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Works one part in this run (as `RunSplitter.runParts`' `work`). */
+  workPart: (part: RunPart) => Promise<string | undefined>;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function executeSplitRun(
     listing: request.listing,
     parts,
     signal: deps.signal,
+    work: deps.workPart,
     onPoll: async () => {
       deps.onProgress?.((await deps.checkpoints.load(runId)).size, total);
     },

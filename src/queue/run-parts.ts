@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
-import type { FailedPart, RunSplitter } from '../engine/index.js';
+import type { FailedPart, RunPart, RunSplitter } from '../engine/index.js';
 import type { RunListings } from '../store/index.js';
 import { partJobId, type RunJobData, type RunJobResult } from './run-queue.js';
 
@@ -24,7 +24,7 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
   return {
     partSize: options.partSize,
     listing: (runId) => listings.load(runId),
-    async runParts({ runId, listing, parts, signal, onPoll }) {
+    async runParts({ runId, listing, parts, signal, onPoll, work }) {
       await listings.save(runId, listing);
       await queue.addBulk(
         parts.map((part) => {
@@ -44,10 +44,14 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
       let pending = [...parts];
       while (pending.length > 0) {
         const still: typeof pending = [];
+        // one part no worker has taken yet is worked here: a run never waits on parts queued
+        // behind it (a worker with one slot, all of a worker's slots held by waiting runs)
+        let claimed: RunPart | undefined;
         for (const part of pending) {
           const id = partJobId(runId, part.index);
           const state = await queue.getJobState(id);
-          if (state === 'failed') {
+          if (state === 'waiting' && !claimed && (await claim(queue, id))) claimed = part;
+          else if (state === 'failed') {
             const job = await queue.getJob(id);
             failed.push({ ...part, reason: job?.failedReason || 'its job failed' });
           } else if (state !== 'completed' && state !== 'unknown') still.push(part);
@@ -55,11 +59,31 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
           // checkpoints say which of its targets were
         }
         pending = still;
+        if (claimed) {
+          const reason = await work(claimed);
+          if (reason) failed.push({ ...claimed, reason });
+        }
         await onPoll();
-        if (pending.length > 0) await sleep(options.pollIntervalMs, undefined, { signal });
+        if (pending.length > 0 && !claimed) await sleep(options.pollIntervalMs, undefined, { signal });
       }
       await listings.clear(runId);
       return failed;
     },
   };
+}
+
+/**
+ * Takes a part no worker has taken yet off the queue, for the run to work itself: BullMQ removes
+ * a job only while no worker holds its lock, atomically, so a part is worked by the run or by a
+ * worker, never both.
+ */
+async function claim(queue: Queue<RunJobData, RunJobResult>, id: string): Promise<boolean> {
+  const job = await queue.getJob(id);
+  if (!job) return false;
+  try {
+    await job.remove();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -93,8 +93,8 @@ export interface RunWorkerOptions {
   now?: () => number;
   /**
    * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
-   * split into parts of this size on the queue, for any worker to take. A waiting run holds one of
-   * the worker's `concurrency` slots, so a worker with a concurrency of 1 never splits. Default 500.
+   * split into parts of this size on the queue, for any worker to take; the run works those no
+   * worker has taken itself. Default 500.
    */
   partSize?: number;
 }
@@ -375,7 +375,6 @@ export class RunWorker {
     signal: AbortSignal,
     fence: (() => Promise<void>) | undefined,
   ): RunDependencies {
-    const concurrency = this.#options.concurrency ?? 50;
     return {
       api: this.#options.api,
       io: this.#options.io,
@@ -388,17 +387,14 @@ export class RunWorker {
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
       listings: this.#listings,
-      split:
-        concurrency > 1
-          ? queueSplitter(
-              {
-                ...this.#parts,
-                partSize: this.#options.partSize ?? DEFAULT_RUN_PART_SIZE,
-                pollIntervalMs: Math.min(this.#options.pollIntervalMs ?? 5_000, PART_POLL_MAX_MS),
-              },
-              data,
-            )
-          : undefined,
+      split: queueSplitter(
+        {
+          ...this.#parts,
+          partSize: this.#options.partSize ?? DEFAULT_RUN_PART_SIZE,
+          pollIntervalMs: Math.min(this.#options.pollIntervalMs ?? 5_000, PART_POLL_MAX_MS),
+        },
+        data,
+      ),
       now: () => new Date(this.#now()),
     };
   }
