@@ -266,7 +266,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       );
     const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
 
-    const done = await deps.checkpoints.load(request.runId);
+    const done = await deps.checkpoints.load(request.runId, request.part?.keys);
     const records = new Map<string, TargetRecord>();
     const findings: Finding[] = [];
     let evidence: Record<string, unknown> | undefined;

@@ -58,7 +58,7 @@ export async function executeSplitRun(
     signal: deps.signal,
     work: deps.workPart,
     onPoll: async () => {
-      deps.onProgress?.((await deps.checkpoints.load(runId)).size, total);
+      deps.onProgress?.(await deps.checkpoints.count(runId), total);
     },
   });
   const done = await deps.checkpoints.load(runId);

@@ -75,6 +75,8 @@ describe('a run over more targets than the part size', () => {
     expect(starts.map((start) => start.part).sort()).toEqual([0, 1, 2]);
     expect(new Set(starts.map((start) => start.name))).toEqual(new Set(['a', 'b']));
     expect(engine.lines('run split into parts')).toMatchObject([{ runId, parts: PARTS, targets: TARGETS }]);
+    // the run's progress counts the targets every part finished
+    expect((await engine.queue.getJob(runId))?.progress).toEqual({ done: TARGETS, total: TARGETS });
     // one summary, and nothing left of the run in Redis: checkpoints, its listing, the job's lock
     expect(await engine.history.count({ job: 'fleet-pause' })).toBe(1);
     expect(
