@@ -31,6 +31,9 @@
  *
  *   npx tsx bench/fleet-pause.ts --one-run --latency-ms 100 --workgroups 1000 --per-workgroup 10 --repeat 1
  *
+ * and, with the API rate limit `--rate` shared by the K workers of `--rate-workers` (the same
+ * fleet), e.g. `--one-run --workers 4 --rate-workers 4` adds the row at 500 req/s.
+ *
  * A smoke run: `npx tsx bench/fleet-pause.ts --workgroups 100 --rate-workgroups 50 --repeat 1`.
  *
  * The simulator runs in a child process (its CPU is not the workers'); every workspace starts
@@ -610,7 +613,31 @@ async function oneRun(
     if (single && workers > 1)
       process.stdout.write(`    ${fmt(wallS / single)}× the wall time of 1 worker\n`);
   }
-  process.stdout.write('  goal: 4 workers at most 0.35× the wall time of 1\n');
+  const rate = Number(values.rate);
+  for (const workers of rate > 0 ? numbers(values['rate-workers']) : []) {
+    // the limiter's bucket starts full with R tokens, and the list call takes one
+    const ideal =
+      list +
+      Math.max((setup.n * setup.latencyMs) / (perWorker * workers), ((setup.n + 1 - rate) * 1000) / rate) /
+        1000;
+    process.stdout.write(
+      `  rate limit ${rate}/s shared through Redis; ideal = list + max(N × L / (${perWorker} × K), (N + 1 − R) / R)\n`,
+    );
+    await run(
+      {
+        label: `nightshift, one run, ${workers} worker${workers === 1 ? '' : 's'}, ${rate} req/s`,
+        kind: 'nightshift',
+        workers,
+        fleet: setup.fleet,
+        oneRun: true,
+        rate,
+      },
+      ideal,
+    );
+  }
+  process.stdout.write(
+    '  goals: 4 workers at most 0.35× the wall time of 1; at most 1.1× the ideal under the rate limit\n',
+  );
 }
 
 if (values.serve) await serve();

@@ -314,6 +314,15 @@ export class RunWorker {
    * recorded: the run's is built from the checkpoints every part writes.
    */
   async #processPart({ job, token, data, log }: Delivery, part: RunPart): Promise<RunJobResult> {
+    // its run already recorded (failed, abandoned): the part must not act after the run's end
+    const recorded = await this.#options.history.get(data.runId);
+    if (recorded) {
+      log.warn(
+        { part: part.index, outcome: recorded.outcome },
+        'run part dropped: its run is already recorded',
+      );
+      return { runId: data.runId, outcome: 'dropped', counts: {}, worker: this.id };
+    }
     const { policy, job: policyJob } = await this.#policies.resolve(data);
     const { superseded, hold, fence } = this.#guard(data, log, policyJob.overlap !== 'allow');
     try {

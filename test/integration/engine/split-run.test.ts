@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { partJobId } from '../../../src/queue/run-queue.js';
+import { summarize } from '../../../src/engine/index.js';
+import { manualRunId, partJobId } from '../../../src/queue/run-queue.js';
 import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
 const TARGETS = 60;
@@ -148,6 +149,36 @@ describe('a run over more targets than the part size', () => {
     });
     expect(partStarts(engine, runId).map((start) => start.part)).toEqual([0, 1, 2]);
     await expectPausedOnceAndOwned(engine, runId);
+  });
+
+  it('drops a part whose run is already recorded (failed, abandoned) instead of acting after the run’s end', async () => {
+    const engine = harness.engine('split-run-late-part');
+    const policySha = await engine.policies.put(POLICY);
+    const runId = manualRunId('fleet-pause');
+    const at = new Date();
+    await engine.history.record(
+      summarize(
+        { runId, job: 'fleet-pause', action: 'pause', trigger: 'manual', dryRun: false },
+        { startedAt: at, finishedAt: at, outcome: 'failed', reason: 'abandoned' },
+      ),
+    );
+    const [ws] = harness.sim.state.workspaces;
+    const part = { index: 0, keys: [`${ws?.workgroup_id}/${ws?.workspace_id}`] };
+    await engine.queue.add(
+      'fleet-pause',
+      { runId, job: 'fleet-pause', policySha, trigger: 'manual', dryRun: false, part },
+      { jobId: partJobId(runId, 0) },
+    );
+    splittingWorker(engine, 'a');
+
+    await eventually(
+      'the part finished',
+      async () => (await (await engine.queue.getJob(partJobId(runId, 0)))?.getState()) === 'completed',
+    );
+    expect((await engine.queue.getJob(partJobId(runId, 0)))?.returnvalue).toMatchObject({
+      outcome: 'dropped',
+    });
+    expect(pauseRequests(harness.sim).size).toBe(0);
   });
 
   it('is not split when it has no more targets than the part size', async () => {
