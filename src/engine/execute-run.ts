@@ -55,8 +55,9 @@ export interface RunRequest {
   /** The price table of the run's policy: the ledger records what a pause saves per hour. */
   pricing?: Pricing;
   /**
-   * Set when this is one part of a split run: it reads the fleet the run listed (`split.listing`)
-   * and works only the part's targets, under the run's id. Its summary is not the run's.
+   * Set when this is one part of a split run: it reads the fleet the run listed (`split.listing`;
+   * on a later delivery it lists it afresh) and works only the part's targets, under the run's
+   * id. Its summary is not the run's.
    */
   part?: RunPart;
 }
@@ -201,7 +202,9 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
 
     let workgroups: readonly Workgroup[];
     let listedAt = clock.now();
-    if (request.part) {
+    // A part started before (its worker stopped) lists the fleet afresh, as a run taken over does:
+    // the run's listing predates the pauses its earlier start may have made.
+    if (request.part && (request.deliveries ?? 1) <= 1) {
       const shared = await deps.split?.listing(request.runId);
       if (!shared) return refuse('the fleet listing its run stored for its parts is gone');
       ({ workgroups } = shared);
@@ -249,7 +252,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           log,
           signal: deps.signal,
           onProgress: deps.onProgress,
-          workPart: (part) => workPart(deps, request, part),
+          workPart: (part, deliveries) => workPart(deps, { ...request, part, deliveries }),
         },
         {
           run: identity(request),
@@ -417,12 +420,11 @@ function worstOutcome(
 /** Works one part of a split run within the run; resolves with why it worked none of its targets, if so. */
 async function workPart(
   deps: RunDependencies,
-  request: RunRequest,
-  part: RunPart,
+  request: RunRequest & { part: RunPart },
 ): Promise<string | undefined> {
   // the run reports its own progress (targets checkpointed by every part)
-  const summary = await executeRun({ ...deps, onProgress: undefined }, { ...request, part });
-  return summary.counts.total === 0 && part.keys.length > 0
+  const summary = await executeRun({ ...deps, onProgress: undefined }, request);
+  return summary.counts.total === 0 && request.part.keys.length > 0
     ? (summary.reason ?? 'the part worked none of its targets')
     : undefined;
 }

@@ -22,9 +22,10 @@ export interface PartsRequest {
   onPoll: () => Promise<void>;
   /**
    * Works a part here, in the run: for one no worker has taken yet, so a run never waits on parts
-   * queued behind itself. Resolves with why the part failed, if it did.
+   * queued behind itself. `deliveries` counts the part's earlier starts too (a worker that took it
+   * and stopped). Resolves with why the part failed, if it did.
    */
-  work: (part: RunPart) => Promise<string | undefined>;
+  work: (part: RunPart, deliveries: number) => Promise<string | undefined>;
 }
 
 /**

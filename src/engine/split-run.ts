@@ -29,7 +29,7 @@ export interface SplitRunDependencies {
   signal: AbortSignal;
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** Works one part in this run (as `RunSplitter.runParts`' `work`). */
-  workPart: (part: RunPart) => Promise<string | undefined>;
+  workPart: (part: RunPart, deliveries: number) => Promise<string | undefined>;
 }
 
 /**

@@ -46,11 +46,12 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
         const still: typeof pending = [];
         // one part no worker has taken yet is worked here: a run never waits on parts queued
         // behind it (a worker with one slot, all of a worker's slots held by waiting runs)
-        let claimed: RunPart | undefined;
+        let claimed: { part: RunPart; deliveries: number } | undefined;
         for (const part of pending) {
           const id = partJobId(runId, part.index);
           const state = await queue.getJobState(id);
-          if (state === 'waiting' && !claimed && (await claim(queue, id))) claimed = part;
+          const started = state === 'waiting' && !claimed ? await claim(queue, id) : undefined;
+          if (started !== undefined) claimed = { part, deliveries: started + 1 };
           else if (state === 'failed') {
             const job = await queue.getJob(id);
             failed.push({ ...part, reason: job?.failedReason || 'its job failed' });
@@ -60,8 +61,8 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
         }
         pending = still;
         if (claimed) {
-          const reason = await work(claimed);
-          if (reason) failed.push({ ...claimed, reason });
+          const reason = await work(claimed.part, claimed.deliveries);
+          if (reason) failed.push({ ...claimed.part, reason });
         }
         await onPoll();
         if (pending.length > 0 && !claimed) await sleep(options.pollIntervalMs, undefined, { signal });
@@ -73,17 +74,19 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
 }
 
 /**
- * Takes a part no worker has taken yet off the queue, for the run to work itself: BullMQ removes
- * a job only while no worker holds its lock, atomically, so a part is worked by the run or by a
- * worker, never both.
+ * Takes a part no worker holds off the queue, for the run to work itself: BullMQ removes a job
+ * only while no worker holds its lock, atomically, so a part is worked by the run or by a worker,
+ * never both. Resolves with how many times workers started it before, or undefined when a worker
+ * has it.
  */
-async function claim(queue: Queue<RunJobData, RunJobResult>, id: string): Promise<boolean> {
+async function claim(queue: Queue<RunJobData, RunJobResult>, id: string): Promise<number | undefined> {
   const job = await queue.getJob(id);
-  if (!job) return false;
+  if (!job) return undefined;
   try {
     await job.remove();
-    return true;
+    // how many times workers started it before (and stopped: it is waiting again)
+    return job.attemptsStarted;
   } catch {
-    return false;
+    return undefined;
   }
 }
