@@ -23,6 +23,17 @@
  *     [--concurrency 64] [--workers 1,2,4] [--rate 500] [--rate-workgroups 200]
  *     [--rate-workers 1,4] [--sequential-sample 500] [--repeat 3] [--dist]
  *
+ * With `--one-run`, ONE job covers the whole fleet and K workers share its one run (split into
+ * parts of `--part-size`, NIGHTSHIFT_RUN_PART_SIZE): the job's `concurrency` is
+ * `--per-worker` (default 16) and every worker runs one run or part at a time
+ * (NIGHTSHIFT_WORKER_CONCURRENCY=1), so each worker has at most that many calls in flight; the
+ * ideal is the list call plus N × L / (per-worker × K). E.g. the figures in docs/benchmarks.md:
+ *
+ *   npx tsx bench/fleet-pause.ts --one-run --latency-ms 100 --workgroups 1000 --per-workgroup 10 --repeat 1
+ *
+ * and, with the API rate limit `--rate` shared by the K workers of `--rate-workers` (the same
+ * fleet), e.g. `--one-run --workers 4 --rate-workers 4` adds the row at 500 req/s.
+ *
  * A smoke run: `npx tsx bench/fleet-pause.ts --workgroups 100 --rate-workgroups 50 --repeat 1`.
  *
  * The simulator runs in a child process (its CPU is not the workers'); every workspace starts
@@ -76,6 +87,9 @@ const { values } = parseArgs({
     'sequential-sample': { type: 'string', default: '500' },
     repeat: { type: 'string', default: '3' },
     dist: { type: 'boolean', default: false },
+    'one-run': { type: 'boolean', default: false },
+    'per-worker': { type: 'string', default: '16' },
+    'part-size': { type: 'string', default: '500' },
   },
 });
 
@@ -191,6 +205,8 @@ interface Variant {
   fleet: FleetSize;
   rate?: number;
   logLevel?: string;
+  /** One job over the whole fleet, its one run shared by the workers (`--one-run`). */
+  oneRun?: boolean;
 }
 
 interface Measured {
@@ -271,8 +287,8 @@ async function bench(): Promise<void> {
   async function measure(variant: Variant): Promise<Measured> {
     const prefix = `fp${variantIndex++}`;
     const n = size(variant.fleet);
-    const shards = shardsOf(variant.workers);
-    const perShard = concurrency / variant.workers;
+    const shards = variant.oneRun ? shardsOf(1) : shardsOf(variant.workers);
+    const perShard = variant.oneRun ? Number(values['per-worker']) : concurrency / variant.workers;
     const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redisServer.url };
     delete env.NIGHTSHIFT_API_RATE_LIMIT;
     const isNightshift = variant.kind === 'nightshift';
@@ -286,6 +302,7 @@ async function bench(): Promise<void> {
         NIGHTSHIFT_LOG_LEVEL: variant.logLevel ?? 'info',
         NIGHTSHIFT_SHUTDOWN_GRACE_MS: '5000',
         NIGHTSHIFT_HTTP_PORT: '0', // each worker's ops server (/metrics) on a free port, as deployed
+        NIGHTSHIFT_RUN_PART_SIZE: values['part-size'],
       });
       if (variant.rate) env.NIGHTSHIFT_API_RATE_LIMIT = String(variant.rate);
     } else {
@@ -447,7 +464,27 @@ async function bench(): Promise<void> {
       failed = true;
       process.stdout.write(`    CHECK FAILED: ${problem}\n`);
     }
+    return wallS;
   };
+
+  if (values['one-run']) {
+    try {
+      await oneRun(sim, listMs, run, {
+        fleet: mainFleet,
+        n: size(mainFleet),
+        latencyMs,
+        workerCounts,
+        header,
+      });
+    } finally {
+      sim.child.kill('SIGTERM');
+      await api.close();
+      redis.disconnect();
+      await redisServer.stop();
+    }
+    process.exitCode = failed ? 1 : 0;
+    return;
+  }
 
   try {
     const n = size(mainFleet);
@@ -542,6 +579,65 @@ async function bench(): Promise<void> {
     await redisServer.stop();
   }
   process.exitCode = failed ? 1 : 0;
+}
+
+/** `--one-run`: one job over the whole fleet, its run shared by K workers, against K = 1's wall time. */
+async function oneRun(
+  sim: SimChild,
+  listMs: () => Promise<number>,
+  run: (variant: Variant, idealS: number) => Promise<number>,
+  setup: { fleet: FleetSize; n: number; latencyMs: number; workerCounts: number[]; header: string },
+): Promise<void> {
+  const perWorker = Number(values['per-worker']);
+  await sim.ask({ op: 'fleet', fleet: setup.fleet });
+  const list = (await listMs()) / 1000;
+  process.stdout.write(
+    `  one job over ${count(setup.n)} Active workspaces, its run split into parts of ${values['part-size']}; ` +
+      `${perWorker} calls in flight per worker; ideal = list-workgroups (${fmt(list * 1000, 0)} ms) + N × L / (${perWorker} × K)\n`,
+  );
+  process.stdout.write(`${setup.header}\n`);
+  let single: number | undefined;
+  for (const workers of setup.workerCounts) {
+    const ideal = list + (setup.n * setup.latencyMs) / (perWorker * workers) / 1000;
+    const wallS = await run(
+      {
+        label: `nightshift, one run, ${workers} worker${workers === 1 ? '' : 's'}`,
+        kind: 'nightshift',
+        workers,
+        fleet: setup.fleet,
+        oneRun: true,
+      },
+      ideal,
+    );
+    single ??= workers === 1 ? wallS : undefined;
+    if (single && workers > 1)
+      process.stdout.write(`    ${fmt(wallS / single)}× the wall time of 1 worker\n`);
+  }
+  const rate = Number(values.rate);
+  for (const workers of rate > 0 ? numbers(values['rate-workers']) : []) {
+    // the limiter's bucket starts full with R tokens, and the list call takes one
+    const ideal =
+      list +
+      Math.max((setup.n * setup.latencyMs) / (perWorker * workers), ((setup.n + 1 - rate) * 1000) / rate) /
+        1000;
+    process.stdout.write(
+      `  rate limit ${rate}/s shared through Redis; ideal = list + max(N × L / (${perWorker} × K), (N + 1 − R) / R)\n`,
+    );
+    await run(
+      {
+        label: `nightshift, one run, ${workers} worker${workers === 1 ? '' : 's'}, ${rate} req/s`,
+        kind: 'nightshift',
+        workers,
+        fleet: setup.fleet,
+        oneRun: true,
+        rate,
+      },
+      ideal,
+    );
+  }
+  process.stdout.write(
+    '  goals: 4 workers at most 0.35× the wall time of 1; at most 1.1× the ideal under the rate limit\n',
+  );
 }
 
 if (values.serve) await serve();

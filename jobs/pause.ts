@@ -10,6 +10,7 @@ export const pause: Action<typeof params> = {
   description: 'Pause the selected workspaces (stops compute; data and settings stay).',
   destructive: false,
   scope: 'workspace',
+  splittable: true,
   params,
   example: `version: 1
 targets:

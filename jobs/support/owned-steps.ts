@@ -101,8 +101,10 @@ export async function pauseStep(
     });
   } catch (error) {
     // refused for good and not paused: nothing to own. A transient failure keeps the intent: the
-    // pause may have gone through, and the next attempt (or a later run) finds out.
-    if (!isTransient(error)) await ownership?.abandon(key);
+    // pause may have gone through, and the next attempt (or a later run) finds out. So does a call
+    // cut short by the run's end (a worker closing past its grace): the worker that resumes the
+    // run finds the intent, and owns the pause instead of taking it for someone else's.
+    if (!isTransient(error) && !step.signal.aborted) await ownership?.abandon(key);
     throw error;
   }
   if (already && !earlierAttempt) {

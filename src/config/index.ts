@@ -3,6 +3,7 @@ export { processEnvironment } from './environment.js';
 export {
   DEFAULT_LOCK_MS,
   DEFAULT_REDIS_PREFIX,
+  DEFAULT_RUN_PART_SIZE,
   EnvironmentSchema,
   type RedisAddress,
   VARIABLES,

@@ -33,6 +33,13 @@ function positive(value: string): number | Problem {
     : new Problem(`must be a positive number, got "${value}"`);
 }
 
+function positiveWhole(value: string): number | Problem {
+  const number = Number(value);
+  return Number.isSafeInteger(number) && number > 0
+    ? number
+    : new Problem(`must be a positive whole number, got "${value}"`);
+}
+
 const positiveNumber = (fallback: number) => variable(positive).transform((value) => value ?? fallback);
 
 function oneOf<const T extends string>(choices: readonly T[]) {
@@ -80,6 +87,9 @@ export const DEFAULT_REDIS_PREFIX = 'nightshift';
 /** How long a worker's claim on a run lasts without renewal: long enough for a busy event loop, short enough that a dead worker's run moves on soon. */
 export const DEFAULT_LOCK_MS = 30_000;
 
+/** Most targets one part of a split run holds: at a job's concurrency of 16 and 100 ms a call, a few seconds of work. */
+export const DEFAULT_RUN_PART_SIZE = 500;
+
 /**
  * Every environment variable nightshift reads, by name, with its default. docs/configuration.md
  * documents exactly these: a unit test holds the two equal.
@@ -110,6 +120,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(5_000),
     NIGHTSHIFT_LOCK_MS: positiveNumber(DEFAULT_LOCK_MS),
     NIGHTSHIFT_MAX_STALLS: positiveNumber(5),
+    NIGHTSHIFT_RUN_PART_SIZE: variable(positiveWhole).transform((value) => value ?? DEFAULT_RUN_PART_SIZE),
     // 5 s: a worker is then gone within 15 s of SIGTERM (grace, BullMQ's hand-back, the rest),
     // and a run cut short loses nothing: another worker resumes it from its checkpoints
     NIGHTSHIFT_SHUTDOWN_GRACE_MS: positiveNumber(5_000),

@@ -43,6 +43,8 @@ export interface Settings {
     readonly pollIntervalMs: number;
     readonly lockMs: number;
     readonly maxStalls: number;
+    /** Most targets one part of a split run holds. */
+    readonly partSize: number;
     readonly shutdownGraceMs: number;
   };
   readonly scheduler: { readonly leadMs: number };
@@ -117,6 +119,7 @@ export function loadSettings(env: Environment): Settings {
       pollIntervalMs: v.NIGHTSHIFT_POLL_INTERVAL_MS,
       lockMs: v.NIGHTSHIFT_LOCK_MS,
       maxStalls: v.NIGHTSHIFT_MAX_STALLS,
+      partSize: v.NIGHTSHIFT_RUN_PART_SIZE,
       shutdownGraceMs: v.NIGHTSHIFT_SHUTDOWN_GRACE_MS,
     },
     scheduler: { leadMs: v.NIGHTSHIFT_SCHEDULE_LEAD_MS },

@@ -198,6 +198,12 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
   readonly destructive: boolean;
   readonly scope: ActionScope;
   /**
+   * A `workspace` action whose run is nothing but one independent step per target (no run-level
+   * verdict, findings or evidence, no state kept per run): a run over more targets than the
+   * engine's part size is then split into parts that any worker may work. Default false.
+   */
+  readonly splittable?: boolean;
+  /**
    * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
    * provider ids) may leave `target` out; without this, a target is required.
    */

@@ -9,7 +9,10 @@ import type { TargetRecord } from './summary.js';
  * attempt stopped (a drill whose restore was sent does not restore again).
  */
 export interface CheckpointStore {
-  load(runId: string): Promise<Map<string, TargetRecord>>;
+  /** The run's records by target key; with `keys`, those targets' alone (a part of a split run reads its own). */
+  load(runId: string, keys?: readonly string[]): Promise<Map<string, TargetRecord>>;
+  /** How many targets of the run have a record: what a split run's progress reads, without loading them. */
+  count(runId: string): Promise<number>;
   save(runId: string, record: TargetRecord): Promise<void>;
   /** The progress record last saved for a target of the run, as stored (undefined: none). */
   loadProgress(runId: string, key: string): Promise<unknown>;
@@ -55,8 +58,15 @@ export class MemoryCheckpointStore implements CheckpointStore {
   readonly #runs = new Map<string, Map<string, TargetRecord>>();
   readonly #progress = new Map<string, Map<string, string>>();
 
-  async load(runId: string): Promise<Map<string, TargetRecord>> {
-    return new Map(this.#runs.get(runId));
+  async load(runId: string, keys?: readonly string[]): Promise<Map<string, TargetRecord>> {
+    const records = new Map(this.#runs.get(runId));
+    if (!keys) return records;
+    const wanted = new Set(keys);
+    return new Map([...records].filter(([key]) => wanted.has(key)));
+  }
+
+  async count(runId: string): Promise<number> {
+    return this.#runs.get(runId)?.size ?? 0;
   }
 
   async save(runId: string, record: TargetRecord): Promise<void> {

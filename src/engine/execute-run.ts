@@ -8,6 +8,7 @@ import {
   type PlanContext,
   type RunVerdict,
   readOnlyApi,
+  workspaceRef,
 } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
@@ -17,6 +18,8 @@ import { type FleetListingSink, trimListing } from './fleet-listing.js';
 import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
 import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
+import type { RunPart, RunSplitter } from './run-parts.js';
+import { executeSplitRun } from './split-run.js';
 import {
   countTargets,
   type ErrorRecord,
@@ -30,15 +33,7 @@ import {
   type TargetRecord,
 } from './summary.js';
 import { runTargets } from './target-runner.js';
-import {
-  checkTargetLimit,
-  countWorkgroups,
-  countWorkspaces,
-  type SelectedWorkgroup,
-  type SelectedWorkspace,
-  selectTargets,
-  selectWorkgroups,
-} from './targets.js';
+import { resolveTargets, type SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
 export interface RunRequest {
@@ -59,6 +54,12 @@ export interface RunRequest {
   takenOverFrom?: string;
   /** The price table of the run's policy: the ledger records what a pause saves per hour. */
   pricing?: Pricing;
+  /**
+   * Set when this is one part of a split run: it reads the fleet the run listed (`split.listing`;
+   * on a later delivery it lists it afresh) and works only the part's targets, under the run's
+   * id. Its summary is not the run's.
+   */
+  part?: RunPart;
 }
 
 /** What nightshift keeps in Redis about workspaces across runs. */
@@ -108,6 +109,11 @@ export interface RunDependencies {
    * Default: none.
    */
   listings?: FleetListingSink;
+  /**
+   * Shares a run of a `splittable` action over more than `split.partSize` targets between
+   * workers, and gives parts the run's listing. Default: none (every run is worked whole).
+   */
+  split?: RunSplitter;
   /**
    * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
    * timestamps. Tests pass one that moves on without waiting. Default: the system's.
@@ -179,7 +185,15 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
 
     const timeout = AbortSignal.timeout(job.timeout);
     const signal = AbortSignal.any([deps.signal, timeout]);
-    log.info({ trigger: request.trigger, dryRun: request.dryRun, params: redactParams(job) }, 'run started');
+    log.info(
+      {
+        trigger: request.trigger,
+        dryRun: request.dryRun,
+        params: redactParams(job),
+        part: request.part?.index,
+      },
+      'run started',
+    );
     if (request.takenOverFrom)
       log.warn(
         { takenOverFrom: request.takenOverFrom, deliveries: request.deliveries, startedAt },
@@ -187,21 +201,29 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       );
 
     let workgroups: readonly Workgroup[];
-    const listedAt = clock.now();
-    try {
-      ({ value: workgroups } = await withRetries(
-        job.retry,
-        signal,
-        () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
-        logWaits(log, 'fleet listing failed; retrying'),
-        clock,
-      ));
-    } catch (error) {
-      if (deps.signal.aborted) throw deps.signal.reason;
-      const cause = error instanceof AttemptsFailedError ? error.cause : error;
-      log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-      return refuse('could not list the fleet', errorRecord(cause));
-    }
+    let listedAt = clock.now();
+    // A part started before (its worker stopped) lists the fleet afresh, as a run taken over does:
+    // the run's listing predates the pauses its earlier start may have made.
+    if (request.part && (request.deliveries ?? 1) <= 1) {
+      const shared = await deps.split?.listing(request.runId);
+      if (!shared) return refuse('the fleet listing its run stored for its parts is gone');
+      ({ workgroups } = shared);
+      listedAt = new Date(shared.at);
+    } else
+      try {
+        ({ value: workgroups } = await withRetries(
+          job.retry,
+          signal,
+          () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
+          logWaits(log, 'fleet listing failed; retrying'),
+          clock,
+        ));
+      } catch (error) {
+        if (deps.signal.aborted) throw deps.signal.reason;
+        const cause = error instanceof AttemptsFailedError ? error.cause : error;
+        log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
+        return refuse('could not list the fleet', errorRecord(cause));
+      }
     const fleet = new FleetView({
       api: deps.api,
       log,
@@ -212,7 +234,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       clock,
       signal,
     });
-    listed = fleet;
+    if (!request.part) listed = fleet;
 
     const selection = resolveTargets(action, job, workgroups);
     if (!selection.allowed) {
@@ -220,13 +242,39 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
       return refuse(reason);
     }
+    // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
+    if (!request.part && action.splittable && deps.split && selection.workspaces.length > deps.split.partSize)
+      return executeSplitRun(
+        {
+          split: deps.split,
+          checkpoints: deps.checkpoints,
+          clock,
+          log,
+          signal: deps.signal,
+          onProgress: deps.onProgress,
+          workPart: (part, deliveries) => workPart(deps, { ...request, part, deliveries }),
+        },
+        {
+          run: identity(request),
+          startedAt,
+          listing: {
+            at: listedAt.toISOString(),
+            runId: request.runId,
+            job: job.name,
+            workgroups: trimListing(workgroups),
+          },
+          targets: selection.workspaces.map(workspaceRef),
+          requestIds: runRequestIds,
+        },
+      );
+    const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
 
-    const done = await deps.checkpoints.load(request.runId);
+    const done = await deps.checkpoints.load(request.runId, request.part?.keys);
     const records = new Map<string, TargetRecord>();
     const findings: Finding[] = [];
     let evidence: Record<string, unknown> | undefined;
     const verdicts: { outcome: RunVerdict; reason: string }[] = [];
-    const total = selection.workspaces.length + selection.workgroups.length;
+    const total = workspaces.length + selection.workgroups.length;
     const now = deps.now ?? (() => clock.now());
     let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
     // holds are about workspaces: a run over workgroups or named resources does not read them
@@ -261,7 +309,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       runId: request.runId,
       job: { name: job.name, concurrency: job.concurrency, window: job.window },
       fleet,
-      workspaces: selection.workspaces,
+      workspaces,
       workgroups: selection.workgroups,
       ownership,
       holds,
@@ -369,25 +417,20 @@ function worstOutcome(
   return verdicts.length > 0 ? 'partial' : fromTargets;
 }
 
-interface Selection {
-  allowed: boolean;
-  count: number;
-  limit: number;
-  workspaces: readonly SelectedWorkspace[];
-  workgroups: readonly SelectedWorkgroup[];
+/** Works one part of a split run within the run; resolves with why it worked none of its targets, if so. */
+async function workPart(
+  deps: RunDependencies,
+  request: RunRequest & { part: RunPart },
+): Promise<string | undefined> {
+  // the run reports its own progress (targets checkpointed by every part)
+  const summary = await executeRun({ ...deps, onProgress: undefined }, request);
+  return summary.counts.total === 0 && request.part.keys.length > 0
+    ? (summary.reason ?? 'the part worked none of its targets')
+    : undefined;
 }
 
-function resolveTargets(action: Action, job: PolicyJob, workgroups: readonly Workgroup[]): Selection {
-  const selector = job.target?.selector;
-  if (action.scope === 'none' || !selector) {
-    return { allowed: true, count: 0, limit: Number.POSITIVE_INFINITY, workspaces: [], workgroups: [] };
-  }
-  if (action.scope === 'workgroup') {
-    const selected = selectWorkgroups(workgroups, selector);
-    const check = checkTargetLimit(job.maxTargets, selected.length, countWorkgroups(workgroups));
-    return { ...check, count: selected.length, workspaces: [], workgroups: selected };
-  }
-  const selected = selectTargets(workgroups, selector);
-  const check = checkTargetLimit(job.maxTargets, selected.length, countWorkspaces(workgroups));
-  return { ...check, count: selected.length, workspaces: selected, workgroups: [] };
+/** The workspaces of `selection` the part works, in the part's order. */
+function partOf(selection: readonly SelectedWorkspace[], part: RunPart): SelectedWorkspace[] {
+  const keys = new Set(part.keys);
+  return selection.filter((ws) => keys.has(workspaceRef(ws).key));
 }

@@ -44,6 +44,13 @@ export {
   willRetry,
   withRetries,
 } from './retry.js';
+export {
+  type FailedPart,
+  type PartsRequest,
+  type RunPart,
+  type RunSplitter,
+  splitTargets,
+} from './run-parts.js';
 export { type SavingsReport, savingsReport } from './savings.js';
 export * from './summary.js';
 export * from './targets.js';

@@ -56,7 +56,8 @@ export function asWrittenFor(job: Pick<PolicyJob, 'secretParams'>): AsWritten {
 /** A checkpoint store that keeps each target's record and progress record as written (see asWrittenFor). */
 export function checkpointsAsWritten(store: CheckpointStore, asWritten: AsWritten): CheckpointStore {
   return {
-    load: (runId) => store.load(runId),
+    load: (runId, keys) => store.load(runId, keys),
+    count: (runId) => store.count(runId),
     save: (runId, record) => store.save(runId, asWritten(record)),
     loadProgress: (runId, key) => store.loadProgress(runId, key),
     saveProgress: (runId, key, progress) => store.saveProgress(runId, key, asWritten(progress)),

@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import type { Workgroup, Workspace } from '../api/index.js';
-import type { MaxTargets, TargetSelector } from '../policy/index.js';
+import type { MaxTargets, PolicyJob, TargetSelector } from '../policy/index.js';
+import type { Action } from './action.js';
 
 /** A workspace a job acts on. Names fall back to ids when the API leaves them out. */
 export interface SelectedWorkspace {
@@ -176,4 +177,29 @@ export function checkTargetLimit(
   if (maxTargets === undefined) return { allowed: true, limit: Number.POSITIVE_INFINITY };
   const limit = 'count' in maxTargets ? maxTargets.count : Math.floor((maxTargets.percent / 100) * total);
   return { allowed: selected <= limit, limit };
+}
+
+/** A run's targets as its job selects them from the listing, and whether `maxTargets` lets it act. */
+export interface Selection {
+  allowed: boolean;
+  count: number;
+  limit: number;
+  workspaces: readonly SelectedWorkspace[];
+  workgroups: readonly SelectedWorkgroup[];
+}
+
+/** The targets of a run of `job` with `action` in the fleet `workgroups`. */
+export function resolveTargets(action: Action, job: PolicyJob, workgroups: readonly Workgroup[]): Selection {
+  const selector = job.target?.selector;
+  if (action.scope === 'none' || !selector) {
+    return { allowed: true, count: 0, limit: Number.POSITIVE_INFINITY, workspaces: [], workgroups: [] };
+  }
+  if (action.scope === 'workgroup') {
+    const selected = selectWorkgroups(workgroups, selector);
+    const check = checkTargetLimit(job.maxTargets, selected.length, countWorkgroups(workgroups));
+    return { ...check, count: selected.length, workspaces: [], workgroups: selected };
+  }
+  const selected = selectTargets(workgroups, selector);
+  const check = checkTargetLimit(job.maxTargets, selected.length, countWorkspaces(workgroups));
+  return { ...check, count: selected.length, workspaces: selected, workgroups: [] };
 }

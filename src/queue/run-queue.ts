@@ -22,6 +22,8 @@ export const RunJobDataSchema = z.object({
   dryRun: z.boolean(),
   /** Times a worker found the job's previous run still going and put this one back (`overlap: queue`). */
   overlapWaits: z.number().int().nonnegative().optional(),
+  /** Set on a part of a split run (`runId` is the run's): which of the run's targets it works. */
+  part: z.object({ index: z.number().int().nonnegative(), keys: z.array(z.string()) }).optional(),
 });
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
@@ -30,6 +32,8 @@ export interface RunJobResult {
   runId: string;
   outcome: string;
   counts: Record<string, number>;
+  /** A part of a split run: the worker that finished it. */
+  worker?: string;
 }
 
 /** The run a job carries, as its summary names it. */
@@ -71,6 +75,11 @@ export function scheduledRunId(job: string, at: Date): string {
 /** An instant in basic ISO format (`20261122T190000.000Z`): sortable, and free of `:`. */
 export function compactInstant(at: Date): string {
   return at.toISOString().replace(/[-:]/g, '');
+}
+
+/** The BullMQ job id of part `index` of run `runId`: the same on every enqueue, so enqueuing again is a no-op. */
+export function partJobId(runId: string, index: number): string {
+  return `${runId}#${index}`;
 }
 
 export function manualRunId(job: string): string {

@@ -1,8 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { DelayedError, type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { ApiClient } from '../api/index.js';
-import { DEFAULT_LOCK_MS } from '../config/index.js';
+import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE } from '../config/index.js';
 import {
   type Action,
   type ActionIo,
@@ -10,6 +10,7 @@ import {
   executeRun,
   type FleetStateStores,
   type RunDependencies,
+  type RunPart,
   type RunSummary,
   TickGate,
 } from '../engine/index.js';
@@ -22,6 +23,7 @@ import {
   type RedisConnection,
   RedisFleetListings,
   type RunHistory,
+  RunListings,
   RunLock,
   type RunStarts,
   type Suspensions,
@@ -29,7 +31,9 @@ import {
 import { PolicyCache, type RunPolicy } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import { type Admission, RunGate } from './run-gate.js';
+import { queueSplitter } from './run-parts.js';
 import {
+  createRunQueue,
   deliveriesOf,
   queuePrefix,
   RUN_QUEUE,
@@ -87,6 +91,12 @@ export interface RunWorkerOptions {
   id?: string;
   /** The clock ticks are waited for by, and runs decide by; tests pass a shifted one. Default: the system's. */
   now?: () => number;
+  /**
+   * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
+   * split into parts of this size on the queue, for any worker to take; the run works those no
+   * worker has taken itself. Default 500.
+   */
+  partSize?: number;
 }
 
 /**
@@ -107,6 +117,8 @@ export class RunWorker {
   readonly #recorder: RunRecorder;
   /** Where every run leaves the last fleet listing it saw, for the console. */
   readonly #listings: RedisFleetListings;
+  /** Where split runs enqueue their parts, and the listings they leave them. */
+  readonly #parts: { queue: Queue<RunJobData, RunJobResult>; listings: RunListings };
   readonly #shutdown = new AbortController();
   /** Aborted as soon as closing starts: runs still waiting for their tick go back to the queue at once. */
   readonly #closing = new AbortController();
@@ -143,6 +155,10 @@ export class RunWorker {
       lock: this.#lock,
     });
     this.#listings = new RedisFleetListings(options.redis, { prefix: options.prefix });
+    this.#parts = {
+      queue: createRunQueue({ connection: options.redis, prefix: options.prefix }),
+      listings: new RunListings(options.redis, { prefix: options.prefix }),
+    };
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
       prefix: queuePrefix(options.redis, options.prefix),
@@ -154,8 +170,9 @@ export class RunWorker {
     });
     // Whatever failed a run without a summary (its policy unreadable here, its job gone, its
     // workers dying under it too often), the history says so: nobody waits for it in vain.
+    // A part failed for good is its run's to report (its targets fail in the run's summary).
     this.worker.on('failed', (job, error) => {
-      if (job)
+      if (job && !job.data.part)
         void this.#recorder
           .failed(job, error)
           .catch((failure: unknown) =>
@@ -163,11 +180,13 @@ export class RunWorker {
           );
     });
     // connection failures are already reported once per outage by the Redis client
-    this.worker.on('error', (error) => {
+    const onError = (error: Error) => {
       const code = (error as NodeJS.ErrnoException).code;
       if (code && CONNECTION_ERRORS.has(code)) options.log.debug({ code }, 'worker lost Redis');
       else options.log.error({ err: error }, 'worker error');
-    });
+    };
+    this.worker.on('error', onError);
+    this.#parts.queue.on('error', onError);
   }
 
   start(): void {
@@ -180,7 +199,7 @@ export class RunWorker {
    */
   async close(graceMs: number): Promise<void> {
     this.#closing.abort(new Error('worker closing'));
-    const closing = this.worker.close();
+    const closing = Promise.all([this.worker.close(), this.#parts.queue.close()]);
     const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
     // BullMQ's close waits for Redis; with Redis down it would wait forever and the process
     // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
@@ -215,6 +234,7 @@ export class RunWorker {
   async #processRun(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
     const data = RunJobDataSchema.parse(job.data);
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
+    if (data.part) return this.#processPart({ job, token, data, log }, data.part);
     const run = await this.#policies.resolve(data);
     const admission = await this.#gate.admit(data, run.job);
     switch (admission.verdict) {
@@ -249,30 +269,12 @@ export class RunWorker {
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
-    // A worker stalled past the run lock's TTL may find another run of the job holding it: this
-    // run then stops before its next target, so two runs of one job never act at once (a pause
-    // landing after the resume that followed it would strand the workspace until the next edge).
-    const superseded = new AbortController();
-    const hold = exclusive
-      ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3, (holder) => {
-          log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
-          superseded.abort(
-            new UnrecoverableError(
-              `stopped: the run lock of job "${data.job}" is held by ${holder ? `run ${holder}` : 'another run'}; this worker was stalled past it, and two runs of one job never act at once`,
-            ),
-          );
-        })
-      : undefined;
-    const fence = hold
-      ? async () => {
-          if (!(await hold.confirm())) throw superseded.signal.reason;
-        }
-      : undefined;
+    const { superseded, hold, fence } = this.#guard(data, log, exclusive);
     let handedBack = false;
     try {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
       const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
-      const summary = await executeRun(this.#runDependencies(job, signal, fence), {
+      const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
         runId: data.runId,
         job: policyJob,
         trigger: data.trigger,
@@ -306,8 +308,79 @@ export class RunWorker {
     }
   }
 
+  /**
+   * Works one part of a split run: its targets, under the run's id, from the listing the run
+   * stored; no tick, suspension or overlap check (the run passed them). Its summary is not
+   * recorded: the run's is built from the checkpoints every part writes.
+   */
+  async #processPart({ job, token, data, log }: Delivery, part: RunPart): Promise<RunJobResult> {
+    // its run already recorded (failed, abandoned): the part must not act after the run's end
+    const recorded = await this.#options.history.get(data.runId);
+    if (recorded) {
+      log.warn(
+        { part: part.index, outcome: recorded.outcome },
+        'run part dropped: its run is already recorded',
+      );
+      return { runId: data.runId, outcome: 'dropped', counts: {}, worker: this.id };
+    }
+    const { policy, job: policyJob } = await this.#policies.resolve(data);
+    const { superseded, hold, fence } = this.#guard(data, log, policyJob.overlap !== 'allow');
+    try {
+      const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
+      const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
+        runId: data.runId,
+        job: policyJob,
+        trigger: data.trigger,
+        scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
+        dryRun: data.dryRun,
+        deliveries: deliveriesOf(job),
+        pricing: policy.pricing,
+        part,
+      });
+      log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
+      // refused before any target (its listing gone…): the run's summary gives the reason
+      if (summary.counts.total === 0 && part.keys.length > 0)
+        throw new UnrecoverableError(summary.reason ?? 'the part worked none of its targets');
+      return { ...runJobResult(summary), worker: this.id };
+    } catch (error) {
+      if (superseded.signal.aborted) throw superseded.signal.reason;
+      if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
+      await job.moveToWait(token);
+      log.warn({ part: part.index, progress: job.progress }, 'run part handed back to the queue at shutdown');
+      throw new WaitingError();
+    } finally {
+      hold?.stop();
+    }
+  }
+
+  /**
+   * Keeps the job's run lock for the run (when `exclusive`) and fences its targets with it. A
+   * worker stalled past the run lock's TTL may find another run of the job holding it: this run
+   * (or part of it) then stops before its next target, so two runs of one job never act at once (a
+   * pause landing after the resume that followed it would strand the workspace until the next edge).
+   */
+  #guard(data: RunJobData, log: Logger, exclusive: boolean) {
+    const superseded = new AbortController();
+    const hold = exclusive
+      ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3, (holder) => {
+          log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
+          superseded.abort(
+            new UnrecoverableError(
+              `stopped: the run lock of job "${data.job}" is held by ${holder ? `run ${holder}` : 'another run'}; this worker was stalled past it, and two runs of one job never act at once`,
+            ),
+          );
+        })
+      : undefined;
+    const fence = hold
+      ? async () => {
+          if (!(await hold.confirm())) throw superseded.signal.reason;
+        }
+      : undefined;
+    return { superseded, hold, fence };
+  }
+
   #runDependencies(
-    job: Job<RunJobData, RunJobResult>,
+    { job, data }: Pick<Delivery, 'job' | 'data'>,
     signal: AbortSignal,
     fence: (() => Promise<void>) | undefined,
   ): RunDependencies {
@@ -323,6 +396,14 @@ export class RunWorker {
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
       listings: this.#listings,
+      split: queueSplitter(
+        {
+          ...this.#parts,
+          partSize: this.#options.partSize ?? DEFAULT_RUN_PART_SIZE,
+          pollIntervalMs: Math.min(this.#options.pollIntervalMs ?? 5_000, PART_POLL_MAX_MS),
+        },
+        data,
+      ),
       now: () => new Date(this.#now()),
     };
   }
@@ -335,6 +416,9 @@ interface Delivery {
   data: RunJobData;
   log: Logger;
 }
+
+/** A split run looks at its parts at least this often: its summary follows its last part closely. */
+const PART_POLL_MAX_MS = 1_000;
 
 /** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
 const CLOSE_MARGIN_MS = 5_000;

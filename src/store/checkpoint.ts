@@ -42,15 +42,25 @@ export class RedisCheckpointStore extends RedisStore implements CheckpointStore 
    * The run's records by target key. A record that does not parse is left out, so its target is
    * simply done again, rather than the whole run failing on one bad field.
    */
-  async load(runId: string): Promise<Map<string, TargetRecord>> {
-    const fields = await this.redis.hgetall(this.keys.runTargets(runId));
+  async load(runId: string, keys?: readonly string[]): Promise<Map<string, TargetRecord>> {
+    const hash = this.keys.runTargets(runId);
+    const fields: [string, string | null][] = keys
+      ? keys.length === 0
+        ? []
+        : (await this.redis.hmget(hash, ...keys)).map((text, i) => [keys[i] as string, text])
+      : Object.entries(await this.redis.hgetall(hash));
     const records = new Map<string, TargetRecord>();
-    for (const [key, text] of Object.entries(fields)) {
+    for (const [key, text] of fields) {
+      if (text === null) continue;
       const parsed = TargetRecordSchema.safeParse(parseJson(text));
       if (parsed.success && parsed.data.key === key) records.set(key, parsed.data);
       else this.#log.warn({ runId, target: key }, 'dropped an unreadable checkpoint record');
     }
     return records;
+  }
+
+  async count(runId: string): Promise<number> {
+    return this.redis.hlen(this.keys.runTargets(runId));
   }
 
   /**

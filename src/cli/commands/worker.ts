@@ -83,6 +83,7 @@ export function startWorkerRole(
     pollIntervalMs: settings.worker.pollIntervalMs,
     lockDurationMs: settings.worker.lockMs,
     maxStalledCount: settings.worker.maxStalls,
+    partSize: settings.worker.partSize,
   });
   worker.start();
   log.info({ concurrency: settings.worker.concurrency }, 'worker started');

@@ -35,6 +35,22 @@ describe.each([
   ['MemoryCheckpointStore', () => new MemoryCheckpointStore()],
   ['RedisCheckpointStore', () => new RedisCheckpointStore(redis, { prefix: uniquePrefix('checkpoint') })],
 ] as const)('%s contract', (_name, make: () => CheckpointStore) => {
+  it('loads the records of the given targets alone, and counts the run’s records', async () => {
+    const store = make();
+    await store.save('run-1', record('wg1/ws1'));
+    await store.save('run-1', record('wg1/ws2'));
+    await store.save('run-1', record('wg1/ws3'));
+    expect(await store.load('run-1', ['wg1/ws3', 'wg1/ws1', 'wg1/ws9'])).toEqual(
+      new Map([
+        ['wg1/ws3', record('wg1/ws3')],
+        ['wg1/ws1', record('wg1/ws1')],
+      ]),
+    );
+    expect(await store.load('run-1', [])).toEqual(new Map());
+    expect(await store.count('run-1')).toBe(3);
+    expect(await store.count('run-2')).toBe(0);
+  });
+
   it('loads what was saved, by target key, the latest save of a target winning', async () => {
     const store = make();
     expect(await store.load('run-1')).toEqual(new Map());

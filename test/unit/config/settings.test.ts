@@ -37,6 +37,7 @@ describe('settings from an empty environment', () => {
       pollIntervalMs: 5_000,
       lockMs: 30_000,
       maxStalls: 5,
+      partSize: 500,
       shutdownGraceMs: 5_000,
     });
     expect(settings.scheduler).toEqual({ leadMs: 2_000 });

@@ -1,0 +1,92 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Queue } from 'bullmq';
+import type { FailedPart, RunPart, RunSplitter } from '../engine/index.js';
+import type { RunListings } from '../store/index.js';
+import { partJobId, type RunJobData, type RunJobResult } from './run-queue.js';
+
+export interface QueueSplitterOptions {
+  queue: Queue<RunJobData, RunJobResult>;
+  listings: RunListings;
+  /** Most targets in one part. */
+  partSize: number;
+  /** How often the run looks at its parts' states. */
+  pollIntervalMs: number;
+}
+
+/**
+ * Splits the run `run` carries into parts on the run queue itself: each part is a job of the
+ * queue (id `<runId>#<n>`) any worker takes, with the run's data and its share of the targets.
+ * The run's job stays active while it waits, so its BullMQ lock and its job's run lock are
+ * renewed by its worker as for any run.
+ */
+export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): RunSplitter {
+  const { queue, listings } = options;
+  return {
+    partSize: options.partSize,
+    listing: (runId) => listings.load(runId),
+    async runParts({ runId, listing, parts, signal, onPoll, work }) {
+      await listings.save(runId, listing);
+      await queue.addBulk(
+        parts.map((part) => {
+          const data: RunJobData = {
+            runId,
+            job: run.job,
+            policySha: run.policySha,
+            trigger: run.trigger,
+            scheduledAt: run.scheduledAt,
+            dryRun: run.dryRun,
+            part: { index: part.index, keys: [...part.keys] },
+          };
+          return { name: run.job, data, opts: { jobId: partJobId(runId, part.index) } };
+        }),
+      );
+      const failed: FailedPart[] = [];
+      let pending = [...parts];
+      while (pending.length > 0) {
+        const still: typeof pending = [];
+        // one part no worker has taken yet is worked here: a run never waits on parts queued
+        // behind it (a worker with one slot, all of a worker's slots held by waiting runs)
+        let claimed: { part: RunPart; deliveries: number } | undefined;
+        for (const part of pending) {
+          const id = partJobId(runId, part.index);
+          const state = await queue.getJobState(id);
+          const started = state === 'waiting' && !claimed ? await claim(queue, id) : undefined;
+          if (started !== undefined) claimed = { part, deliveries: started + 1 };
+          else if (state === 'failed') {
+            const job = await queue.getJob(id);
+            failed.push({ ...part, reason: job?.failedReason || 'its job failed' });
+          } else if (state !== 'completed' && state !== 'unknown') still.push(part);
+          // a part gone from the queue (removed once finished) is as good as finished: the run's
+          // checkpoints say which of its targets were
+        }
+        pending = still;
+        if (claimed) {
+          const reason = await work(claimed.part, claimed.deliveries);
+          if (reason) failed.push({ ...claimed.part, reason });
+        }
+        await onPoll();
+        if (pending.length > 0 && !claimed) await sleep(options.pollIntervalMs, undefined, { signal });
+      }
+      await listings.clear(runId);
+      return failed;
+    },
+  };
+}
+
+/**
+ * Takes a part no worker holds off the queue, for the run to work itself: BullMQ removes a job
+ * only while no worker holds its lock, atomically, so a part is worked by the run or by a worker,
+ * never both. Resolves with how many times workers started it before, or undefined when a worker
+ * has it.
+ */
+async function claim(queue: Queue<RunJobData, RunJobResult>, id: string): Promise<number | undefined> {
+  const job = await queue.getJob(id);
+  if (!job) return undefined;
+  try {
+    await job.remove();
+    // how many times workers started it before (and stopped: it is waiting again)
+    return job.attemptsStarted;
+  } catch {
+    return undefined;
+  }
+}
