@@ -11,6 +11,7 @@ import {
   type FleetStateStores,
   type RunDependencies,
   type RunPart,
+  type RunRequest,
   type RunSummary,
   TickGate,
 } from '../engine/index.js';
@@ -275,15 +276,9 @@ export class RunWorker {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
       const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
       const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
-        runId: data.runId,
-        job: policyJob,
-        trigger: data.trigger,
-        scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-        dryRun: data.dryRun,
-        deliveries: deliveriesOf(job),
+        ...runRequest(job, data, { policy, job: policyJob }),
         startedAt: start?.startedAt ?? startedAt,
         takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
-        pricing: policy.pricing,
       });
       await this.#recorder.finished(summary);
       return summary;
@@ -328,13 +323,7 @@ export class RunWorker {
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
       const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
-        runId: data.runId,
-        job: policyJob,
-        trigger: data.trigger,
-        scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-        dryRun: data.dryRun,
-        deliveries: deliveriesOf(job),
-        pricing: policy.pricing,
+        ...runRequest(job, data, { policy, job: policyJob }),
         part,
       });
       log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
@@ -433,3 +422,20 @@ const CONNECTION_ERRORS = new Set([
   'ENOTFOUND',
   'EHOSTUNREACH',
 ]);
+
+/** What a run and each of its parts hand the engine alike. */
+function runRequest(
+  job: Job<RunJobData, RunJobResult>,
+  data: RunJobData,
+  { policy, job: policyJob }: RunPolicy,
+): RunRequest {
+  return {
+    runId: data.runId,
+    job: policyJob,
+    trigger: data.trigger,
+    scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
+    dryRun: data.dryRun,
+    deliveries: deliveriesOf(job),
+    pricing: policy.pricing,
+  };
+}
