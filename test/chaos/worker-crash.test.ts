@@ -1,67 +1,20 @@
 import { hostname } from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimulatorHandle } from '../../src/sim/index.js';
-import {
-  assertBuilt,
-  type CliProcess,
-  Engine,
-  eventually,
-  pauseRequests,
-  startFleetSim,
-  startTakeoverWorker,
-  workspacesNot,
-} from '../helpers/engine.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, pauseRequests, workspacesNot } from '../helpers/engine.js';
+import { POLICY, TARGETS, useCrashHarness } from './crash-harness.js';
 
-const FLEET = { workgroups: 10, workspacesPerWorkgroup: 5 };
-const TARGETS = FLEET.workgroups * FLEET.workspacesPerWorkgroup;
-
-let server: TestRedis;
-let sim: SimulatorHandle;
-let engine: Engine | undefined;
-const workers: CliProcess[] = [];
-
-beforeAll(async () => {
-  assertBuilt('src/queue/run-worker.ts', 'src/engine/execute-run.ts', 'src/engine/target-runner.ts');
-  [server, sim] = await Promise.all([
-    startTestRedis(),
-    // 80 ms per pause, two at a time: the run takes a few seconds
-    startFleetSim(FLEET, { faults: { latencyMs: 80, operations: ['pauseWorkspace'] } }),
-  ]);
-});
-
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
-  await engine?.close();
-  engine = undefined;
-});
-
-afterAll(async () => {
-  await sim?.close();
-  await server?.stop();
-});
-
-const POLICY = `version: 1
-jobs:
-  fleet-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    concurrency: 2
-`;
-
-function startWorker(engine: Engine): CliProcess {
-  const worker = startTakeoverWorker(server.url, sim.url, engine.prefix);
-  workers.push(worker);
-  return worker;
-}
+const crash = useCrashHarness(
+  'src/queue/run-worker.ts',
+  'src/engine/execute-run.ts',
+  'src/engine/target-runner.ts',
+);
 
 describe('a worker killed mid-run', () => {
   it('leaves its run to another worker, which finishes it from the checkpoints: every target paused once and owned, one summary saying from whom it was taken over', async () => {
-    engine = new Engine(server.url, 'worker-crash');
+    const engine = crash.engine('worker-crash');
     const current = engine;
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
-    const first = startWorker(engine);
+    const first = crash.startWorker(engine);
     const checkpointed = () => current.redis.hlen(current.keys.runTargets(runId));
     await eventually('the first worker well into the run', async () => (await checkpointed()) >= 6, 15_000);
     const killedAt = Date.now();
@@ -70,7 +23,7 @@ describe('a worker killed mid-run', () => {
     expect(doneByFirst).toBeLessThan(TARGETS);
     expect(await engine.history.get(runId)).toBeUndefined();
 
-    const second = startWorker(engine);
+    const second = crash.startWorker(engine);
     const run = await engine.waitForRun(runId, 20_000).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}\n--- second worker:\n${second.output()}`);
     });
@@ -91,9 +44,9 @@ describe('a worker killed mid-run', () => {
       expect(record).toMatchObject({ owner: 'fleet-pause', runId, state: 'confirmed' });
     // what the first worker finished was not done again: those records came from its checkpoints
     expect(run.counts.succeeded).toBeGreaterThanOrEqual(doneByFirst);
-    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
+    await eventually('every workspace Stopped', () => workspacesNot(crash.sim, 'Stopped').length === 0);
     // each workspace was paused exactly once, by one worker or the other
-    const calls = pauseRequests(sim);
+    const calls = pauseRequests(crash.sim);
     expect(calls.size).toBe(TARGETS);
     for (const made of calls.values()) expect(made.map((call) => call.status)).toEqual([200]);
 
@@ -111,18 +64,18 @@ describe('a worker killed mid-run', () => {
 
 describe('a run whose workers die under it more often than allowed', () => {
   it('is recorded as failed with the targets its checkpoints hold, and its job lock and checkpoints released', async () => {
-    sim.reset(); // every workspace Active again: the run has a pause to make on each
-    engine = new Engine(server.url, 'worker-crash-abandoned');
+    crash.sim.reset(); // every workspace Active again: the run has a pause to make on each
+    const engine = crash.engine('worker-crash-abandoned');
     const current = engine;
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
-    const first = startWorker(engine);
+    const first = crash.startWorker(engine);
     const checkpointed = () => current.redis.hlen(current.keys.runTargets(runId));
     await eventually('the first worker well into the run', async () => (await checkpointed()) >= 6, 15_000);
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
     const doneByFirst = await checkpointed();
 
     // allows no stall at all: the killed worker's run is failed when it is next picked up
-    engine.worker(sim.url, { maxStalledCount: 0, lockDurationMs: 1_500 });
+    engine.worker(crash.sim.url, { maxStalledCount: 0, lockDurationMs: 1_500 });
     const run = await engine.waitForRun(runId, 20_000);
 
     expect(run).toMatchObject({ outcome: 'failed', action: 'pause', trigger: 'manual' });
@@ -154,25 +107,25 @@ describe("a killed worker's run and the job's next run (overlap: queue)", () => 
   const QUEUED_POLICY = POLICY.replace('concurrency: 2', 'concurrency: 1\n    overlap: queue');
 
   it('are executed one at a time and in order: the resumed run keeps the lock, the next one waits for it', async () => {
-    sim.reset(); // every workspace Active again: the first run has a pause to make on each
-    engine = new Engine(server.url, 'lock-handover');
+    crash.sim.reset(); // every workspace Active again: the first run has a pause to make on each
+    const engine = crash.engine('lock-handover');
     const current = engine;
     const first = await engine.enqueue(QUEUED_POLICY, 'fleet-pause');
-    const doomed = startWorker(current);
+    const doomed = crash.startWorker(current);
     await eventually(
       'the first run under way',
       async () => (await current.redis.hlen(current.keys.runTargets(first))) >= 3,
       15_000,
     );
     const second = await engine.enqueue(QUEUED_POLICY, 'fleet-pause');
-    startWorker(current);
+    crash.startWorker(current);
     await eventually(
       'the second run waiting for the job lock',
       async () => (await (await current.queue.getJob(second))?.getState()) === 'delayed',
       15_000,
     );
     expect(await doomed.stop('SIGKILL')).toBe('SIGKILL');
-    startWorker(current);
+    crash.startWorker(current);
 
     const [firstRun, secondRun] = await Promise.all([
       engine.waitForRun(first, 30_000),
@@ -188,7 +141,8 @@ describe("a killed worker's run and the job's next run (overlap: queue)", () => 
     expect(firstRun.counts).toMatchObject({ total, failed: 0 });
     expect(firstRun.counts.succeeded).toBeGreaterThanOrEqual(total - 1);
     expect(secondRun.counts).toMatchObject({ total, skipped: total });
-    await eventually('every workspace Stopped', () => workspacesNot(sim, 'Stopped').length === 0);
-    for (const made of pauseRequests(sim).values()) expect(made.map((call) => call.status)).toEqual([200]);
+    await eventually('every workspace Stopped', () => workspacesNot(crash.sim, 'Stopped').length === 0);
+    for (const made of pauseRequests(crash.sim).values())
+      expect(made.map((call) => call.status)).toEqual([200]);
   }, 60_000);
 });

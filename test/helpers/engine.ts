@@ -296,6 +296,7 @@ export function startTakeoverWorker(
   redis: string | Record<string, string>,
   apiUrl: string,
   prefix: string,
+  env: Record<string, string> = {},
 ): CliProcess {
   return startCli(['worker'], {
     // a URL, or the variables that name a cluster or Sentinels
@@ -307,6 +308,7 @@ export function startTakeoverWorker(
     NIGHTSHIFT_POLL_INTERVAL_MS: '200',
     NIGHTSHIFT_SHUTDOWN_GRACE_MS: '2000',
     NIGHTSHIFT_LOG_LEVEL: 'info',
+    ...env,
   });
 }
 
