@@ -51,9 +51,13 @@ export class RedisFleetListings extends RedisStore implements FleetListingSink {
 
   /** The kept listing, or undefined when there is none or this version cannot read it. */
   async latest(): Promise<FleetListing | undefined> {
-    const body = await this.redis.hget(this.keys.fleetListing, 'body');
-    if (body === null) return undefined;
-    const parsed = FleetListingSchema.safeParse(parseJson(body));
-    return parsed.success ? parsed.data : undefined;
+    return parseListing(await this.redis.hget(this.keys.fleetListing, 'body'));
   }
+}
+
+/** A kept listing's body, or undefined when there is none or this version cannot read it. */
+export function parseListing(body: string | null): FleetListing | undefined {
+  if (body === null) return undefined;
+  const parsed = FleetListingSchema.safeParse(parseJson(body));
+  return parsed.success ? parsed.data : undefined;
 }

@@ -1,5 +1,5 @@
-import { type FleetListing, FleetListingSchema } from '../engine/index.js';
-import { parseJson } from './json.js';
+import type { FleetListing } from '../engine/index.js';
+import { parseListing } from './fleet-listing.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -27,10 +27,7 @@ export class RunListings extends RedisStore {
 
   /** The run's listing, or undefined when it is gone or this version cannot read it. */
   async load(runId: string): Promise<FleetListing | undefined> {
-    const body = await this.redis.get(this.keys.runListing(runId));
-    if (body === null) return undefined;
-    const parsed = FleetListingSchema.safeParse(parseJson(body));
-    return parsed.success ? parsed.data : undefined;
+    return parseListing(await this.redis.get(this.keys.runListing(runId)));
   }
 
   async clear(runId: string): Promise<void> {
