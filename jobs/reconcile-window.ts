@@ -3,16 +3,18 @@ import {
   type Action,
   type ActionContext,
   decideWindow,
+  type Finding,
   type PlanContext,
   type StepContext,
   type StepResult,
+  strandedFinding,
   WINDOW_ACTION,
   type WindowDecision,
   type WindowState,
   type WorkspaceDecision,
   workspaceRef,
 } from '../src/engine/index.js';
-import { pauseStep, resumeStep } from './support/owned-steps.js';
+import { earlierPause, PAUSED, pauseStep, resumeStep } from './support/owned-steps.js';
 
 const params = z.strictObject({});
 
@@ -70,33 +72,46 @@ export const reconcileWindow: Action<typeof params> = {
     // (an edge that owes nothing has nothing to lose: its period is recorded at the end)
     if (decision.newPeriod && pending.size > 0)
       await ctx.windowStates.save(name, { period: decision.period, pending: [...pending] });
+    const listing = ctx.fleet.first;
     for (const d of decision.decisions) {
-      // running as wanted: whatever pause was recorded for it was undone by someone
+      // running as wanted: whatever pause was recorded for it was undone, or never took
       if (d.owner && d.act === undefined && d.actual && ['Active', 'Resuming'].includes(d.actual))
-        await ctx.ownership.seenActive(d.key, ctx.fleet.listedAt);
+        await ctx.ownership.seenRunning(d.key, listing);
+      // paused, and this window's intent came first: the intent's call made the pause
+      else if (
+        d.owner &&
+        pausedBy(d, name) &&
+        d.owner.state === 'intent' &&
+        d.owner.runId !== ctx.runId &&
+        (d.owner.intentSeq ?? 0) <= (listing.seq ?? -1)
+      )
+        await ctx.ownership.confirm(d.key, undefined, d.owner.intendedAt);
     }
     const done = new Set<string>();
     await ctx.forEachTarget(
-      reported(decision),
+      [...reported(decision), ...byEarlierExecution(decision, name, ctx.runId)],
       (d) => workspaceRef(d.ws),
       async (d, step) => {
         const result = await act(ctx, d, step);
-        if (d.act && result.outcome === 'succeeded') done.add(d.key);
+        if (result.outcome === 'succeeded') done.add(d.key);
         return result;
       },
     );
+    const stranded = await strandedOf(ctx, decision);
+    for (const finding of stranded) ctx.finding(finding);
     // what the period's edge owes a workspace is paid once the window itself had its way with it;
     // a held workspace keeps its debt until the hold ends
     for (const d of decision.decisions) {
       if (!d.hold && (done.has(d.key) || d.act === undefined)) pending.delete(d.key);
     }
-    const found = evidence(decision, done);
+    const found = { ...evidence(decision, done), stranded: stranded.length };
     const settled: WindowState = {
       period: decision.period,
       pending: [...pending],
       workspaces: found.workspaces,
       drift: found.drift,
       held: found.held,
+      stranded: found.stranded,
     };
     // a reconciliation that found what the last one found writes nothing
     const before = decision.newPeriod ? undefined : state;
@@ -166,7 +181,44 @@ async function act(ctx: ActionContext, d: WorkspaceDecision, step: StepContext):
     const { result } = await resumeStep(ctx, d.ws, step);
     return result.outcome === 'succeeded' ? { ...result, reason: d.why } : result;
   }
+  if (!d.drift && !d.conflict) {
+    const earlier = await earlierPause(ctx, d.key, d.owner, { status: d.actual, stamp: ctx.fleet.first });
+    if (earlier) return earlier;
+  }
   return { outcome: 'skipped', reason: driftReason(d) };
+}
+
+/** Paused, by this window's own record. */
+function pausedBy(d: WorkspaceDecision, window: string): boolean {
+  return d.owner?.owner === window && d.actual !== undefined && PAUSED.includes(d.actual);
+}
+
+/**
+ * Workspaces an earlier execution of this run paused and left as wanted (its worker stopped before
+ * their checkpoints): reported by this run, so its summary holds every pause the run made.
+ */
+function byEarlierExecution(decision: WindowDecision, window: string, runId: string): WorkspaceDecision[] {
+  return decision.decisions.filter(
+    (d) =>
+      d.act === undefined &&
+      !d.drift &&
+      d.conflict === undefined &&
+      pausedBy(d, window) &&
+      d.owner?.runId === runId,
+  );
+}
+
+/**
+ * Paused workspaces of the window that nobody owns, yet the pause journal says nightshift paused:
+ * nothing would hand them back. Each is a finding (rule `stranded`) until adopted or started.
+ */
+async function strandedOf(ctx: ActionContext, decision: WindowDecision): Promise<Finding[]> {
+  const unowned = decision.decisions.filter(
+    (d) => !d.owner && d.conflict === undefined && d.actual !== undefined && PAUSED.includes(d.actual),
+  );
+  if (!ctx.ownership || unowned.length === 0) return [];
+  const journal = await ctx.ownership.journal(unowned.map((d) => d.key));
+  return [...journal.values()].map(strandedFinding);
 }
 
 /** What a reconciliation found, for its summary and the window's state (the drift gauge reads it). */
@@ -178,6 +230,6 @@ function evidence(decision: WindowDecision, done: ReadonlySet<string> | undefine
     workspaces: decision.decisions.length,
     drift,
     held: decision.decisions.filter((d) => d.hold).length,
-    acted: done ? decision.decisions.filter((d) => d.act && done.has(d.key)).length : 0,
+    acted: done?.size ?? 0,
   };
 }

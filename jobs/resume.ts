@@ -3,7 +3,6 @@ import {
   type Action,
   DurationSchema,
   describeHold,
-  LISTING_LAG_MS,
   type PlanContext,
   type SelectedWorkspace,
   STATUS,
@@ -67,21 +66,24 @@ async function pausedByFilter(
 /** When a target's first attempt started (epoch ms), kept across attempts and takeovers. */
 const FirstTriedSchema = z.object({ firstTriedAt: z.number() });
 
-/** Waits until the workspace is Active; time to ready counts from `since`, the target's first attempt. */
+/**
+ * Waits until the workspace is Active; time to ready counts from `since`, the target's first
+ * attempt. Called once the resume was answered.
+ */
 async function waitUntilActive(ctx: PlanContext, ws: SelectedWorkspace, timeoutMs: number, since: number) {
-  // Stopping, or Stopped once it was seen on its way up or well after the resume: someone paused
-  // it meanwhile. Waiting out waitReady would hold the run (and a queued next run of the job) for
-  // nothing, and resuming it again would fight whoever paused it.
+  // Stopping, or Stopped once it was seen on its way up or in a listing asked for after the resume
+  // was answered: someone paused it meanwhile. Waiting out waitReady would hold the run (and a
+  // queued next run of the job) for nothing, and resuming it again would fight whoever paused it.
+  const answered = ctx.fleet.requested;
   let onItsWay = false;
   await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status === STATUS.active, {
     timeoutMs,
     describe: `${ws.workgroupName}/${ws.workspaceName} not Active within ${Math.round(timeoutMs / 1000)}s`,
-    hopeless: (w, waitedMs) => {
-      // Stopping only comes from a pause. Stopped may be a listing older than the resume, but not
-      // once the workspace was seen coming up, nor LISTING_LAG_MS after the resume (its polls
-      // may all have failed while it came up and went down again).
+    hopeless: (w, listing) => {
+      // Stopping only comes from a pause; Stopped in a listing asked for before the resume was
+      // answered may only predate it
       if (w.status === STATUS.resuming) onItsWay = true;
-      const stoppedAgain = w.status === STATUS.stopped && (onItsWay || waitedMs >= LISTING_LAG_MS);
+      const stoppedAgain = w.status === STATUS.stopped && (onItsWay || listing.generation > answered);
       if (w.status === STATUS.stopping || stoppedAgain)
         return `${ws.workgroupName}/${ws.workspaceName} ${PAUSED_AGAIN} (now ${w.status}); not resumed a second time`;
       return undefined;

@@ -11,7 +11,7 @@ import {
   type StepResult,
   workspaceRef,
 } from '../../src/engine/index.js';
-import { currentStatus, mutateUnlessAlready } from './workspace-state.js';
+import { mutateUnlessAlready, type Observed, observe, observeAfresh } from './workspace-state.js';
 
 /**
  * The pause and resume steps every cost-saving action shares (`pause`, `resume`, windows), with
@@ -53,10 +53,49 @@ export async function planPause(ctx: PlanContext, ws: SelectedWorkspace): Promis
 }
 
 /**
- * Pauses a workspace that is Active and records the pause as the run's owner's. A workspace
- * found paused is the owner's only if this owner's intent to pause it was written first (an
- * attempt whose answer was lost, a worker that died after its call): then the pause is confirmed
- * as its own. Anything else found paused was paused by someone else and is never owned.
+ * A paused workspace this owner's record is about, as a step reports it: a pause this run's
+ * earlier execution (or an earlier run's lost answer) made is this owner's, confirmed with its
+ * intent's time, and reported with the request ID on record. Undefined when the pause is not
+ * demonstrably this owner's: an intent the listing may predate, or anyone else's record.
+ */
+export async function earlierPause(
+  ctx: ActionContext,
+  key: string,
+  record: Ownership | undefined,
+  observed: Observed,
+): Promise<StepResult | undefined> {
+  const { ownership } = ctx;
+  if (!ownership || !record || record.owner !== ownership.owner) return undefined;
+  const earlierRequestIds = record.requestId ? [record.requestId] : [];
+  if (record.state === 'intent') {
+    // a listing asked for after the intent shows the pause: the intent's call made it
+    if (observed.stamp.seq === undefined || (record.intentSeq ?? 0) > observed.stamp.seq) return undefined;
+    await ownership.confirm(key, undefined, record.intendedAt);
+    const by =
+      record.runId === ctx.runId
+        ? 'this run before (a lost answer, or a worker that stopped)'
+        : `run ${record.runId}`;
+    return {
+      outcome: 'succeeded',
+      reason: `paused by ${by}: its intent was recorded before the call`,
+      earlierRequestIds,
+    };
+  }
+  if (record.runId !== ctx.runId) return undefined;
+  return {
+    outcome: 'succeeded',
+    reason: `paused by an earlier execution of this run (${observed.status ?? 'paused'} now)`,
+    earlierRequestIds,
+  };
+}
+
+/**
+ * Pauses a workspace that is Active and records the pause as the run's owner's: an intent written
+ * before the call, confirmed once the API accepted it. What the ledger already says of the
+ * workspace is ordered against the listing by evidence (`judgeRunning`), never by clocks: a pause
+ * undone since (someone started it) or that never took is recorded anew; one the listing may
+ * predate is looked at again with a fresh listing. A refusal ends the intent only when nothing of
+ * this owner's can have paused the workspace.
  */
 export async function pauseStep(
   ctx: ActionContext,
@@ -67,32 +106,39 @@ export async function pauseStep(
   const hold = holdOn(ctx, ws);
   if (hold?.state === 'active') return { outcome: 'skipped', reason: describeHold(hold) };
   const { ownership } = ctx;
-  const status = await currentStatus(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
-  const record = await ownership?.get(key);
-  const intended = record !== undefined && record.owner === ownership?.owner && record.state === 'intent';
-
-  if (status && PAUSED.includes(status)) {
-    if (ownership && intended) {
-      await ownership.confirm(key, undefined);
-      const by =
-        record.runId === ctx.runId
-          ? 'this run before (a lost answer, or a worker that stopped)'
-          : `run ${record.runId}`;
-      return { outcome: 'succeeded', reason: `paused by ${by}: its intent was recorded before the call` };
-    }
-    return { outcome: 'skipped', reason: pauseSkipReason(status, record) ?? `already ${status}` };
+  let observed = await observe(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
+  for (let look = 1; ; look++) {
+    const record = await ownership?.get(key);
+    if (observed.status && PAUSED.includes(observed.status))
+      return (
+        (await earlierPause(ctx, key, record, observed)) ?? {
+          outcome: 'skipped',
+          reason: pauseSkipReason(observed.status, record) ?? `already ${observed.status}`,
+        }
+      );
+    if (observed.status !== STATUS.active || !ownership || !record) break;
+    const verdict = ownership.judge(record, observed.stamp);
+    if (verdict === 'undone') await ownership.seenRunning(key, observed.stamp);
+    // an intent of an earlier run never took: it ends; this run's own stays, and the pause below
+    // then owns what it finds (the intent's call may yet land)
+    if (verdict === 'never-took' && record.runId !== ctx.runId)
+      await ownership.seenRunning(key, observed.stamp);
+    if (verdict !== 'unknown') break;
+    if (look > 1)
+      return {
+        outcome: 'skipped',
+        reason: `${describeOwnership(record)}; no listing asked for since shows whether that pause still holds`,
+      };
+    observed = await observeAfresh(ctx, ws.workgroupId, ws.workspaceId);
   }
-  if (status !== STATUS.active) return { outcome: 'skipped', reason: `not Active: ${status ?? 'unknown'}` };
+  if (observed.status !== STATUS.active)
+    return { outcome: 'skipped', reason: `not Active: ${observed.status ?? 'unknown'}` };
+  if (!ownership) return pauseUnowned(ctx, ws, step);
 
-  const earlierAttempt = intended && record.runId === ctx.runId;
-  // running: a pause recorded earlier was undone by whoever started it, unless the listing is
-  // only older than that pause
-  if (ownership && record && !earlierAttempt && !(await ownership.seenActive(key, ctx.fleet.listedAt)))
-    return {
-      outcome: 'skipped',
-      reason: `${describeOwnership(record)}, later than the listing that shows it Active`,
-    };
-  await ownership?.intend(ws);
+  const intent = await ownership.intend(ws);
+  if (!intent.written)
+    return { outcome: 'skipped', reason: `already paused (${describeOwnership(intent.prior)})` };
+  const { prior } = intent;
   let requestId: string | undefined;
   let already: string | undefined;
   try {
@@ -100,22 +146,36 @@ export async function pauseStep(
       ({ requestId } = await ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId, { signal: step.signal }));
     });
   } catch (error) {
-    // refused for good and not paused: nothing to own. A transient failure keeps the intent: the
-    // pause may have gone through, and the next attempt (or a later run) finds out. So does a call
-    // cut short by the run's end (a worker closing past its grace): the worker that resumes the
-    // run finds the intent, and owns the pause instead of taking it for someone else's.
-    if (!isTransient(error) && !step.signal.aborted) await ownership?.abandon(key);
+    // Refused for good and not paused: nothing to own, unless an earlier pause of this owner's is
+    // still unknown. A transient failure keeps the intent (the pause may have gone through: a later
+    // listing decides), and so does a call cut short by the end of this execution.
+    if (!isTransient(error) && !step.signal.aborted && !prior) await ownership.refused(key, intent.record);
     throw error;
   }
-  if (already && !earlierAttempt) {
+  if (already && !prior) {
     // refused because someone else paused it meanwhile: theirs, not ours
-    await ownership?.abandon(key);
+    await ownership.refused(key, intent.record);
     return { outcome: 'skipped', reason: `already ${already}` };
   }
-  await ownership?.confirm(key, requestId);
-  return already
-    ? { outcome: 'succeeded', reason: `paused by an earlier attempt of this run (now ${already})` }
-    : { outcome: 'succeeded' };
+  if (already && prior) {
+    // an earlier call of this owner's, whose answer was lost, made the pause
+    await ownership.confirm(key, undefined, prior.intendedAt);
+    return { outcome: 'succeeded', reason: `paused by an earlier attempt of this run (now ${already})` };
+  }
+  await ownership.confirm(key, requestId);
+  return { outcome: 'succeeded' };
+}
+
+/** A pause without the ledger (no Redis): made, never owned. */
+async function pauseUnowned(
+  ctx: ActionContext,
+  ws: SelectedWorkspace,
+  step: StepContext,
+): Promise<StepResult> {
+  const already = await mutateUnlessAlready(ctx, ws.workgroupId, ws.workspaceId, PAUSED, () =>
+    ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId, { signal: step.signal }),
+  );
+  return already ? { outcome: 'skipped', reason: `already ${already}` } : { outcome: 'succeeded' };
 }
 
 function isTransient(error: unknown): boolean {
@@ -148,9 +208,9 @@ export async function resumeStep(
   step: StepContext,
 ): Promise<ResumeStepResult> {
   const key = workspaceRef(ws).key;
-  const status = await currentStatus(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
+  const { status, stamp } = await observe(ctx, step, ws.workgroupId, ws.workspaceId, ws.status);
   if (status && COMING_UP.includes(status)) {
-    await ctx.ownership?.seenActive(key, ctx.fleet.listedAt);
+    await ctx.ownership?.seenRunning(key, stamp);
     return {
       result: { outcome: 'skipped', reason: `already ${status}` },
       coming: status === STATUS.resuming,

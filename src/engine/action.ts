@@ -5,7 +5,8 @@ import type { Logger } from '../log/index.js';
 import type { ActionScope, PolicyWindow } from '../policy/index.js';
 import type { ProgressRecord } from './checkpoint.js';
 import type { FleetView } from './fleet.js';
-import type { Hold, RunOwnership } from './ownership.js';
+import type { Hold } from './holds.js';
+import type { RunOwnership } from './ownership.js';
 import type { StateWait } from './retry.js';
 import type { Finding } from './summary.js';
 import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
@@ -21,10 +22,14 @@ export interface TargetRef {
 }
 
 /** What one target's step came to. Failures are thrown (an ApiError says whether to retry). */
-export type StepResult =
+export type StepResult = (
   | { outcome: 'succeeded'; reason?: string; detail?: Record<string, unknown> }
   | { outcome: 'skipped'; reason: string; detail?: Record<string, unknown> }
-  | { outcome: 'planned'; reason: string; detail?: Record<string, unknown> };
+  | { outcome: 'planned'; reason: string; detail?: Record<string, unknown> }
+) & {
+  /** Request IDs of calls made for the target before this step (an earlier execution's, from the ledger). */
+  earlierRequestIds?: readonly string[];
+};
 
 export interface StepContext {
   /**

@@ -1,4 +1,4 @@
-import type { ApiClient, Workgroup } from '../api/index.js';
+import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
 import {
@@ -13,11 +13,14 @@ import {
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
+import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
 import { type FleetListingSink, trimListing } from './fleet-listing.js';
-import { type HoldReader, type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
+import type { HoldReader } from './holds.js';
+import { type ExecutionLease, leasedApi } from './lease.js';
+import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { asWrittenFor, checkpointsAsWritten } from './redact.js';
-import { AttemptsFailedError, logWaits, waitForState, withRetries } from './retry.js';
+import { AttemptsFailedError, waitForState } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
 import { executeSplitRun } from './split-run.js';
 import {
@@ -93,10 +96,16 @@ export interface RunDependencies {
   /** Aborts the run from outside (shutdown past its grace period, the run's lock lost). */
   signal: AbortSignal;
   /**
-   * Asked before every attempt at a target; throws when the run may no longer act (its job's lock
-   * is another run's). Default: none.
+   * The execution's lease: asked before every API call, so none starts once this execution may no
+   * longer act (its lease ran out unconfirmed, or the job's run lock is another run's; `signal`
+   * aborts then too). Default: none (a run in the CLI's own process).
    */
-  fence?: () => Promise<void>;
+  lease?: ExecutionLease;
+  /**
+   * The run holds its job's run lock: every other run of the job has stopped acting, so the
+   * ledger's rules may decide another run's intent by a later listing. Default false.
+   */
+  exclusive?: boolean;
   /** Interval of the shared poll a run's waits use. */
   pollIntervalMs: number;
   /** Called as targets finish. */
@@ -165,7 +174,9 @@ function identity(request: RunRequest): RunIdentity {
  * throws only when `deps.signal` aborts (the run is then picked up again and resumes from its
  * checkpoints).
  */
-export async function executeRun(deps: RunDependencies, request: RunRequest): Promise<RunSummary> {
+export async function executeRun(given: RunDependencies, request: RunRequest): Promise<RunSummary> {
+  // every API call of the run, the fleet's listings and polls included, asks the lease first
+  const deps = given.lease ? { ...given, api: leasedApi(given.api, given.lease), lease: undefined } : given;
   const { job } = request;
   const clock = deps.clock ?? systemClock;
   const startedAt = request.startedAt ?? clock.now();
@@ -200,35 +211,20 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
         'run taken over from a worker that stopped mid-run: finished targets are kept, the rest resume',
       );
 
-    let workgroups: readonly Workgroup[];
-    let listedAt = clock.now();
-    // A part started before (its worker stopped) lists the fleet afresh, as a run taken over does:
-    // the run's listing predates the pauses its earlier start may have made.
-    if (request.part && (request.deliveries ?? 1) <= 1) {
-      const shared = await deps.split?.listing(request.runId);
-      if (!shared) return refuse('the fleet listing its run stored for its parts is gone');
-      ({ workgroups } = shared);
-      listedAt = new Date(shared.at);
-    } else
-      try {
-        ({ value: workgroups } = await withRetries(
-          job.retry,
-          signal,
-          () => deps.api.listWorkgroups({ signal }).then(({ result }) => result),
-          logWaits(log, 'fleet listing failed; retrying'),
-          clock,
-        ));
-      } catch (error) {
-        if (deps.signal.aborted) throw deps.signal.reason;
-        const cause = error instanceof AttemptsFailedError ? error.cause : error;
-        log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
-        return refuse('could not list the fleet', errorRecord(cause));
-      }
+    const ledger = deps.state?.ledger;
+    const first = await firstListing(
+      { ...deps, signal, interrupted: deps.signal, log, clock, ledger },
+      request,
+    );
+    if ('refused' in first) return refuse(first.refused, first.error);
+    const { workgroups, at: listedAt, seq: listedSeq } = first;
     const fleet = new FleetView({
       api: deps.api,
       log,
       workgroups,
       listedAt,
+      listedSeq,
+      sequence: ledger ? () => ledger.sequence() : undefined,
       pollIntervalMs: deps.pollIntervalMs,
       retry: job.retry,
       clock,
@@ -259,6 +255,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           startedAt,
           listing: {
             at: listedAt.toISOString(),
+            ...(listedSeq === undefined ? {} : { seq: listedSeq }),
             runId: request.runId,
             job: job.name,
             workgroups: trimListing(workgroups),
@@ -294,6 +291,7 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
           ownerKind: job.kind,
           runId: request.runId,
           pricing: request.pricing,
+          exclusive: deps.exclusive,
           log,
           // the ledger's times are compared with the fleet's listing time: both on the run's clock
           now: () => clock.now(),
@@ -327,7 +325,6 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
             done,
             log,
             signal,
-            fence: deps.fence,
             onRecord: (record) => {
               records.set(record.key, record);
               deps.onProgress?.(records.size, Math.max(total, records.size));
@@ -358,6 +355,9 @@ export async function executeRun(deps: RunDependencies, request: RunRequest): Pr
       log.error({ err: runError }, 'run stopped early');
     }
 
+    // a target an earlier execution finished stays in the run's summary, whether or not this one
+    // came to it again (a window's reconciliation leaves out what it finds already as wanted)
+    for (const [key, record] of done) if (!records.has(key)) records.set(key, record);
     const counts = countTargets([...records.values()]);
     const finishedAt = clock.now();
     const fromTargets = runError

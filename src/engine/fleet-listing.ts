@@ -25,6 +25,8 @@ const ListedWorkgroupSchema = WorkgroupSchema.pick({ workgroup_id: true, name: t
 export const FleetListingSchema = z.object({
   /** When the listing was asked for (ISO, UTC). */
   at: z.iso.datetime(),
+  /** The ownership ledger's sequence read before it was asked for (see `ListingStamp`). */
+  seq: z.number().int().nonnegative().optional(),
   runId: z.string(),
   job: z.string(),
   workgroups: z.array(ListedWorkgroupSchema),

@@ -3,6 +3,7 @@ import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { type CallScope, callScope } from './call-scope.js';
 import type { Clock } from './clock.js';
+import type { ListingStamp } from './ownership.js';
 import { FailedLooks, type RetryPolicy } from './retry.js';
 
 /** A wait for a workspace state that did not come in time. */
@@ -21,7 +22,7 @@ interface Waiter {
   workgroupId: string;
   workspaceId: string;
   ready: (workspace: Workspace) => boolean;
-  hopeless?: ((workspace: Workspace, waitedMs: number) => string | undefined) | undefined;
+  hopeless?: ((workspace: Workspace, listing: ListingStamp) => string | undefined) | undefined;
   since: number;
   deadline: number;
   resolve: (workspace: Workspace) => void;
@@ -43,8 +44,14 @@ export class FleetView {
   readonly #retry: RetryPolicy;
   readonly #clock: Clock;
   readonly #signal: AbortSignal;
+  readonly #sequence: (() => Promise<number>) | undefined;
   #workgroups: readonly Workgroup[];
   #listedAt: Date;
+  #stamp: ListingStamp;
+  /** The stamp of the listing the view was built from: the run's targets were selected from it. */
+  readonly first: ListingStamp;
+  /** Listings asked for so far, the first one included. */
+  #requested = 1;
   #index = new Map<string, Workspace>();
   #refreshing: Promise<void> | undefined;
   readonly #waiters = new Set<Waiter>();
@@ -58,6 +65,10 @@ export class FleetView {
     workgroups: readonly Workgroup[];
     /** When `workgroups` was listed. Default: now. */
     listedAt?: Date;
+    /** The ledger's sequence read before `workgroups` was asked for; undefined without a ledger. */
+    listedSeq?: number | undefined;
+    /** Reads the ledger's sequence before each listing is asked for (see `ListingStamp`). Default: none. */
+    sequence?: (() => Promise<number>) | undefined;
     pollIntervalMs: number;
     /** How failed polls are retried: the job's `retry`. */
     retry: RetryPolicy;
@@ -72,6 +83,9 @@ export class FleetView {
     this.#signal = options.signal;
     this.#workgroups = options.workgroups;
     this.#listedAt = options.listedAt ?? options.clock.now();
+    this.#sequence = options.sequence;
+    this.#stamp = { seq: options.listedSeq, generation: 1 };
+    this.first = this.#stamp;
     this.#reindex();
   }
 
@@ -84,30 +98,49 @@ export class FleetView {
     return this.#listedAt;
   }
 
+  /** Where the listing every read is served from stands in the ledger's and this run's orders. */
+  get stamp(): ListingStamp {
+    return this.#stamp;
+  }
+
+  /**
+   * How many listings this run has asked for so far: a listing whose `stamp.generation` is greater
+   * was asked for after this was read (an in-process order: no clock is compared).
+   */
+  get requested(): number {
+    return this.#requested;
+  }
+
   workspace(workgroupId: string, workspaceId: string): Workspace | undefined {
     return this.#index.get(`${workgroupId}/${workspaceId}`);
   }
 
-  /** Lists the fleet again; callers that overlap share one call. */
+  /**
+   * Lists the fleet again; callers that overlap share one call. A caller that must see a listing
+   * asked for after some event compares `stamp.generation` with `requested` read at that event.
+   */
   refresh(): Promise<void> {
-    const asked = this.#clock.now();
-    this.#refreshing ??= this.#api
-      .listWorkgroups({ signal: this.#signal })
-      .then(({ result }) => {
-        this.#workgroups = result;
-        this.#listedAt = asked;
-        this.#reindex();
-      })
-      .finally(() => {
-        this.#refreshing = undefined;
-      });
+    this.#refreshing ??= this.#list().finally(() => {
+      this.#refreshing = undefined;
+    });
     return this.#refreshing;
+  }
+
+  async #list(): Promise<void> {
+    const asked = this.#clock.now();
+    const generation = ++this.#requested;
+    const seq = await this.#sequence?.();
+    const { result } = await this.#api.listWorkgroups({ signal: this.#signal });
+    this.#workgroups = result;
+    this.#listedAt = asked;
+    this.#stamp = { seq, generation };
+    this.#reindex();
   }
 
   /**
    * Resolves with the workspace once `ready` holds for it, polling with the run's shared poll.
-   * `hopeless`, looked at on every poll with how long the wait has lasted, gives up the wait at
-   * once with the message it returns (a WaitAbandonedError) instead of waiting out the deadline.
+   * `hopeless`, looked at on every poll with the poll's stamp, gives up the wait at once with the
+   * message it returns (a WaitAbandonedError) instead of waiting out the deadline.
    */
   waitFor(
     workgroupId: string,
@@ -116,7 +149,7 @@ export class FleetView {
     options: {
       timeoutMs: number;
       describe: string;
-      hopeless?: (workspace: Workspace, waitedMs: number) => string | undefined;
+      hopeless?: (workspace: Workspace, listing: ListingStamp) => string | undefined;
     },
   ): Promise<Workspace> {
     const current = this.workspace(workgroupId, workspaceId);
@@ -177,7 +210,7 @@ export class FleetView {
       const now = this.#clock.now().getTime();
       for (const waiter of this.#waiters) {
         const workspace = this.workspace(waiter.workgroupId, waiter.workspaceId);
-        const hopeless = workspace && waiter.hopeless?.(workspace, now - waiter.since);
+        const hopeless = workspace && waiter.hopeless?.(workspace, this.#stamp);
         if (workspace && waiter.ready(workspace)) {
           this.#waiters.delete(waiter);
           waiter.resolve(workspace);

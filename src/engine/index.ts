@@ -31,7 +31,10 @@ export {
   type FleetListingSink,
   trimListing,
 } from './fleet-listing.js';
+export * from './holds.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
+export { type ExecutionLease, LeaseExpiredError, leasedApi } from './lease.js';
+export { MemoryOwnershipLedger } from './memory-ledger.js';
 export { nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
 export {
@@ -52,6 +55,7 @@ export {
   splitTargets,
 } from './run-parts.js';
 export { type SavingsReport, savingsReport } from './savings.js';
+export { STRANDED_RULE, strandedFinding, strandedSubject } from './stranded.js';
 export * from './summary.js';
 export * from './targets.js';
 export { TickGate, type TickGateOptions } from './tick-gate.js';

@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { Pricing } from '../policy/index.js';
@@ -28,9 +28,20 @@ export const OwnershipSchema = z.object({
   /** `intent`: the pause is about to be (or was) sent, not yet confirmed; `confirmed`: the API accepted it. */
   state: z.enum(['intent', 'confirmed']),
   intendedAt: z.iso.datetime(),
+  /**
+   * Names one intent, so that a late write of an execution that has stopped (a command Redis
+   * receives after an outage) can never end a newer intent of the same run.
+   */
+  intentId: z.string().optional(),
+  /** The ledger's sequence when the intent was written (absent on records of older versions: 0). */
+  intentSeq: z.number().int().nonnegative().optional(),
   /** When the API accepted the pause: owned paused time counts from here. */
   pausedAt: z.iso.datetime().optional(),
   requestId: z.string().optional(),
+  /** The ledger's sequence when the confirmation was written: after the API's answer arrived. */
+  confirmSeq: z.number().int().nonnegative().optional(),
+  /** Taken back by `nightshift adopt` from the pause journal, and when. */
+  adoptedAt: z.iso.datetime().optional(),
   /** `workspace_type.typeName` when paused, and its price from the policy in force then. */
   typeName: z.string().optional(),
   pricePerHour: z.number().nonnegative().optional(),
@@ -38,8 +49,13 @@ export const OwnershipSchema = z.object({
 });
 export type Ownership = z.infer<typeof OwnershipSchema>;
 
-/** Why ownership ended. */
-export const RELEASE_REASONS = ['resumed', 'seen-active', 'not-paused'] as const;
+/**
+ * Why ownership ended: nightshift resumed it; a listing asked for after the pause was answered
+ * showed it running (someone else started it); a listing asked for once the intent's calls were
+ * over showed it running (the pause never took); the API refused the pause and nothing of this
+ * owner's had paused it.
+ */
+export const RELEASE_REASONS = ['resumed', 'seen-active', 'not-paused', 'refused'] as const;
 export type ReleaseReason = (typeof RELEASE_REASONS)[number];
 
 /** A stretch of time a workspace spent paused by nightshift: what savings are made of. */
@@ -61,124 +77,100 @@ export const PausedIntervalSchema = OwnershipSchema.pick({
 });
 export type PausedInterval = z.infer<typeof PausedIntervalSchema>;
 
-/** The ledger as the engine uses it; `src/store/ledger.ts` keeps it in Redis. */
+/** What `intend` found and did. */
+export type IntendOutcome =
+  /** The intent is written; `prior` is an intent of the same owner it replaced (an earlier try whose answer is unknown). */
+  | { written: true; record: Ownership; prior: Ownership | undefined }
+  /** Nothing written: the workspace has a confirmed pause, or another owner's record (a concurrent writer). */
+  | { written: false; prior: Ownership };
+
+/** Conditions under which `end` ends a record; a record that meets none of them is left as it is. */
+export interface EndCondition {
+  /** Only a record of this run. */
+  runId?: string;
+  /** Only this intent (see `Ownership.intentId`). */
+  intentId?: string | undefined;
+  /** Only a record in this state. */
+  state?: Ownership['state'];
+}
+
+/**
+ * The ledger as the engine uses it; `src/store/ledger.ts` keeps it in Redis. Beside the records
+ * it keeps a journal of every pause nightshift sent: the last pause record of each workspace, kept
+ * until nightshift resumes it or sees it running, whatever becomes of the ledger's record. A
+ * workspace that is stopped, not owned, and in the journal was stranded (see `strandedOf`).
+ */
 export interface OwnershipLedger {
   /** Every record, by key. */
   all(): Promise<Map<string, Ownership>>;
-  /** Writes a record, replacing any record of the workspace. */
-  put(record: Ownership): Promise<void>;
+  /**
+   * The ledger's sequence now. It moves on with every intent and confirmation, atomically with
+   * the write, so a listing asked for after reading `n` is later than every write numbered up to
+   * `n`: that is how a listing is ordered against the pauses (see `judgeRunning`).
+   */
+  sequence(): Promise<number>;
+  /**
+   * Writes `record` (an intent) with the next sequence number unless the workspace has a record
+   * other than an intent of the same owner, in one step.
+   */
+  intend(record: Ownership): Promise<IntendOutcome>;
+  /**
+   * Confirms the intent of `owner` on `key`: the API accepted a pause of it, or a listing shows the
+   * pause it intended. Resolves with the confirmed record; undefined when there was no intent of
+   * that owner (already confirmed, ended, or another owner's).
+   */
+  confirm(
+    key: string,
+    owner: string,
+    confirmation: { pausedAt: string; requestId?: string | undefined },
+  ): Promise<Ownership | undefined>;
   /**
    * Ends ownership of `key` and closes its paused interval (a confirmed record's time counts as
-   * saved). With `runId`, only a record of that run is ended. Resolves to the ended record, or
-   * undefined when there was none (or another run's).
+   * saved, and an intent's that ended by nightshift's resume). Resolves to the ended record, or
+   * undefined when there was none or it did not meet `condition`.
    */
-  end(key: string, reason: ReleaseReason, at: Date, runId?: string): Promise<Ownership | undefined>;
+  end(key: string, reason: ReleaseReason, at: Date, condition?: EndCondition): Promise<Ownership | undefined>;
+  /** Writes a record whole, replacing any record of the workspace (`nightshift adopt`, tests). */
+  put(record: Ownership): Promise<void>;
+  /** The journal's entries: of `keys`, or every one. */
+  journal(keys?: readonly string[]): Promise<Map<string, Ownership>>;
 }
 
-export const HOLD_STATES = ['active', 'stopped'] as const;
-export type HoldState = (typeof HOLD_STATES)[number];
-
-/** A time-boxed exception: the workspaces `pattern` matches are kept in `state` until `until`. */
-export const HoldSchema = z.object({
-  /** `workgroup/workspace`, each part a name, an id or a glob (`dev-*\/*`). */
-  pattern: z.string(),
-  state: z.enum(HOLD_STATES),
-  until: z.iso.datetime(),
-  reason: z.string(),
-  by: z.string(),
-  createdAt: z.iso.datetime(),
-});
-export type Hold = z.infer<typeof HoldSchema>;
-
-/** Reads the holds in force. */
-export interface HoldReader {
-  /** The holds in force at `now`; with `readOnly`, the read changes nothing (no expired hold is removed). */
-  active(now: Date, options?: { readOnly?: boolean }): Promise<Hold[]>;
-}
-
-/** A workspace as holds and the ledger name it. */
-export interface WorkspaceNames {
-  workgroupId: string;
-  workgroupName?: string | undefined;
-  workspaceId: string;
-  workspaceName?: string | undefined;
-}
-
-/** Whether `pattern` is `workgroup/workspace` (names, ids or globs): what `hold` accepts. */
-export function holdPatternProblem(pattern: string): string | undefined {
-  const parts = pattern.split('/');
-  if (parts.length !== 2 || parts.some((part) => part.trim() === ''))
-    return `expected <workgroup>/<workspace> (names, ids or globs such as dev-*/*), got "${pattern}"`;
-  return undefined;
-}
-
-interface CompiledHold {
-  hold: Hold;
-  group: (text: string) => boolean;
-  space: (text: string) => boolean;
-}
-
-const compiledHolds = new Map<string, Omit<CompiledHold, 'hold'>>();
-
-function compile(hold: Hold): CompiledHold {
-  let parts = compiledHolds.get(hold.pattern);
-  if (!parts) {
-    const slash = hold.pattern.indexOf('/');
-    parts = {
-      group: picomatch(hold.pattern.slice(0, slash), { dot: true }),
-      space: picomatch(hold.pattern.slice(slash + 1), { dot: true }),
-    };
-    compiledHolds.set(hold.pattern, parts);
-  }
-  return { hold, ...parts };
-}
-
-const either = (test: (text: string) => boolean, name: string | undefined, id: string) =>
-  test(id) || (name !== undefined && test(name));
-
-/**
- * The hold in force on each workspace asked about, for many workspaces at one instant: the
- * unexpired holds are sorted once, and which of them name a workgroup is decided once per
- * workgroup, not once per workspace (a 10,000-workspace fleet view or reconciliation asks 10,000
- * times). Answers as `holdFor` does.
- */
-export function holdLookup(holds: readonly Hold[], now: Date): (ws: WorkspaceNames) => Hold | undefined {
-  const live = holds
-    .filter((hold) => Date.parse(hold.until) > now.getTime())
-    // newest first, ties in the order given (a stable sort): the first match is the one in force
-    .sort((a, b) => (a.createdAt === b.createdAt ? 0 : a.createdAt > b.createdAt ? -1 : 1))
-    .map(compile);
-  const byWorkgroup = new Map<string, CompiledHold[]>();
-  return (ws) => {
-    if (live.length === 0) return undefined;
-    const key = `${ws.workgroupId}\u0000${ws.workgroupName ?? ''}`;
-    let candidates = byWorkgroup.get(key);
-    if (!candidates) {
-      candidates = live.filter((held) => either(held.group, ws.workgroupName, ws.workgroupId));
-      byWorkgroup.set(key, candidates);
-    }
-    return candidates.find((held) => either(held.space, ws.workspaceName, ws.workspaceId))?.hold;
-  };
+/** When a listing was asked for, in the orders the ledger's rules compare. */
+export interface ListingStamp {
+  /** The ledger's sequence read just before the listing was asked for; undefined without a ledger. */
+  seq: number | undefined;
+  /** Of the listings this run asked for, the how-manieth (in-process order, see `FleetView`). */
+  generation: number;
 }
 
 /**
- * The hold in force on a workspace: of the unexpired holds whose pattern matches it (by name or
- * id), the one placed last, so a narrower exception placed later wins over a broad one.
+ * What a listing that shows a workspace running says about a record of its pause:
+ * - `undone`: the pause was answered before the listing was asked for: someone started it since;
+ * - `never-took`: an intent whose calls are over (this run's own, or a run of its owner that
+ *   holds the owner's run lock) and a listing asked for after it: the pause never took;
+ * - `unknown`: the listing may predate the pause, or a call of the intent may still be under way.
  */
-export function holdFor(holds: readonly Hold[], ws: WorkspaceNames, now: Date): Hold | undefined {
-  return holdLookup(holds, now)(ws);
-}
-
-/** How a hold reads in a target's reason: `held active until 2026-12-01T08:00:00Z by ana (customer demo)`. */
-export function describeHold(hold: Hold): string {
-  return `held ${hold.state} until ${hold.until} by ${hold.by} (${hold.reason})`;
-}
+export type RunningVerdict = 'undone' | 'never-took' | 'unknown';
 
 /**
- * How long a listing may lag behind a pause or resume the API accepted: a workspace listed Active
- * this soon after nightshift paused it may only not show the pause yet.
+ * The causal rule of ownership, which never compares clocks: a listing is ordered against a
+ * record by the ledger's sequence (read before the listing was asked for, written atomically with
+ * the record). `callsOver` says whether every call of an intent that is not this run's has ended:
+ * true for a run that holds its owner's run lock (another run of the owner stopped acting before
+ * its lease could expire, see docs/engine.md).
  */
-export const LISTING_LAG_MS = 10_000;
+export function judgeRunning(
+  record: Ownership,
+  listing: ListingStamp,
+  context: { runId: string; owner: string; callsOver: boolean },
+): RunningVerdict {
+  if (listing.seq === undefined) return 'unknown';
+  if (record.state === 'confirmed') return (record.confirmSeq ?? 0) <= listing.seq ? 'undone' : 'unknown';
+  if ((record.intentSeq ?? 0) > listing.seq) return 'unknown';
+  const over = record.runId === context.runId || (context.callsOver && record.owner === context.owner);
+  return over ? 'never-took' : 'unknown';
+}
 
 /** A run's view of the ledger, bound to its owner, run id and the prices of its policy. */
 export interface RunOwnershipOptions {
@@ -188,12 +180,19 @@ export interface RunOwnershipOptions {
   runId: string;
   pricing: Pricing | undefined;
   log: Logger;
+  /**
+   * The run holds its owner's run lock: any other run of the owner has stopped acting, so an
+   * intent of one that a later listing shows running never took. Default false.
+   */
+  exclusive?: boolean;
   now?: () => Date;
 }
 
 /**
  * What an action does with the ledger during one run. Records are read once, on first use, and
  * kept in step with the run's own writes; a step that acts on a workspace writes through at once.
+ * Every write is conditional in Redis, so a record some other writer changed meanwhile is never
+ * overwritten by this run's stale view of it.
  */
 export class RunOwnership {
   readonly owner: string;
@@ -213,19 +212,36 @@ export class RunOwnership {
 
   /** Every record of the ledger, as of this run's first read and its own writes since. */
   records(): Promise<ReadonlyMap<string, Ownership>> {
-    this.#records ??= this.#options.ledger.all();
-    return this.#records;
+    return this.#mutable();
   }
 
   async get(key: string): Promise<Ownership | undefined> {
     return (await this.records()).get(key);
   }
 
-  /** Written before the pause call: a crash after it leaves a record that the pause may have happened. */
-  async intend(ws: SelectedWorkspace): Promise<void> {
+  /** The pause journal's entries of `keys` (see `OwnershipLedger`), read now. */
+  journal(keys: readonly string[]): Promise<Map<string, Ownership>> {
+    return this.#options.ledger.journal(keys);
+  }
+
+  /** The rule of `judgeRunning` for a record of this ledger, as this run sees it. */
+  judge(record: Ownership, listing: ListingStamp): RunningVerdict {
+    return judgeRunning(record, listing, {
+      runId: this.runId,
+      owner: this.owner,
+      callsOver: this.#options.exclusive === true,
+    });
+  }
+
+  /**
+   * Written before the pause call: a crash after it leaves a record that the pause may have
+   * happened. An intent of this owner already there (an earlier try whose answer is unknown) is
+   * replaced and returned as `prior`: a pause found made after this one is then this owner's.
+   */
+  async intend(ws: SelectedWorkspace): Promise<IntendOutcome> {
     const typeName = ws.workspace.workspace_type?.typeName ?? undefined;
     const price = priceOf(this.#options.pricing, typeName);
-    const record: Ownership = {
+    const outcome = await this.#options.ledger.intend({
       key: `${ws.workgroupId}/${ws.workspaceId}`,
       workgroupId: ws.workgroupId,
       workspaceId: ws.workspaceId,
@@ -236,36 +252,36 @@ export class RunOwnership {
       runId: this.runId,
       state: 'intent',
       intendedAt: this.#now().toISOString(),
+      intentId: randomUUID(),
       ...(typeName ? { typeName } : {}),
       ...(price ? price : {}),
-    };
-    await this.#write(record);
+    });
+    const records = await this.#mutable();
+    if (outcome.written) records.set(outcome.record.key, outcome.record);
+    else records.set(outcome.prior.key, outcome.prior);
+    return outcome;
   }
 
-  /** The API accepted the pause (or the workspace shows a pause this run's intent made): owned from now. */
-  async confirm(key: string, requestId: string | undefined): Promise<void> {
-    const current = await this.get(key);
-    if (!current || current.owner !== this.owner) return;
-    if (current.state === 'confirmed') return;
-    const record: Ownership = {
-      ...current,
-      runId: this.runId,
-      state: 'confirmed',
-      pausedAt: this.#now().toISOString(),
-      ...(requestId ? { requestId } : {}),
-    };
-    await this.#write(record);
+  /**
+   * The API accepted the pause, or a listing shows the pause this owner's intent made: owned from
+   * `pausedAt` (default now; a pause only a listing shows is owned from its intent).
+   */
+  async confirm(key: string, requestId: string | undefined, pausedAt?: string): Promise<void> {
+    const record = await this.#options.ledger.confirm(key, this.owner, {
+      pausedAt: pausedAt ?? this.#now().toISOString(),
+      requestId,
+    });
+    if (!record) return;
+    (await this.#mutable()).set(key, record);
     this.#options.log.info(
-      { workspaceId: record.workspaceId, owner: this.owner, requestId },
+      { workspaceId: record.workspaceId, owner: this.owner, requestId: record.requestId },
       'ownership confirmed: nightshift paused it',
     );
   }
 
-  /** This run's intent was not carried out (the API refused, and the workspace is not pausing). */
-  async abandon(key: string): Promise<void> {
-    const current = await this.get(key);
-    if (!current || current.runId !== this.runId || current.state !== 'intent') return;
-    await this.#end(key, 'not-paused', current.runId);
+  /** The API refused this run's pause and nothing of this owner's paused it: its intent ends. */
+  async refused(key: string, intent: Ownership): Promise<void> {
+    await this.#end(key, 'refused', { runId: this.runId, intentId: intent.intentId, state: 'intent' });
   }
 
   /** Ownership ends: nightshift resumed the workspace. */
@@ -274,22 +290,22 @@ export class RunOwnership {
   }
 
   /**
-   * The workspace was listed Active (or coming up) at `listedAt`: whoever started it, nobody owns
-   * its pause any more. A record newer than the listing allows for is kept: the listing may only
-   * not show the pause yet.
+   * A listing shows the workspace running (or coming up): by `judgeRunning`, ownership ends when
+   * the pause was undone or never took, and is kept while unknown. Resolves with the verdict.
    */
-  async seenActive(key: string, listedAt: Date): Promise<boolean> {
-    const current = await this.get(key);
-    if (!current) return false;
-    const touched = Date.parse(current.pausedAt ?? current.intendedAt);
-    if (listedAt.getTime() - touched < LISTING_LAG_MS) return false;
-    await this.#end(key, 'seen-active');
-    return true;
+  async seenRunning(key: string, listing: ListingStamp): Promise<RunningVerdict | undefined> {
+    const record = await this.get(key);
+    if (!record) return undefined;
+    const verdict = this.judge(record, listing);
+    if (verdict === 'undone') await this.#end(key, 'seen-active', { intentId: record.intentId });
+    if (verdict === 'never-took')
+      await this.#end(key, 'not-paused', { intentId: record.intentId, state: 'intent' });
+    return verdict;
   }
 
-  async #end(key: string, reason: ReleaseReason, runId?: string): Promise<void> {
-    const ended = await this.#options.ledger.end(key, reason, this.#now(), runId);
-    (await this.#mutable()).delete(key);
+  async #end(key: string, reason: ReleaseReason, condition?: EndCondition): Promise<void> {
+    const ended = await this.#options.ledger.end(key, reason, this.#now(), condition);
+    if (ended) (await this.#mutable()).delete(key);
     if (ended)
       this.#options.log.info(
         { workspaceId: ended.workspaceId, owner: ended.owner, reason },
@@ -297,12 +313,7 @@ export class RunOwnership {
       );
   }
 
-  async #write(record: Ownership): Promise<void> {
-    await this.#options.ledger.put(record);
-    (await this.#mutable()).set(record.key, record);
-  }
-
-  async #mutable(): Promise<Map<string, Ownership>> {
+  #mutable(): Promise<Map<string, Ownership>> {
     this.#records ??= this.#options.ledger.all();
     return this.#records;
   }
@@ -323,39 +334,52 @@ export function readOnlyLedger(ledger: OwnershipLedger): OwnershipLedger {
   const refuse = async (): Promise<never> => {
     throw new Error('a dry run must not change the ownership ledger');
   };
-  return { all: () => ledger.all(), put: refuse, end: refuse };
+  return {
+    all: () => ledger.all(),
+    sequence: () => ledger.sequence(),
+    journal: (keys) => ledger.journal(keys),
+    intend: refuse,
+    confirm: refuse,
+    end: refuse,
+    put: refuse,
+  };
 }
 
-/** An in-process ledger: for tests, and for runs that share one process with their readers. */
-export class MemoryOwnershipLedger implements OwnershipLedger {
-  readonly records = new Map<string, Ownership>();
-  readonly intervals: PausedInterval[] = [];
-
-  async all(): Promise<Map<string, Ownership>> {
-    return new Map(this.records);
-  }
-
-  async put(record: Ownership): Promise<void> {
-    this.records.set(record.key, record);
-  }
-
-  async end(key: string, reason: ReleaseReason, at: Date, runId?: string): Promise<Ownership | undefined> {
-    const record = this.records.get(key);
-    if (!record || (runId !== undefined && record.runId !== runId)) return undefined;
-    this.records.delete(key);
-    const interval = pausedInterval(record, reason, at);
-    if (interval) this.intervals.push(interval);
-    return record;
-  }
+/** Whether `record` meets `condition` (see `OwnershipLedger.end`). */
+export function meets(record: Ownership, condition: EndCondition): boolean {
+  if (condition.runId !== undefined && record.runId !== condition.runId) return false;
+  if (condition.state !== undefined && record.state !== condition.state) return false;
+  return condition.intentId === undefined || record.intentId === condition.intentId;
 }
 
-/** The paused stretch a confirmed record closes when its ownership ends; none for an intent. */
+/**
+ * Whether ending `record` for `reason` clears the journal's entry of its workspace: a workspace
+ * handed back or seen running leaves nothing to strand; a refused pause clears only the intent
+ * that was refused, never a pause the API accepted.
+ */
+export function journalEndsWith(
+  entry: Ownership | undefined,
+  record: Ownership,
+  reason: ReleaseReason,
+): boolean {
+  if (!entry) return false;
+  if (reason !== 'refused') return true;
+  return entry.state === 'intent' && entry.intentId === record.intentId;
+}
+
+/**
+ * The paused stretch a record closes when its ownership ends: a confirmed one from its pause; an
+ * intent that nightshift's resume ended from the intent (the resume proves the pause took, though
+ * its answer was lost); none for any other intent.
+ */
 export function pausedInterval(
   record: Ownership,
   reason: ReleaseReason,
   at: Date,
 ): PausedInterval | undefined {
-  if (record.state !== 'confirmed' || !record.pausedAt) return undefined;
+  const from =
+    record.state === 'confirmed' ? record.pausedAt : reason === 'resumed' ? record.intendedAt : undefined;
+  if (!from) return undefined;
   const { key, workgroupId, workspaceId, workgroupName, workspaceName, owner, ownerKind } = record;
   return {
     key,
@@ -368,8 +392,8 @@ export function pausedInterval(
     ...(record.typeName === undefined ? {} : { typeName: record.typeName }),
     ...(record.pricePerHour === undefined ? {} : { pricePerHour: record.pricePerHour }),
     ...(record.currency === undefined ? {} : { currency: record.currency }),
-    from: record.pausedAt,
-    to: new Date(Math.max(at.getTime(), Date.parse(record.pausedAt))).toISOString(),
+    from,
+    to: new Date(Math.max(at.getTime(), Date.parse(from))).toISOString(),
     endedBy: reason,
   };
 }

@@ -16,8 +16,6 @@ export interface TargetRunnerOptions {
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
   signal: AbortSignal;
-  /** Asked before every attempt; throws when the run may no longer act. */
-  fence?: (() => Promise<void>) | undefined;
   onRecord: (record: TargetRecord) => void;
 }
 
@@ -102,7 +100,6 @@ async function runOne(
       async (attempt) => {
         waiting = false;
         findings = [];
-        await options.fence?.();
         return callScope.run({ log, requestIds, attempt, findings }, () =>
           step({ attempt, signal: options.signal, log, progressRecord: progress }),
         );
@@ -114,6 +111,7 @@ async function runOne(
       },
       options.clock,
     );
+    for (const id of result.earlierRequestIds ?? []) if (!requestIds.includes(id)) requestIds.unshift(id);
     // debug: the API call lines already say what happened to the target, and the summary keeps it
     log.debug({ outcome: result.outcome, reason: result.reason, attempts, throttled }, 'target done');
     return {

@@ -1,7 +1,8 @@
 import type { Workgroup } from '../api/index.js';
 import { currentPeriod, type PolicyJob, type PolicyWindow } from '../policy/index.js';
 import { workspaceRef } from './action.js';
-import { describeHold, type Hold, holdLookup, type Ownership } from './ownership.js';
+import { describeHold, type Hold, holdLookup } from './holds.js';
+import type { Ownership } from './ownership.js';
 import { type SelectedWorkspace, selectTargets } from './targets.js';
 import type { WindowState } from './window-state.js';
 import { STATUS } from './workspace-status.js';

@@ -14,6 +14,8 @@ export const WindowStateSchema = z.object({
   workspaces: z.number().int().nonnegative().optional(),
   drift: z.number().int().nonnegative().optional(),
   held: z.number().int().nonnegative().optional(),
+  /** Workspaces of its target that nightshift paused and no longer owns (see `strandedOf`). */
+  stranded: z.number().int().nonnegative().optional(),
 });
 export type WindowState = z.infer<typeof WindowStateSchema>;
 

@@ -22,6 +22,8 @@ export const RunJobDataSchema = z.object({
   dryRun: z.boolean(),
   /** Times a worker found the job's previous run still going and put this one back (`overlap: queue`). */
   overlapWaits: z.number().int().nonnegative().optional(),
+  /** Times a worker found an earlier execution of this run (or part) still holding its lease, and put this delivery back. */
+  leaseWaits: z.number().int().nonnegative().optional(),
   /** Set on a part of a split run (`runId` is the run's): which of the run's targets it works. */
   part: z.object({ index: z.number().int().nonnegative(), keys: z.array(z.string()) }).optional(),
 });
@@ -51,11 +53,13 @@ export function runIdentity(data: RunJobData, action: string, deliveries?: numbe
 
 /**
  * How many times workers started the run: BullMQ's count of starts, less the pickups that only
- * found the job's previous run still going (`overlap: queue`), and less the pickup that failed
- * an abandoned run (BullMQ counts that one as a start too).
+ * found the job's previous run still going (`overlap: queue`) or an earlier execution of the run
+ * still holding its lease, and less the pickup that failed an abandoned run (BullMQ counts that
+ * one as a start too).
  */
 export function deliveriesOf(job: Job<RunJobData, RunJobResult>, { abandoned = false } = {}): number {
-  return Math.max(1, job.attemptsStarted - (abandoned ? 1 : 0) - (job.data.overlapWaits ?? 0));
+  const waits = (job.data.overlapWaits ?? 0) + (job.data.leaseWaits ?? 0);
+  return Math.max(1, job.attemptsStarted - (abandoned ? 1 : 0) - waits);
 }
 
 /** What a finished run's BullMQ job keeps of its summary. */

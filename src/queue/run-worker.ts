@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
@@ -9,9 +10,9 @@ import {
   type CheckpointStore,
   executeRun,
   type FleetStateStores,
+  LeaseExpiredError,
   type RunDependencies,
   type RunPart,
-  type RunRequest,
   type RunSummary,
   TickGate,
 } from '../engine/index.js';
@@ -20,10 +21,12 @@ import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import {
   FindingsLedger,
+  LeaseHold,
   type PolicyStore,
   type RedisConnection,
   RedisFleetListings,
   type RunHistory,
+  RunLeases,
   RunListings,
   RunLock,
   type RunStarts,
@@ -31,6 +34,15 @@ import {
 } from '../store/index.js';
 import { PolicyCache, type RunPolicy } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
+import {
+  type Delivery,
+  guardJobLock,
+  handBackAfterLease,
+  recordSkip,
+  runRequest,
+  waitForLease,
+  workerErrorHandler,
+} from './run-delivery.js';
 import { type Admission, RunGate } from './run-gate.js';
 import { queueSplitter } from './run-parts.js';
 import {
@@ -113,6 +125,7 @@ export class RunWorker {
   readonly #lockDurationMs: number;
   readonly #now: () => number;
   readonly #lock: RunLock;
+  readonly #leases: RunLeases;
   readonly #policies: PolicyCache;
   readonly #gate: RunGate;
   readonly #recorder: RunRecorder;
@@ -141,6 +154,14 @@ export class RunWorker {
     this.#lock = new RunLock(options.redis, {
       prefix: options.prefix,
       ttlMs: 3 * this.#lockDurationMs,
+      log: options.log,
+    });
+    // An execution's lease lives as long as BullMQ's claim: by the time BullMQ hands a dead
+    // worker's run on, its lease has run out too, and a takeover waits for nothing.
+    this.#leases = new RunLeases(options.redis, {
+      prefix: options.prefix,
+      ttlMs: this.#lockDurationMs,
+      lockTtlMs: 3 * this.#lockDurationMs,
       log: options.log,
     });
     this.#policies = new PolicyCache(options);
@@ -180,12 +201,7 @@ export class RunWorker {
             options.log.error({ err: failure, runId: job.id }, 'could not record a failed run'),
           );
     });
-    // connection failures are already reported once per outage by the Redis client
-    const onError = (error: Error) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code && CONNECTION_ERRORS.has(code)) options.log.debug({ code }, 'worker lost Redis');
-      else options.log.error({ err: error }, 'worker error');
-    };
+    const onError = workerErrorHandler(options.log);
     this.worker.on('error', onError);
     this.#parts.queue.on('error', onError);
   }
@@ -226,16 +242,51 @@ export class RunWorker {
   async #process(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
     this.#inFlight += 1;
     try {
-      return await this.#processRun(job, token);
+      return await this.#processLeased(job, token);
     } finally {
       this.#inFlight -= 1;
     }
   }
 
-  async #processRun(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
+  /**
+   * Runs a delivery under its execution's lease, taken first: while an earlier execution of the
+   * run (or part) holds it, this delivery waits in the queue until the lease can have run out. An
+   * execution whose lease ran out unconfirmed (Redis unreachable, this process stalled) has
+   * stopped acting: its run goes back to the queue for the next execution, which resumes it.
+   */
+  async #processLeased(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
     const data = RunJobDataSchema.parse(job.data);
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
-    if (data.part) return this.#processPart({ job, token, data, log }, data.part);
+    const delivery: Delivery = { job, token, data, log };
+    const lease = await this.#leases.acquire(job.id ?? data.runId, randomUUID());
+    if (!(lease instanceof LeaseHold)) return waitForLease(delivery, lease.heldForMs);
+    let released = false;
+    try {
+      return await (data.part
+        ? this.#processPart(delivery, lease, data.part)
+        : this.#processRun(delivery, lease));
+    } catch (error) {
+      if (!(lease.signal.reason instanceof LeaseExpiredError) || this.#shutdown.signal.aborted) throw error;
+      // released first: the next execution need not wait out a lease this one no longer uses
+      released = true;
+      await this.#leases.release(lease);
+      return handBackAfterLease(delivery, lease.signal.reason);
+    } finally {
+      if (!released) await this.#leases.release(lease);
+    }
+  }
+
+  async #processRun(delivery: Delivery, lease: LeaseHold): Promise<RunJobResult> {
+    const { job, token, data, log } = delivery;
+    // an earlier execution may have finished the run after BullMQ handed its delivery on
+    if (deliveriesOf(job) > 1) {
+      const recorded = await this.#options.history.get(data.runId);
+      if (recorded) {
+        log.info({ outcome: recorded.outcome }, 'run already recorded by an earlier execution of it');
+        if (recorded.outcome === 'failed') throw new UnrecoverableError(recorded.reason ?? 'the run failed');
+        return runJobResult(recorded);
+      }
+    }
     const run = await this.#policies.resolve(data);
     const admission = await this.#gate.admit(data, run.job);
     switch (admission.verdict) {
@@ -248,13 +299,10 @@ export class RunWorker {
         await job.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
         await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? 1000), token);
         throw new DelayedError();
-      case 'skip': {
-        const skipped = await this.#recorder.skipped(runIdentity(data, run.job.action), admission.reason);
-        log.info({ outcome: 'skipped' }, admission.message);
-        return runJobResult(skipped);
-      }
+      case 'skip':
+        return runJobResult(await recordSkip(this.#recorder, delivery, run.job.action, admission));
     }
-    const summary = await this.#execute({ job, token, data, log }, run, admission);
+    const summary = await this.#execute(delivery, lease, run, admission);
     // after the lock is released: a slow webhook must not make the job's next tick an overlap
     await this.#recorder.notify(run, summary);
     if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
@@ -267,15 +315,16 @@ export class RunWorker {
    */
   async #execute(
     { job, token, data, log }: Delivery,
+    lease: LeaseHold,
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
-    const { superseded, hold, fence } = this.#guard(data, log, exclusive);
-    let handedBack = false;
+    if (exclusive) guardJobLock(lease, data, log);
+    let keepLock = false;
     try {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
-      const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
-      const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
+      const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
+      const summary = await executeRun(this.#runDependencies({ job, data }, signal, lease, exclusive), {
         ...runRequest(job, data, { policy, job: policyJob }),
         startedAt: start?.startedAt ?? startedAt,
         takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
@@ -283,23 +332,24 @@ export class RunWorker {
       await this.#recorder.finished(summary);
       return summary;
     } catch (error) {
-      if (superseded.signal.aborted) {
-        const reason = (superseded.signal.reason as Error).message;
+      const stopped = lease.signal.reason;
+      if (stopped instanceof UnrecoverableError) {
         const identity = runIdentity(data, policyJob.action, deliveriesOf(job));
-        await this.#recorder.stopped(identity, startedAt, reason);
-        throw superseded.signal.reason;
+        await this.#recorder.stopped(identity, startedAt, stopped.message);
+        throw stopped;
       }
-      if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
+      // The run lock stays (unrenewed) when the run goes back to the queue: it names this run, so
+      // the resuming execution takes it over, and no other run of the job starts in between.
+      keepLock = stopped instanceof LeaseExpiredError;
+      if (keepLock || !this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
       // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
-      // its checkpoints. The run lock stays (unrenewed): it names this run, so the resuming
-      // worker takes it over, and no other run of the job starts in between.
-      handedBack = true;
+      // its checkpoints.
+      keepLock = true;
       await job.moveToWait(token);
       log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
       throw new WaitingError();
     } finally {
-      hold?.stop();
-      if (exclusive && !handedBack) await this.#lock.release(data.job, data.runId);
+      if (exclusive && !keepLock) await this.#lock.release(data.job, data.runId);
     }
   }
 
@@ -308,7 +358,11 @@ export class RunWorker {
    * stored; no tick, suspension or overlap check (the run passed them). Its summary is not
    * recorded: the run's is built from the checkpoints every part writes.
    */
-  async #processPart({ job, token, data, log }: Delivery, part: RunPart): Promise<RunJobResult> {
+  async #processPart(
+    { job, token, data, log }: Delivery,
+    lease: LeaseHold,
+    part: RunPart,
+  ): Promise<RunJobResult> {
     // its run already recorded (failed, abandoned): the part must not act after the run's end
     const recorded = await this.#options.history.get(data.runId);
     if (recorded) {
@@ -319,10 +373,11 @@ export class RunWorker {
       return { runId: data.runId, outcome: 'dropped', counts: {}, worker: this.id };
     }
     const { policy, job: policyJob } = await this.#policies.resolve(data);
-    const { superseded, hold, fence } = this.#guard(data, log, policyJob.overlap !== 'allow');
+    const exclusive = policyJob.overlap !== 'allow';
+    if (exclusive) guardJobLock(lease, data, log);
     try {
-      const signal = AbortSignal.any([this.#shutdown.signal, superseded.signal]);
-      const summary = await executeRun(this.#runDependencies({ job, data }, signal, fence), {
+      const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
+      const summary = await executeRun(this.#runDependencies({ job, data }, signal, lease, exclusive), {
         ...runRequest(job, data, { policy, job: policyJob }),
         part,
       });
@@ -332,46 +387,19 @@ export class RunWorker {
         throw new UnrecoverableError(summary.reason ?? 'the part worked none of its targets');
       return { ...runJobResult(summary), worker: this.id };
     } catch (error) {
-      if (superseded.signal.aborted) throw superseded.signal.reason;
+      if (lease.signal.aborted) throw lease.signal.reason;
       if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
       await job.moveToWait(token);
       log.warn({ part: part.index, progress: job.progress }, 'run part handed back to the queue at shutdown');
       throw new WaitingError();
-    } finally {
-      hold?.stop();
     }
-  }
-
-  /**
-   * Keeps the job's run lock for the run (when `exclusive`) and fences its targets with it. A
-   * worker stalled past the run lock's TTL may find another run of the job holding it: this run
-   * (or part of it) then stops before its next target, so two runs of one job never act at once (a
-   * pause landing after the resume that followed it would strand the workspace until the next edge).
-   */
-  #guard(data: RunJobData, log: Logger, exclusive: boolean) {
-    const superseded = new AbortController();
-    const hold = exclusive
-      ? this.#lock.keep(data.job, data.runId, this.#lockDurationMs / 3, (holder) => {
-          log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
-          superseded.abort(
-            new UnrecoverableError(
-              `stopped: the run lock of job "${data.job}" is held by ${holder ? `run ${holder}` : 'another run'}; this worker was stalled past it, and two runs of one job never act at once`,
-            ),
-          );
-        })
-      : undefined;
-    const fence = hold
-      ? async () => {
-          if (!(await hold.confirm())) throw superseded.signal.reason;
-        }
-      : undefined;
-    return { superseded, hold, fence };
   }
 
   #runDependencies(
     { job, data }: Pick<Delivery, 'job' | 'data'>,
     signal: AbortSignal,
-    fence: (() => Promise<void>) | undefined,
+    lease: LeaseHold,
+    exclusive: boolean,
   ): RunDependencies {
     return {
       api: this.#options.api,
@@ -380,7 +408,8 @@ export class RunWorker {
       checkpoints: this.#options.checkpoints,
       log: this.#options.log,
       signal,
-      fence,
+      lease,
+      exclusive,
       pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
@@ -398,14 +427,6 @@ export class RunWorker {
   }
 }
 
-/** A run as this worker was handed it: its BullMQ job, the token to move it with, its data, its log. */
-interface Delivery {
-  job: Job<RunJobData, RunJobResult>;
-  token: string | undefined;
-  data: RunJobData;
-  log: Logger;
-}
-
 /** A split run looks at its parts at least this often: its summary follows its last part closely. */
 const PART_POLL_MAX_MS = 1_000;
 
@@ -413,29 +434,3 @@ const PART_POLL_MAX_MS = 1_000;
 const CLOSE_MARGIN_MS = 5_000;
 /** How long a closing worker with no run in flight waits for BullMQ (Redis may be down). */
 const IDLE_CLOSE_MS = 2_000;
-
-const CONNECTION_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-]);
-
-/** What a run and each of its parts hand the engine alike. */
-function runRequest(
-  job: Job<RunJobData, RunJobResult>,
-  data: RunJobData,
-  { policy, job: policyJob }: RunPolicy,
-): RunRequest {
-  return {
-    runId: data.runId,
-    job: policyJob,
-    trigger: data.trigger,
-    scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-    dryRun: data.dryRun,
-    deliveries: deliveriesOf(job),
-    pricing: policy.pricing,
-  };
-}

@@ -21,6 +21,7 @@ export {
   redisRefusal,
   safeRedisUrl,
 } from './redis.js';
+export { LeaseHold, RunLeases } from './run-lease.js';
 export { RunListings } from './run-listings.js';
 export { RunLock } from './run-lock.js';
 export { RunStarts } from './run-starts.js';

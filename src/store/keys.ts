@@ -41,6 +41,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     currentPolicy: `${base}:policy-current`,
     /** The last tick the scheduler enqueued for a job. */
     lastTick: (job: string) => `${base}:tick:${job}`,
+    /**
+     * The lease of one execution of a run or of a run's part (by its queue id): only the execution
+     * it names may make API calls for that run or part (run-lease.ts).
+     */
+    runLease: (unit: string) => `${base}:lease:${unit}`,
     /** Runs of a job currently executing. */
     inflight: (job: string) => `${base}:inflight:${job}`,
     /** The lock that keeps a job's runs from overlapping. */
@@ -56,6 +61,17 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
     /** Hash of the ownership ledger: workspace key → the pause nightshift owns (JSON). */
     owned: `${base}:owned`,
+    /**
+     * The ledger's sequence: moved on, atomically, by every intent and confirmation, and read before
+     * a run asks for a listing, so a listing is ordered against pauses without comparing clocks.
+     */
+    ledgerSequence: `${base}:owned:seq`,
+    /**
+     * Hash of the pause journal: workspace key → the last pause record nightshift wrote for it
+     * (JSON), kept until nightshift resumes it or sees it running, whatever becomes of the ledger's
+     * record: what tells a stranded workspace.
+     */
+    pauseJournal: `${base}:owned:journal`,
     /** Sorted set of closed paused intervals (JSON), scored by when they ended: what savings count. */
     pausedIntervals: `${base}:paused`,
     /** Hash of running totals of closed paused intervals: hours, and cost per currency. */

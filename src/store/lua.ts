@@ -67,15 +67,36 @@ export class LuaScript {
 
 // Run lock (run-lock.ts)
 
-/** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. */
-export const RENEW_IF_OWNER = new LuaScript(
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
-);
-
-/** Deletes a run lock if the run still holds it. KEYS: the lock. ARGV: run id. */
+/** Deletes a run lock (or an execution's lease) if its holder still holds it. KEYS: the key. ARGV: the holder. */
 export const DELETE_IF_OWNER = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
 );
+
+// Execution leases (run-lease.ts)
+
+/**
+ * Renews an execution's lease if it still holds it, and then the job's run lock for its run when
+ * given: extended if the run holds it, taken back if it expired unclaimed (this worker was stalled),
+ * left alone if another run holds it. An execution that lost its lease renews nothing.
+ * KEYS: the lease[, the run lock]. ARGV: token, lease TTL ms, run id ('' for no lock), lock TTL ms.
+ * Returns { lease (1 renewed, 0 not the token's), lock (1 renewed, 2 taken back, 0 another's,
+ * -1 not asked), the lock's holder when another's }.
+ */
+export const RENEW_LEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, -1, '' } end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[3] == '' then return { 1, -1, '' } end
+local holder = redis.call('GET', KEYS[2])
+if holder == ARGV[3] then
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  return { 1, 1, '' }
+end
+if not holder then
+  redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+  return { 1, 2, '' }
+end
+return { 1, 0, holder }
+`);
 
 // Scheduler's last ticks (scheduler/scheduler.ts)
 
@@ -219,16 +240,71 @@ return 1
 // Ownership ledger (ledger.ts)
 
 /**
- * Ends a record only if it is still the one the caller read, and books its paused interval:
- * the interval itself (for `savings`), and the running totals the savings counters read.
- * KEYS: owned hash, intervals set, totals hash.
+ * Writes an intent unless the workspace has a record other than an intent of the same owner, and
+ * journals it: one step, so two writers can never both believe they wrote first. The record gets
+ * the ledger's next sequence number as `intentSeq`.
+ * KEYS: owned hash, journal hash, sequence. ARGV: field, the intent (JSON), its owner.
+ * Returns { 1, record before ('' for none), record written } or { 0, record there }.
+ */
+export const INTEND_OWNERSHIP = new LuaScript(`
+local existing = redis.call('HGET', KEYS[1], ARGV[1])
+if existing then
+  local ok, current = pcall(cjson.decode, existing)
+  if ok and type(current) == 'table' and (current.owner ~= ARGV[3] or current.state ~= 'intent') then
+    return { 0, existing }
+  end
+end
+local record = cjson.decode(ARGV[2])
+record.intentSeq = redis.call('INCR', KEYS[3])
+local text = cjson.encode(record)
+redis.call('HSET', KEYS[1], ARGV[1], text)
+redis.call('HSET', KEYS[2], ARGV[1], text)
+return { 1, existing or '', text }
+`);
+
+/**
+ * Confirms an intent of the owner (the API accepted the pause, or a listing shows it) and journals
+ * it; the record gets the ledger's next sequence number as `confirmSeq`.
+ * KEYS: owned hash, journal hash, sequence. ARGV: field, owner, pausedAt, request id ('' for none).
+ * Returns the confirmed record, or '' when there was no intent of that owner.
+ */
+export const CONFIRM_OWNERSHIP = new LuaScript(`
+local existing = redis.call('HGET', KEYS[1], ARGV[1])
+if not existing then return '' end
+local ok, record = pcall(cjson.decode, existing)
+if not ok or type(record) ~= 'table' or record.owner ~= ARGV[2] or record.state ~= 'intent' then return '' end
+record.state = 'confirmed'
+record.pausedAt = ARGV[3]
+if ARGV[4] ~= '' then record.requestId = ARGV[4] end
+record.confirmSeq = redis.call('INCR', KEYS[3])
+local text = cjson.encode(record)
+redis.call('HSET', KEYS[1], ARGV[1], text)
+redis.call('HSET', KEYS[2], ARGV[1], text)
+return text
+`);
+
+/**
+ * Ends a record only if it is still the one the caller read, books its paused interval (the
+ * interval itself, for `savings`, and the running totals the savings counters read) and clears
+ * the journal's entry as `journalEndsWith` (src/engine/ownership.ts) says: for any reason but
+ * `refused`, and for `refused` only an entry that is the refused intent.
+ * KEYS: owned hash, intervals set, totals hash, journal hash.
  * ARGV: field, record as read, interval JSON ('' for none), its end score, hours, cost, cost field,
- *       retention cut-off score.
+ *       retention cut-off score, reason, the intent's id ('' for none).
  * Returns 1 when ended, 0 when the record changed meanwhile.
  */
 export const END_OWNERSHIP = new LuaScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
+local entry = redis.call('HGET', KEYS[4], ARGV[1])
+if entry then
+  local clear = ARGV[9] ~= 'refused'
+  if not clear then
+    local ok, journaled = pcall(cjson.decode, entry)
+    clear = ok and type(journaled) == 'table' and journaled.state == 'intent' and ARGV[10] ~= '' and journaled.intentId == ARGV[10]
+  end
+  if clear then redis.call('HDEL', KEYS[4], ARGV[1]) end
+end
 if ARGV[3] ~= '' then
   redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[8])

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../src/engine/index.js';
+import type { Clock } from '../../src/engine/index.js';
 
 /** A clock whose sleeps return at once, moving its time on by what they would have waited. */
 export function instantClock(start = Date.parse('2026-11-20T12:00:00Z')): Clock & { elapsedMs(): number } {
@@ -13,17 +13,5 @@ export function instantClock(start = Date.parse('2026-11-20T12:00:00Z')): Clock 
       signal?.throwIfAborted();
     },
     elapsedMs: () => now - start,
-  };
-}
-
-/** The system's clock and timers, with a time a test can move forward instead of waiting it out. */
-export function skippingClock(): Clock & { skip(ms: number): void } {
-  let offset = 0;
-  return {
-    now: () => new Date(Date.now() + offset),
-    sleep: systemClock.sleep,
-    skip: (ms) => {
-      offset += ms;
-    },
   };
 }

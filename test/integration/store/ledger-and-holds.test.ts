@@ -79,7 +79,7 @@ describe('RedisOwnershipLedger', () => {
   it('with a run id, ends only that run’s record: another run’s pause of the workspace stays owned', async () => {
     const ledger = setup();
     await ledger.put(record('wg/a', { runId: 'evening-pause@run-2' }));
-    expect(await ledger.end('wg/a', 'not-paused', at(1), 'evening-pause@run-1')).toBeUndefined();
+    expect(await ledger.end('wg/a', 'not-paused', at(1), { runId: 'evening-pause@run-1' })).toBeUndefined();
     expect((await ledger.all()).has('wg/a')).toBe(true);
   });
 

@@ -122,25 +122,18 @@ describe('RunOwnership', () => {
     expect(ledger.records.get('wg1/ws1')).toMatchObject({ state: 'confirmed', requestId: 'req-1' });
   });
 
-  it('abandons only its own run’s intent, and never a confirmed pause', async () => {
+  it('ends a refused intent only while it is the one refused, and never a confirmed pause', async () => {
     const ledger = new MemoryOwnershipLedger();
-    await bound(ledger, 'pause@1').intend(selected);
-    await bound(ledger, 'pause@2').abandon('wg1/ws1');
-    expect(ledger.records.has('wg1/ws1')).toBe(true);
-    const mine = bound(ledger, 'pause@1');
+    const first = await bound(ledger, 'pause@1').intend(selected);
+    const second = await bound(ledger, 'pause@2').intend(selected);
+    if (!first.written || !second.written) throw new Error('both intents are written');
+    // the first run's late refusal cannot end the intent the second run wrote since
+    await bound(ledger, 'pause@1').refused('wg1/ws1', first.record);
+    expect(ledger.records.get('wg1/ws1')?.runId).toBe('pause@2');
+    const mine = bound(ledger, 'pause@2');
     await mine.confirm('wg1/ws1', undefined);
-    await mine.abandon('wg1/ws1');
-    expect(ledger.records.has('wg1/ws1')).toBe(true);
-  });
-
-  it('a workspace seen running ends ownership only if the listing is well after the pause', async () => {
-    const ledger = new MemoryOwnershipLedger();
-    const ownership = bound(ledger);
-    await ownership.intend(selected);
-    await ownership.confirm('wg1/ws1', undefined);
-    expect(await ownership.seenActive('wg1/ws1', new Date(T0 + 5_000))).toBe(false);
-    expect(await ownership.seenActive('wg1/ws1', new Date(T0 + 60_000))).toBe(true);
-    expect(ledger.intervals).toEqual([expect.objectContaining({ endedBy: 'seen-active' })]);
+    await mine.refused('wg1/ws1', second.record);
+    expect(ledger.records.get('wg1/ws1')?.state).toBe('confirmed');
   });
 
   it('in a dry run the ledger is read but never written', async () => {

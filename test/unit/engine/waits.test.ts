@@ -188,20 +188,21 @@ describe('FleetView waits', () => {
     expect(polls).toBe(2);
   });
 
-  it('tell `hopeless` how long the wait has lasted, on the run’s clock', async () => {
+  it('tell `hopeless` the stamp of each poll’s listing: each asked for after the one before', async () => {
     const view = fleet(async () => ({ result: workgroups }));
-    const waited: number[] = [];
+    const generations: number[] = [];
     const error = await view
       .waitFor('wg1', 'ws1', active, {
         timeoutMs: 30 * 60_000,
         describe: 'a',
-        hopeless: (_ws, waitedMs) => {
-          waited.push(waitedMs);
-          return waitedMs >= 3_000 ? 'gave up' : undefined;
+        hopeless: (_ws, listing) => {
+          generations.push(listing.generation);
+          return listing.generation >= 4 ? 'gave up' : undefined;
         },
       })
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'WaitAbandonedError', message: 'gave up' });
-    expect(waited).toEqual([1_000, 2_000, 3_000]);
+    expect(generations).toEqual([2, 3, 4]);
+    expect(view.requested).toBe(4);
   });
 });

@@ -27,6 +27,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   AttemptsFailedError: (C) => [new C(3, new Error('down'))],
   ConfigError: (C) => [new C('NIGHTSHIFT_API_URL is not set')],
   DatabaseInUseError: (C) => [new C('database "db" still has workspaces')],
+  LeaseExpiredError: (C) => [new C('its lease was not confirmed by Redis within 30000 ms')],
   NoCloudProvidersError: (C) => [new C('no cloud providers')],
   NotFoundInFleetError: (C) => [new C('no workspace named "x"')],
   OpsServerError: (C) => [

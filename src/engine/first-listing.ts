@@ -1,0 +1,64 @@
+import type { ApiClient, Workgroup } from '../api/index.js';
+import type { Logger } from '../log/index.js';
+import type { PolicyJob } from '../policy/index.js';
+import type { Clock } from './clock.js';
+import type { OwnershipLedger } from './ownership.js';
+import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
+import type { RunPart, RunSplitter } from './run-parts.js';
+import { type ErrorRecord, errorRecord } from './summary.js';
+
+/** The listing a run starts from: when it was asked for, and the ledger's sequence read just before. */
+export interface StartingListing {
+  workgroups: readonly Workgroup[];
+  at: Date;
+  seq: number | undefined;
+}
+
+/**
+ * The fleet a run (or part) starts from: a part's first delivery works from the listing its run
+ * stored; everything else lists the fleet itself, with the job's retries, reading the ledger's
+ * sequence just before each listing is asked for (the listing is then later than every ledger
+ * write numbered up to it). A part started before lists afresh, as a run taken over does: the
+ * run's listing predates the pauses its earlier start may have made.
+ */
+export async function firstListing(
+  deps: {
+    api: ApiClient;
+    split?: RunSplitter | undefined;
+    ledger: OwnershipLedger | undefined;
+    /** The run's own signal (its timeout included): a listing cut short by it is a refusal. */
+    signal: AbortSignal;
+    /** What aborts the run from outside (shutdown, a lost lease): rethrown, the run is picked up again. */
+    interrupted: AbortSignal;
+    log: Logger;
+    clock: Clock;
+  },
+  request: { runId: string; job: PolicyJob; part?: RunPart | undefined; deliveries?: number | undefined },
+): Promise<StartingListing | { refused: string; error?: ErrorRecord }> {
+  if (request.part && (request.deliveries ?? 1) <= 1) {
+    const shared = await deps.split?.listing(request.runId);
+    if (!shared) return { refused: 'the fleet listing its run stored for its parts is gone' };
+    return { workgroups: shared.workgroups, at: new Date(shared.at), seq: shared.seq };
+  }
+  let at = deps.clock.now();
+  let seq: number | undefined;
+  try {
+    const { value: workgroups } = await withRetries(
+      request.job.retry,
+      deps.signal,
+      async () => {
+        at = deps.clock.now();
+        seq = await deps.ledger?.sequence();
+        return (await deps.api.listWorkgroups({ signal: deps.signal })).result;
+      },
+      logWaits(deps.log, 'fleet listing failed; retrying'),
+      deps.clock,
+    );
+    return { workgroups, at, seq };
+  } catch (error) {
+    deps.interrupted.throwIfAborted();
+    const cause = error instanceof AttemptsFailedError ? error.cause : error;
+    deps.log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
+    return { refused: 'could not list the fleet', error: errorRecord(cause) };
+  }
+}

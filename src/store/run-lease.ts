@@ -1,0 +1,202 @@
+import { LeaseExpiredError } from '../engine/index.js';
+import type { Logger } from '../log/index.js';
+import { DELETE_IF_OWNER, RENEW_LEASE } from './lua.js';
+import type { RedisConnection } from './redis.js';
+import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
+
+export interface RunLeasesOptions extends StoreOptions {
+  /** How long a lease outlives its last renewal in Redis. */
+  ttlMs: number;
+  /** How long the job's run lock outlives its last renewal (the lease renews it too). */
+  lockTtlMs: number;
+  log: Logger;
+  /** A monotonic clock in milliseconds. Default `performance.now`. */
+  monotonic?: () => number;
+}
+
+/** The job's run lock, once the run holds it: renewed with the lease. */
+interface GuardedLock {
+  job: string;
+  runId: string;
+  /** Why the execution stops when another run took the lock (the run it names). */
+  lost: (holder: string) => Error;
+}
+
+/** What a renewal found: whether the lease is still the execution's, and who took the lock if someone did. */
+interface Renewal {
+  lease: boolean;
+  lockTakenBy: string | undefined;
+}
+
+/**
+ * The execution leases (`lease:<run or part id>`): one execution of a run or part at a time may
+ * call the API for it. An execution takes the lease when it starts (SET NX), renews it every third
+ * of its TTL, and stops acting at its deadline: the send time of its last confirmed renewal plus
+ * the TTL, less a tenth of it, by its own monotonic clock. A renewal is sent before Redis sets the
+ * key's new expiry, so the key outlives the deadline; another execution can take the key only
+ * once it has expired or been released, by which time this one has stopped (docs/engine.md).
+ */
+export class RunLeases extends RedisStore {
+  readonly #ttlMs: number;
+  readonly #lockTtlMs: number;
+  readonly #log: Logger;
+  readonly #monotonic: () => number;
+
+  constructor(redis: RedisConnection, options: RunLeasesOptions) {
+    super(redis, options);
+    this.#ttlMs = positiveInteger('RunLeases: ttlMs', options.ttlMs);
+    this.#lockTtlMs = positiveInteger('RunLeases: lockTtlMs', options.lockTtlMs);
+    this.#log = options.log;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
+  }
+
+  /**
+   * Takes the lease of `unit` for the execution `token` and starts renewing it; or, when another
+   * execution holds it, says how long until it expires unless renewed.
+   */
+  async acquire(unit: string, token: string): Promise<LeaseHold | { heldForMs: number }> {
+    const key = this.keys.runLease(unit);
+    const sentAt = this.#monotonic();
+    if ((await this.redis.set(key, token, 'PX', this.#ttlMs, 'NX')) !== 'OK') {
+      const left = await this.redis.pttl(key);
+      return { heldForMs: Math.max(left, 0) };
+    }
+    return new LeaseHold({
+      unit,
+      token,
+      sentAt,
+      ttlMs: this.#ttlMs,
+      monotonic: this.#monotonic,
+      renew: (lock) => this.#renew(key, token, lock),
+    });
+  }
+
+  /** Stops the hold and releases the lease if it is still the hold's; a failure is logged, the lease then expires. */
+  async release(hold: LeaseHold): Promise<void> {
+    hold.stop();
+    await DELETE_IF_OWNER.run(this.redis, [this.keys.runLease(hold.unit)], [hold.token]).catch(
+      (error: unknown) =>
+        this.#log.warn({ err: error }, 'could not release the run’s lease; it expires by itself'),
+    );
+  }
+
+  /** Renews the lease (and the run lock, when given); undefined when Redis did not answer. */
+  async #renew(key: string, token: string, lock: GuardedLock | undefined): Promise<Renewal | undefined> {
+    try {
+      const [lease, lockState, holder] = (await RENEW_LEASE.run(
+        this.redis,
+        lock ? [key, this.keys.runLock(lock.job)] : [key],
+        [token, this.#ttlMs, lock?.runId ?? '', this.#lockTtlMs],
+      )) as [number, number, string];
+      return { lease: lease === 1, lockTakenBy: lockState === 0 ? holder : undefined };
+    } catch (error) {
+      this.#log.warn({ err: error }, 'could not renew the run’s lease');
+      return undefined;
+    }
+  }
+}
+
+/**
+ * One execution's hold on its lease: `permit()` before every API call, `signal` aborted the moment
+ * the execution may act no more (its deadline passed unconfirmed, or the lease or the job's run
+ * lock is another's). Renewal runs on a timer until `stop()`.
+ */
+export class LeaseHold {
+  readonly unit: string;
+  readonly token: string;
+  readonly #ttlMs: number;
+  readonly #monotonic: () => number;
+  readonly #send: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
+  readonly #controller = new AbortController();
+  readonly #renewal: NodeJS.Timeout;
+  #expiry: NodeJS.Timeout | undefined;
+  #confirmedAt: number;
+  #lock: GuardedLock | undefined;
+  #renewing = false;
+
+  constructor(options: {
+    unit: string;
+    token: string;
+    /** When the command that took the lease was sent (monotonic ms). */
+    sentAt: number;
+    ttlMs: number;
+    monotonic: () => number;
+    renew: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
+  }) {
+    this.unit = options.unit;
+    this.token = options.token;
+    this.#ttlMs = options.ttlMs;
+    this.#monotonic = options.monotonic;
+    this.#send = options.renew;
+    this.#confirmedAt = options.sentAt;
+    this.#renewal = setInterval(() => void this.#renew(), Math.max(1, Math.floor(this.#ttlMs / 3)));
+    this.#schedule();
+  }
+
+  /** Aborted once this execution may act no more; its reason says why. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  permit(): void {
+    const { signal } = this.#controller;
+    if (!signal.aborted && this.#monotonic() >= this.#deadline()) this.#expire();
+    signal.throwIfAborted();
+  }
+
+  /** From now on, renewals renew the job's run lock for `runId` too; `lost` says why the run stops if another run took it. */
+  guardLock(job: string, runId: string, lost: (holder: string) => Error): void {
+    this.#lock = { job, runId, lost };
+  }
+
+  /** Ends the renewals; the signal is left as it is. */
+  stop(): void {
+    clearInterval(this.#renewal);
+    clearTimeout(this.#expiry);
+  }
+
+  /** The last instant this execution may act: a tenth of the TTL before the lease can expire in Redis. */
+  #deadline(): number {
+    return this.#confirmedAt + this.#ttlMs - Math.max(1, Math.floor(this.#ttlMs / 10));
+  }
+
+  #schedule(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = setTimeout(() => this.#expire(), Math.max(0, this.#deadline() - this.#monotonic()));
+  }
+
+  #stopWith(reason: Error): void {
+    this.stop();
+    this.#controller.abort(reason);
+  }
+
+  #expire(): void {
+    this.#stopWith(
+      new LeaseExpiredError(
+        `its lease was not confirmed by Redis within ${this.#ttlMs} ms, so it stopped acting before another worker could take the run over`,
+      ),
+    );
+  }
+
+  async #renew(): Promise<void> {
+    if (this.#renewing || this.#controller.signal.aborted) return;
+    this.#renewing = true;
+    const sentAt = this.#monotonic();
+    const lock = this.#lock;
+    try {
+      const renewed = await this.#send(lock);
+      if (!renewed || this.#controller.signal.aborted) return;
+      if (!renewed.lease)
+        return this.#stopWith(
+          new LeaseExpiredError(
+            'another execution holds its lease (this worker was stalled past it): it stopped acting',
+          ),
+        );
+      this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
+      this.#schedule();
+      if (lock && renewed.lockTakenBy !== undefined) this.#stopWith(lock.lost(renewed.lockTakenBy));
+    } finally {
+      this.#renewing = false;
+    }
+  }
+}
