@@ -4,6 +4,8 @@ import type { RedisFleetState } from '../store/index.js';
 export interface FleetSnapshot {
   /** Drifting workspaces by window, as each window's last reconciliation found them. */
   drift: [string, number][];
+  /** Stranded workspaces by window (paused by nightshift, owned by nobody), as each window's last reconciliation found them. */
+  stranded: [string, number][];
   holds: { active: number; stopped: number };
   /** Owned paused hours, all time: closed stretches plus the pauses owned now. */
   hours: number;
@@ -39,6 +41,7 @@ export function fleetSnapshots(state: RedisFleetState): FleetSnapshotSource {
       }
       return {
         drift: [...windows].map(([window, windowState]) => [window, windowState.drift ?? 0]),
+        stranded: [...windows].map(([window, windowState]) => [window, windowState.stranded ?? 0]),
         holds: {
           active: held.filter((hold) => hold.state === 'active').length,
           stopped: held.filter((hold) => hold.state === 'stopped').length,

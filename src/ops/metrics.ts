@@ -284,6 +284,17 @@ export class Metrics {
         for (const [window, count] of (await this.#readFleet())?.drift ?? []) drift.set({ window }, count);
       },
     });
+    const stranded: Gauge<'window'> = new Gauge({
+      name: 'nightshift_window_stranded_workspaces',
+      help: 'Workspaces of a window that nightshift paused and nobody owns any more, so nothing would hand them back (nightshift adopt does), at its last reconciliation, by window.',
+      labelNames: ['window'],
+      registers,
+      collect: async () => {
+        stranded.reset();
+        for (const [window, count] of (await this.#readFleet())?.stranded ?? [])
+          stranded.set({ window }, count);
+      },
+    });
     const holds: Gauge<'state'> = new Gauge({
       name: 'nightshift_holds',
       help: 'Holds in force (nightshift hold), by held state.',

@@ -7,24 +7,30 @@ import { EXIT, UsageError } from '../exit.js';
 import { counts, type DriftRow, driftRows, savingsSince } from '../fleet-report.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
 import { actionApiClient, apiSettings, cliLogger, redisRuntime } from '../runtime.js';
-import { alignColumns, styled } from '../table.js';
+import { alignColumns, type Cell, styled } from '../table.js';
 
 function ownerText(row: DriftRow): string {
   return row.owner ? `${row.owner.kind} ${row.owner.name} since ${row.owner.since}` : '-';
 }
 
-/** The drift table: one row per workspace, differing ones marked. */
+function driftCell(row: DriftRow): Cell {
+  if (row.stranded) return styled('stranded', 'red');
+  if (!row.drift) return 'no';
+  return styled(row.hold ? 'held' : 'yes', row.hold ? 'yellow' : 'red');
+}
+
+/** The drift table: one row per workspace, differing and stranded ones marked. */
 export function formatDrift(rows: readonly DriftRow[], painter: Painter): string {
-  if (rows.length === 0) return 'no windows in the policy: nothing to compare\n';
+  if (rows.length === 0) return 'no windows in the policy and nothing stranded: nothing to compare\n';
   const table = alignColumns(
     [
       ['WINDOW', 'WORKSPACE', 'DESIRED', 'ACTUAL', 'DRIFT', 'OWNER', 'HOLD', 'WHY'],
       ...rows.map((row) => [
-        row.window,
+        row.window ?? '-',
         `${row.workgroup}/${row.workspace}`,
         row.desired ?? 'any',
         row.actual ?? 'unknown',
-        row.drift ? styled(row.hold ? 'held' : 'yes', row.hold ? 'yellow' : 'red') : 'no',
+        driftCell(row),
         ownerText(row),
         row.hold ? `${row.hold.state} until ${row.hold.until}` : '-',
         row.why,
@@ -32,8 +38,15 @@ export function formatDrift(rows: readonly DriftRow[], painter: Painter): string
     ],
     painter,
   );
-  const drifting = rows.filter(counts).length;
-  return `${table}\n${drifting} of ${rows.length} workspace(s) differ from their window's desired state${drifting > 0 ? '' : ' (none)'}\n`;
+  const windowed = rows.filter((row) => row.window !== null);
+  const drifting = windowed.filter((row) => row.drift && row.hold === null).length;
+  const stranded = rows.filter((row) => row.stranded !== null);
+  const owners = [...new Set(stranded.map((row) => row.stranded?.owner))].join(' / ');
+  const strandedLine =
+    stranded.length > 0
+      ? `${stranded.length} workspace(s) paused by nightshift are owned by nobody (stranded): nightshift adopt ${owners} hands them back at the next uptime start\n`
+      : '';
+  return `${table}\n${drifting} of ${windowed.length} workspace(s) differ from their window's desired state${drifting > 0 ? '' : ' (none)'}\n${strandedLine}`;
 }
 
 function parseSince(text: string): Date {
@@ -69,8 +82,10 @@ export function registerDriftCommands(program: Command, settings: Settings): voi
       [
         '',
         'Reads the fleet (one listing) and, from Redis, the ownership ledger, holds and windows’ state.',
-        'Exit codes: 0 every workspace as its window wants (held ones aside), 3 some differ, 1 it could not',
-        'tell, 2 bad usage.',
+        'A workspace nightshift paused (its pause journal says so) that nobody owns any more is stranded: nothing',
+        'would hand it back; `nightshift adopt <window|job>` makes its owner own it again.',
+        'Exit codes: 0 every workspace as its window wants (held ones aside) and none stranded, 3 some differ or',
+        'are stranded, 1 it could not tell, 2 bad usage.',
         '',
         'Examples:',
         '  nightshift drift config/policy.yaml',

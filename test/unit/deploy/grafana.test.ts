@@ -48,7 +48,7 @@ const expressions = charts.flatMap((panel) => (panel.targets ?? []).map((target)
 function exportedNames(): Set<string> {
   // what startOpsRole gives every role: the fleet metrics too, and Node's process metrics
   const fleet: MetricsOptions['fleet'] = {
-    snapshot: async () => ({ drift: [], holds: { active: 0, stopped: 0 }, hours: 0, cost: {} }),
+    snapshot: async () => ({ drift: [], stranded: [], holds: { active: 0, stopped: 0 }, hours: 0, cost: {} }),
   };
   const names = new Set<string>();
   for (const metric of new Metrics({ fleet }).registry.getMetricsAsArray()) {
