@@ -1,5 +1,6 @@
 export { ConfigError } from './config-error.js';
 export { processEnvironment } from './environment.js';
+export { isLoopback } from './loopback.js';
 export {
   DEFAULT_LOCK_MS,
   DEFAULT_REDIS_PREFIX,
