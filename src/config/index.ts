@@ -1,6 +1,6 @@
 export { ConfigError } from './config-error.js';
 export { processEnvironment } from './environment.js';
-export { isLoopback } from './loopback.js';
+export { INSECURE_HTTP_VARIABLE, isLoopback, plainHttpProblem } from './plain-http.js';
 export {
   DEFAULT_LOCK_MS,
   DEFAULT_REDIS_PREFIX,
@@ -14,6 +14,7 @@ export {
   apiCredentials,
   configuredRedis,
   type Environment,
+  insecureHttpAllowed,
   loadSettings,
   type RedisTls,
   type RedisTopology,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainHttpProblem } from './plain-http.js';
 
 /** What a variable's text could not be read as; the message follows the variable's name. */
 class Problem {
@@ -104,6 +105,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_BEARER_TOKEN: text(),
     NIGHTSHIFT_API_TIMEOUT_MS: positiveNumber(30_000),
     NIGHTSHIFT_API_RATE_LIMIT: variable(positive),
+    NIGHTSHIFT_ALLOW_INSECURE_HTTP: oneOf(['true', 'false'] as const).transform((value) => value === 'true'),
     REDIS_URL: text(),
     NIGHTSHIFT_REDIS_PREFIX: text().transform((value) => value ?? DEFAULT_REDIS_PREFIX),
     NIGHTSHIFT_REDIS_CLUSTER_NODES: variable(addresses),
@@ -150,6 +152,10 @@ export const EnvironmentSchema = z
         code: 'custom',
         message: 'NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them',
       });
+    const plainHttp =
+      env.NIGHTSHIFT_API_URL &&
+      plainHttpProblem(env.NIGHTSHIFT_API_URL, 'the API key', env.NIGHTSHIFT_ALLOW_INSECURE_HTTP);
+    if (plainHttp) ctx.addIssue({ code: 'custom', message: `NIGHTSHIFT_API_URL is ${plainHttp}` });
     for (const problem of redisTopologyProblems(env)) ctx.addIssue({ code: 'custom', message: problem });
   });
 

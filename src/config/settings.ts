@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
+import { INSECURE_HTTP_VARIABLE } from './plain-http.js';
 import { DEFAULT_REDIS_URL, EnvironmentSchema, type LogLevel, type RedisAddress } from './schema.js';
 
 /** Environment variables by name, as a process has them. */
@@ -135,6 +136,15 @@ export function loadSettings(env: Environment): Settings {
     user: v.USER,
     environment: Object.freeze({ ...env }),
   };
+}
+
+/**
+ * Whether `env` allows plain `http://` beyond loopback, read as the settings read it: for the
+ * policy's webhook URLs, which every process that parses a policy checks against the environment
+ * its `${VAR}`s come from, so no caller can forget the opt-in or apply another one.
+ */
+export function insecureHttpAllowed(env: Environment): boolean {
+  return EnvironmentSchema.shape[INSECURE_HTTP_VARIABLE].safeParse(env[INSECURE_HTTP_VARIABLE]).data ?? false;
 }
 
 /** The settings of a role this process starts with `variables` on top of its own environment. */

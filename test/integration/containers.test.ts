@@ -314,6 +314,11 @@ describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', ()
     const worker = service(demo, 'worker');
     const environment = environmentOf(worker);
     expect(environment.NIGHTSHIFT_API_URL).toBe(`http://sim:${port}`);
+    // plain http:// beyond loopback: the worker starts only with the opt-in
+    const api = { NIGHTSHIFT_API_URL: environment.NIGHTSHIFT_API_URL ?? '' };
+    expect(() => loadSettings(api)).toThrow(/NIGHTSHIFT_ALLOW_INSECURE_HTTP=true/);
+    expect(environment.NIGHTSHIFT_ALLOW_INSECURE_HTTP).toBe('true');
+    expect(() => loadSettings({ ...api, NIGHTSHIFT_ALLOW_INSECURE_HTTP: 'true' })).not.toThrow();
     expect(environment.NIGHTSHIFT_API_KEY).toBe(DEFAULT_API_KEY);
     expect(environment.NIGHTSHIFT_BEARER_TOKEN).toBe(DEFAULT_BEARER_TOKEN);
     expect(environment).not.toHaveProperty('NIGHTSHIFT_API_KEY_FILE');
