@@ -199,13 +199,14 @@ function redisTopologyProblems(env: {
   ] as const)
     if (env[name] !== undefined && !sentinels)
       problems.push(`${name} is set without NIGHTSHIFT_REDIS_SENTINELS`);
-  for (const name of [
-    'NIGHTSHIFT_REDIS_USERNAME',
-    'NIGHTSHIFT_REDIS_PASSWORD',
-    'NIGHTSHIFT_REDIS_PASSWORD_FILE',
+  // with REDIS_URL too (a password mounted as a file, which no URL can read), unless the URL has its own
+  for (const [name, part] of [
+    ['NIGHTSHIFT_REDIS_USERNAME', 'user'],
+    ['NIGHTSHIFT_REDIS_PASSWORD', 'password'],
+    ['NIGHTSHIFT_REDIS_PASSWORD_FILE', 'password'],
   ] as const)
-    if (env[name] !== undefined && env.REDIS_URL !== undefined)
-      problems.push(`${name} is set with REDIS_URL; with REDIS_URL the user and password go in the URL`);
+    if (env[name] !== undefined && env.REDIS_URL !== undefined && urlHolds(env.REDIS_URL, part))
+      problems.push(`${name} is set and REDIS_URL holds a ${part} too; give the ${part} in one place`);
   if (env.NIGHTSHIFT_REDIS_TLS && env.REDIS_URL !== undefined)
     problems.push('NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL');
   if (env.NIGHTSHIFT_REDIS_TLS_CA_FILE !== undefined && !env.NIGHTSHIFT_REDIS_TLS)
@@ -214,6 +215,19 @@ function redisTopologyProblems(env: {
     if (env[secret] !== undefined && env[`${secret}_FILE`] !== undefined)
       problems.push(`${secret} and ${secret}_FILE are both set; set only one of them`);
   return problems;
+}
+
+/** Whether a Redis URL carries its own user or password (ioredis also reads `?password=`). */
+function urlHolds(url: string, part: 'user' | 'password'): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  return part === 'user'
+    ? parsed.username !== ''
+    : parsed.password !== '' || parsed.searchParams.has('password');
 }
 
 /** The variables' names, as the schema declares them. */

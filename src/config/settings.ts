@@ -26,9 +26,9 @@ export interface Settings {
     readonly clusterNodes: readonly RedisAddress[] | undefined;
     /** `NIGHTSHIFT_REDIS_SENTINELS` and the name they monitor the primary under. */
     readonly sentinel: { readonly sentinels: readonly RedisAddress[]; readonly name: string } | undefined;
-    /** The data nodes' ACL user (cluster or Sentinel); unset: `default`. */
+    /** The ACL user (of one Redis whose URL names none, or of the cluster's or Sentinels' nodes); unset: `default`. */
     readonly username: string | undefined;
-    /** The data nodes' password (cluster or Sentinel), or the file holding it. */
+    /** The password (of one Redis whose URL holds none, or of the cluster's or Sentinels' nodes), or the file holding it. */
     readonly password: string | undefined;
     readonly passwordFile: string | undefined;
     /** The Sentinels' own password, or the file holding it. */
@@ -159,7 +159,13 @@ export interface RedisTls {
 
 /** How nightshift reaches Redis: one server by URL, a Redis Cluster, or a primary Sentinels follow. */
 export type RedisTopology =
-  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'url';
+      readonly url: string;
+      /** Given apart from a URL that names none (`NIGHTSHIFT_REDIS_USERNAME`, `NIGHTSHIFT_REDIS_PASSWORD[_FILE]`). */
+      readonly username?: string | undefined;
+      readonly password?: string | undefined;
+    }
   | {
       readonly kind: 'cluster';
       readonly nodes: readonly RedisAddress[];
@@ -184,7 +190,7 @@ export type RedisTopology =
  */
 export function configuredRedis(settings: Settings): RedisTopology | undefined {
   const { url, clusterNodes, sentinel, username } = settings.redis;
-  if (url) return { kind: 'url', url };
+  if (url) return { kind: 'url', url, username, password: redisPassword(settings) };
   if (clusterNodes)
     return {
       kind: 'cluster',
@@ -211,7 +217,14 @@ export function configuredRedis(settings: Settings): RedisTopology | undefined {
 
 /** The Redis a service uses: the one the settings name, else the local default. */
 export function serviceRedis(settings: Settings): RedisTopology {
-  return configuredRedis(settings) ?? { kind: 'url', url: DEFAULT_REDIS_URL };
+  return (
+    configuredRedis(settings) ?? {
+      kind: 'url',
+      url: DEFAULT_REDIS_URL,
+      username: settings.redis.username,
+      password: redisPassword(settings),
+    }
+  );
 }
 
 function redisTls(settings: Settings): RedisTls | undefined {
