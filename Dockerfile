@@ -7,8 +7,13 @@
 #   docker run … nightshift:local sim --host 0.0.0.0 --port 8787
 # Environment: docs/engine.md. Compose file: docker-compose.yml.
 
+# Both stages start from node:22-bookworm-slim (Node 22.23.2, Debian 12) pinned by the digest of
+# its multi-platform index: a rebuilt or hijacked tag cannot change the image unseen. To update,
+# take the tag's current index digest (docker buildx imagetools inspect node:22-bookworm-slim)
+# and change both lines.
+
 # --- build: every dependency, then tsc into dist/ ---------------------------------------------
-FROM node:22-bookworm-slim AS build
+FROM node:22-bookworm-slim@sha256:48e4b67d85f87bd551df43704e24d252f56cc5f8e9718841aace50f19948f0f9 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: `prepare` runs the build, and the sources are not here yet.
@@ -19,7 +24,7 @@ COPY jobs/ jobs/
 RUN npm run build
 
 # --- runtime: production dependencies and the compiled program only ---------------------------
-FROM node:22-bookworm-slim AS runtime
+FROM node:22-bookworm-slim@sha256:48e4b67d85f87bd551df43704e24d252f56cc5f8e9718841aace50f19948f0f9 AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -3,12 +3,23 @@ import type { ErrorDetail } from './schemas.js';
 
 /**
  * The failure kinds an ApiError reports: the spec's ErrorDetails `Type` values, plus the ones
- * the client assigns itself when no envelope says (`Network`, `Timeout`, `Aborted`).
+ * the client assigns itself when no envelope says (`Network`, `Timeout`, `Aborted`, and
+ * `Too-Large` for a successful answer over the client's `maxBodyBytes`).
  */
 export type ApiErrorKind = string;
 
-/** Types that mean "this request will never succeed as sent": retrying only repeats the refusal. */
-const PERMANENT_TYPES = new Set(['Bad-Request', 'Not-Found', 'Forbidden', 'Unauthorized', 'API-Disabled']);
+/**
+ * Types that mean "this request will never succeed as sent": retrying only repeats the refusal
+ * (or, for `Too-Large`, the same oversized answer).
+ */
+const PERMANENT_TYPES = new Set([
+  'Bad-Request',
+  'Not-Found',
+  'Forbidden',
+  'Unauthorized',
+  'API-Disabled',
+  'Too-Large',
+]);
 
 /** Types that mean "try again later", whatever status they come with. */
 const TRANSIENT_TYPES = new Set(['Internal-Error', 'Quota-Exceed', 'Unknown', 'Network', 'Timeout']);

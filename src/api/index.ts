@@ -1,5 +1,12 @@
+export { type BodyPrefix, readAtMost, withoutCutTail } from './body.js';
 export { ApiClient } from './client.js';
 export { ApiError, type ApiErrorKind, isRetryable } from './errors.js';
 export { parseRetryAfter } from './response.js';
 export * from './schemas.js';
-export type { ApiCallRecord, ApiClientOptions, ApiResponse, CallOptions } from './transport.js';
+export {
+  type ApiCallRecord,
+  type ApiClientOptions,
+  type ApiResponse,
+  type CallOptions,
+  ERROR_BODY_BYTES,
+} from './transport.js';

@@ -52,8 +52,18 @@ export function failure(spec: CallSpec<z.ZodType>, fields: FailureFields): ApiEr
   return new ApiError({ operation: spec.operation, method: spec.method, path: spec.path, ...fields });
 }
 
-/** Reads the envelope (or the bare body) and turns every failure it reports into an ApiError. */
-export function readBody(spec: CallSpec<z.ZodType>, text: string, http: HttpAnswer, scrub: Scrub): ReadBody {
+/**
+ * Reads the envelope (or the bare body) and turns every failure it reports into an ApiError.
+ * `cutAt` says the body was cut after that many bytes (an error answer too large to read whole).
+ */
+export function readBody(
+  spec: CallSpec<z.ZodType>,
+  text: string,
+  http: HttpAnswer,
+  scrub: Scrub,
+  cutAt?: number,
+): ReadBody {
+  if (cutAt !== undefined) throw cutFailure(spec, text, http, scrub, cutAt);
   let json: unknown;
   try {
     json = text.length === 0 ? undefined : JSON.parse(text);
@@ -130,6 +140,42 @@ export function readResult<S extends z.ZodType>(
     requestId: body.requestId,
     reason: `unexpected response shape at ${parsed.where}: ${parsed.message}`,
   });
+}
+
+/**
+ * The failure of an error answer read only in part: it cannot be parsed, but an envelope names its
+ * RequestID and Type near its start, so they are taken from the part read when they are there.
+ */
+function cutFailure(
+  spec: CallSpec<z.ZodType>,
+  text: string,
+  http: HttpAnswer,
+  scrub: Scrub,
+  cutAt: number,
+): ApiError {
+  const requestId = stringField(text, REQUEST_ID_FIELD);
+  const type = stringField(text, TYPE_FIELD);
+  return failure(spec, {
+    status: http.status,
+    type: type === undefined ? typeForStatus(http.status) : scrub(type),
+    requestId: requestId === undefined ? undefined : scrub(requestId),
+    reason: `the body is larger than ${cutAt} bytes; read no further: "${snippet(text, scrub)}"`,
+    retryAfterMs: http.retryAfterMs,
+  });
+}
+
+const REQUEST_ID_FIELD = /"RequestID"\s*:\s*("(?:[^"\\]|\\.){1,200}")/;
+const TYPE_FIELD = /"Type"\s*:\s*("(?:[^"\\]|\\.){1,200}")/;
+
+/** The string literal `field` captures in a JSON text that may be cut anywhere; undefined unless it is whole. */
+function stringField(text: string, field: RegExp): string | undefined {
+  const literal = field.exec(text)?.[1];
+  if (literal === undefined) return undefined;
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `Retry-After` as milliseconds: delta-seconds or an HTTP date. */

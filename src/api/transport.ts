@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
+import { type BodyPrefix, readAtMost, withoutCutTail } from './body.js';
 import { ApiError } from './errors.js';
 import {
   type CallSpec,
@@ -26,6 +27,12 @@ export interface ApiClientOptions {
   dispatcher?: Dispatcher | undefined;
   /** Awaited before every request, e.g. a rate limiter shared by every worker. */
   beforeCall?: ((operation: string, signal: AbortSignal) => Promise<void>) | undefined;
+  /**
+   * The largest successful answer read, in bytes; a larger one fails the call (type `Too-Large`,
+   * not retried) instead of filling the memory. Default 128 MiB: listing 10,000 workspaces takes
+   * about 21 MB. Error answers are read to ERROR_BODY_BYTES whatever this says.
+   */
+  maxBodyBytes?: number | undefined;
 }
 
 export interface CallOptions {
@@ -52,6 +59,13 @@ export interface ApiCallRecord {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_BODY_BYTES = 128 * 2 ** 20;
+
+/**
+ * How much of an error answer is read: an error envelope takes a few hundred bytes, and what a
+ * gateway or a broken server sends beyond this (a 300 MB 500 page) is never read at all.
+ */
+export const ERROR_BODY_BYTES = 16 * 2 ** 10;
 
 /**
  * One HTTP call per operation: credentials, the time limit, cancellation, the call record, and
@@ -67,6 +81,7 @@ export class Transport {
   readonly #dispatcher: Dispatcher;
   readonly #ownsDispatcher: boolean;
   readonly #beforeCall: ((operation: string, signal: AbortSignal) => Promise<void>) | undefined;
+  readonly #maxBodyBytes: number;
 
   constructor(options: ApiClientOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -76,6 +91,7 @@ export class Transport {
     this.#onCall = options.onCall;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#beforeCall = options.beforeCall;
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#dispatcher =
       options.dispatcher ??
       new Agent({
@@ -165,7 +181,7 @@ export class Transport {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let status: number;
-    let text: string;
+    let read: BodyPrefix;
     let retryAfter: string | string[] | undefined;
     try {
       await this.#beforeCall?.(spec.operation, signal);
@@ -178,7 +194,7 @@ export class Transport {
       });
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
-      text = await res.body.text();
+      read = await readAtMost(res.body, status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes);
     } catch (error) {
       if (options.signal?.aborted) {
         throw failure(spec, { type: 'Aborted', reason: 'the call was cancelled', cause: error });
@@ -193,7 +209,19 @@ export class Transport {
       throw failure(spec, { type: 'Network', reason: describeNetworkError(error), cause: error });
     }
     const http: HttpAnswer = { status, retryAfterMs: parseRetryAfter(retryAfter) };
-    return { body: readBody(spec, text, http, (text) => this.#scrub(text)), http };
+    if (read.truncated && status < 400)
+      throw failure(spec, {
+        status,
+        type: 'Too-Large',
+        reason: `the answer is larger than ${this.#maxBodyBytes} bytes (maxBodyBytes); not read further`,
+      });
+    const text = withoutCutTail(read, this.#longestSecret());
+    const cutAt = read.truncated ? ERROR_BODY_BYTES : undefined;
+    return { body: readBody(spec, text, http, (text) => this.#scrub(text), cutAt), http };
+  }
+
+  #longestSecret(): number {
+    return Math.max(this.#apiKey.length, this.#bearerToken?.length ?? 0);
   }
 
   /** Servers sometimes echo what they were sent; a credential must never travel on in an error. */

@@ -1,5 +1,6 @@
 export { ConfigError } from './config-error.js';
 export { processEnvironment } from './environment.js';
+export { INSECURE_HTTP_VARIABLE, isLoopback, plainHttpProblem } from './plain-http.js';
 export {
   DEFAULT_LOCK_MS,
   DEFAULT_REDIS_PREFIX,
@@ -13,6 +14,7 @@ export {
   apiCredentials,
   configuredRedis,
   type Environment,
+  insecureHttpAllowed,
   loadSettings,
   type RedisTls,
   type RedisTopology,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainHttpProblem } from './plain-http.js';
 
 /** What a variable's text could not be read as; the message follows the variable's name. */
 class Problem {
@@ -104,6 +105,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_BEARER_TOKEN: text(),
     NIGHTSHIFT_API_TIMEOUT_MS: positiveNumber(30_000),
     NIGHTSHIFT_API_RATE_LIMIT: variable(positive),
+    NIGHTSHIFT_ALLOW_INSECURE_HTTP: oneOf(['true', 'false'] as const).transform((value) => value === 'true'),
     REDIS_URL: text(),
     NIGHTSHIFT_REDIS_PREFIX: text().transform((value) => value ?? DEFAULT_REDIS_PREFIX),
     NIGHTSHIFT_REDIS_CLUSTER_NODES: variable(addresses),
@@ -150,6 +152,10 @@ export const EnvironmentSchema = z
         code: 'custom',
         message: 'NIGHTSHIFT_API_KEY and NIGHTSHIFT_API_KEY_FILE are both set; set only one of them',
       });
+    const plainHttp =
+      env.NIGHTSHIFT_API_URL &&
+      plainHttpProblem(env.NIGHTSHIFT_API_URL, 'the API key', env.NIGHTSHIFT_ALLOW_INSECURE_HTTP);
+    if (plainHttp) ctx.addIssue({ code: 'custom', message: `NIGHTSHIFT_API_URL is ${plainHttp}` });
     for (const problem of redisTopologyProblems(env)) ctx.addIssue({ code: 'custom', message: problem });
   });
 
@@ -193,13 +199,14 @@ function redisTopologyProblems(env: {
   ] as const)
     if (env[name] !== undefined && !sentinels)
       problems.push(`${name} is set without NIGHTSHIFT_REDIS_SENTINELS`);
-  for (const name of [
-    'NIGHTSHIFT_REDIS_USERNAME',
-    'NIGHTSHIFT_REDIS_PASSWORD',
-    'NIGHTSHIFT_REDIS_PASSWORD_FILE',
+  // with REDIS_URL too (a password mounted as a file, which no URL can read), unless the URL has its own
+  for (const [name, part] of [
+    ['NIGHTSHIFT_REDIS_USERNAME', 'user'],
+    ['NIGHTSHIFT_REDIS_PASSWORD', 'password'],
+    ['NIGHTSHIFT_REDIS_PASSWORD_FILE', 'password'],
   ] as const)
-    if (env[name] !== undefined && env.REDIS_URL !== undefined)
-      problems.push(`${name} is set with REDIS_URL; with REDIS_URL the user and password go in the URL`);
+    if (env[name] !== undefined && env.REDIS_URL !== undefined && urlHolds(env.REDIS_URL, part))
+      problems.push(`${name} is set and REDIS_URL holds a ${part} too; give the ${part} in one place`);
   if (env.NIGHTSHIFT_REDIS_TLS && env.REDIS_URL !== undefined)
     problems.push('NIGHTSHIFT_REDIS_TLS is set with REDIS_URL; with REDIS_URL, TLS is a rediss:// URL');
   if (env.NIGHTSHIFT_REDIS_TLS_CA_FILE !== undefined && !env.NIGHTSHIFT_REDIS_TLS)
@@ -208,6 +215,19 @@ function redisTopologyProblems(env: {
     if (env[secret] !== undefined && env[`${secret}_FILE`] !== undefined)
       problems.push(`${secret} and ${secret}_FILE are both set; set only one of them`);
   return problems;
+}
+
+/** Whether a Redis URL carries its own user or password (ioredis also reads `?password=`). */
+function urlHolds(url: string, part: 'user' | 'password'): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  return part === 'user'
+    ? parsed.username !== ''
+    : parsed.password !== '' || parsed.searchParams.has('password');
 }
 
 /** The variables' names, as the schema declares them. */

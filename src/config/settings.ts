@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
+import { INSECURE_HTTP_VARIABLE } from './plain-http.js';
 import { DEFAULT_REDIS_URL, EnvironmentSchema, type LogLevel, type RedisAddress } from './schema.js';
 
 /** Environment variables by name, as a process has them. */
@@ -25,9 +26,9 @@ export interface Settings {
     readonly clusterNodes: readonly RedisAddress[] | undefined;
     /** `NIGHTSHIFT_REDIS_SENTINELS` and the name they monitor the primary under. */
     readonly sentinel: { readonly sentinels: readonly RedisAddress[]; readonly name: string } | undefined;
-    /** The data nodes' ACL user (cluster or Sentinel); unset: `default`. */
+    /** The ACL user (of one Redis whose URL names none, or of the cluster's or Sentinels' nodes); unset: `default`. */
     readonly username: string | undefined;
-    /** The data nodes' password (cluster or Sentinel), or the file holding it. */
+    /** The password (of one Redis whose URL holds none, or of the cluster's or Sentinels' nodes), or the file holding it. */
     readonly password: string | undefined;
     readonly passwordFile: string | undefined;
     /** The Sentinels' own password, or the file holding it. */
@@ -137,6 +138,15 @@ export function loadSettings(env: Environment): Settings {
   };
 }
 
+/**
+ * Whether `env` allows plain `http://` beyond loopback, read as the settings read it: for the
+ * policy's webhook URLs, which every process that parses a policy checks against the environment
+ * its `${VAR}`s come from, so no caller can forget the opt-in or apply another one.
+ */
+export function insecureHttpAllowed(env: Environment): boolean {
+  return EnvironmentSchema.shape[INSECURE_HTTP_VARIABLE].safeParse(env[INSECURE_HTTP_VARIABLE]).data ?? false;
+}
+
 /** The settings of a role this process starts with `variables` on top of its own environment. */
 export function withVariables(settings: Settings, variables: Environment): Settings {
   return loadSettings({ ...settings.environment, ...variables });
@@ -149,7 +159,13 @@ export interface RedisTls {
 
 /** How nightshift reaches Redis: one server by URL, a Redis Cluster, or a primary Sentinels follow. */
 export type RedisTopology =
-  | { readonly kind: 'url'; readonly url: string }
+  | {
+      readonly kind: 'url';
+      readonly url: string;
+      /** Given apart from a URL that names none (`NIGHTSHIFT_REDIS_USERNAME`, `NIGHTSHIFT_REDIS_PASSWORD[_FILE]`). */
+      readonly username?: string | undefined;
+      readonly password?: string | undefined;
+    }
   | {
       readonly kind: 'cluster';
       readonly nodes: readonly RedisAddress[];
@@ -174,7 +190,7 @@ export type RedisTopology =
  */
 export function configuredRedis(settings: Settings): RedisTopology | undefined {
   const { url, clusterNodes, sentinel, username } = settings.redis;
-  if (url) return { kind: 'url', url };
+  if (url) return { kind: 'url', url, username, password: redisPassword(settings) };
   if (clusterNodes)
     return {
       kind: 'cluster',
@@ -201,7 +217,14 @@ export function configuredRedis(settings: Settings): RedisTopology | undefined {
 
 /** The Redis a service uses: the one the settings name, else the local default. */
 export function serviceRedis(settings: Settings): RedisTopology {
-  return configuredRedis(settings) ?? { kind: 'url', url: DEFAULT_REDIS_URL };
+  return (
+    configuredRedis(settings) ?? {
+      kind: 'url',
+      url: DEFAULT_REDIS_URL,
+      username: settings.redis.username,
+      password: redisPassword(settings),
+    }
+  );
 }
 
 function redisTls(settings: Settings): RedisTls | undefined {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, request } from 'undici';
-import { parseRetryAfter } from '../api/index.js';
+import { type BodyPrefix, parseRetryAfter, readAtMost, withoutCutTail } from '../api/index.js';
 import { retryDelay } from '../engine/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
@@ -126,8 +126,14 @@ export function scrubUrl(text: string, url: string): string {
 /** Most characters of a response body an error keeps. */
 const MAX_REASON = 200;
 
-function bodyReason(text: string, url: string): string {
-  const flat = scrubUrl(text, url).replace(/\s+/g, ' ').trim();
+/**
+ * How much of an error answer is read: enough for its first words, which is all an error keeps.
+ * The rest is not read at all (a 300 MB error page costs 4 kB, not 300 MB per attempt).
+ */
+export const WEBHOOK_ERROR_BODY_BYTES = 4 * 2 ** 10;
+
+function bodyReason(body: BodyPrefix, url: string): string {
+  const flat = scrubUrl(withoutCutTail(body, url.length), url).replace(/\s+/g, ' ').trim();
   if (flat === '') return 'no body';
   return flat.length <= MAX_REASON ? flat : `${flat.slice(0, MAX_REASON)}…`;
 }
@@ -176,7 +182,7 @@ async function attempt(
       await res.body.dump();
       return { status: res.statusCode };
     }
-    const text = await res.body.text();
+    const answer = await readAtMost(res.body, WEBHOOK_ERROR_BODY_BYTES);
     const retryable = isRetryableStatus(res.statusCode);
     return {
       status: res.statusCode,
@@ -184,7 +190,7 @@ async function attempt(
       error: new WebhookError('WEBHOOK_STATUS', sink.name, {
         attempts: attemptNo,
         status: res.statusCode,
-        reason: bodyReason(text, sink.url),
+        reason: bodyReason(answer, sink.url),
         retryable,
       }),
     };

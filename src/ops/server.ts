@@ -4,11 +4,18 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isLoopback } from '../config/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis, type RedisConnection } from '../store/index.js';
 import { type ConsoleOptions, RedisUnansweredError, registerConsole } from './console/routes.js';
+import {
+  addSecurityHeaders,
+  OPS_SERVER_LIMITS,
+  type OpsServerLimits,
+  serverLimitOptions,
+} from './hardening.js';
 import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
@@ -63,6 +70,8 @@ export interface OpsServerOptions {
   log?: Logger;
   /** How long `/readyz` waits for Redis's PONG. Default 1000 ms. */
   redisTimeoutMs?: number;
+  /** Timeouts and the connection limit; any not given is OPS_SERVER_LIMITS's. */
+  limits?: Partial<OpsServerLimits>;
 }
 
 export interface OpsServer {
@@ -86,16 +95,7 @@ export class OpsServerError extends NightshiftError {
   }
 }
 
-/** Whether `host` only accepts connections from this machine: 127.0.0.0/8, ::1 or localhost. */
-export function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return (
-    bare === 'localhost' ||
-    bare === '::1' ||
-    /^127(\.\d{1,3}){3}$/.test(bare) ||
-    /^::ffff:127(\.\d{1,3}){3}$/.test(bare)
-  );
-}
+export { isLoopback };
 
 /**
  * Throws unless the bind is safe: the dashboard can see every run's data and `/metrics` names
@@ -128,16 +128,22 @@ export function presentedToken(header: string | undefined): string | undefined {
 }
 
 /**
- * An onRequest hook admitting only requests that present `token`. Both sides are hashed first,
- * so `timingSafeEqual` compares equal lengths and the comparison says nothing about the token's
- * length either.
+ * Whether a request presents `token`. Both sides are hashed first, so `timingSafeEqual` compares
+ * equal lengths and the comparison says nothing about the token's length either.
  */
-function requireToken(token: string, log: Logger) {
+function tokenCheck(token: string): (request: FastifyRequest) => boolean {
   const expected = digest(token);
+  return (request) => {
+    const presented = presentedToken(request.headers.authorization);
+    return presented !== undefined && timingSafeEqual(digest(presented), expected);
+  };
+}
+
+/** An onRequest hook admitting only requests that present the token. */
+function requireToken(presents: (request: FastifyRequest) => boolean, log: Logger) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (presents(request)) return;
     const header = request.headers.authorization;
-    const presented = presentedToken(header);
-    if (presented !== undefined && timingSafeEqual(digest(presented), expected)) return;
     // never what was presented (a token with a typo is still nearly the token), only its kind
     const scheme = !header
       ? 'none'
@@ -182,11 +188,37 @@ async function redisReadiness(redis: RedisConnection, timeoutMs: number): Promis
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const host = options.host ?? DEFAULT_OPS_HOST;
   const port = options.port ?? DEFAULT_OPS_PORT;
+  assertSafeBind(host, options.token || undefined);
+  const app = await opsApp(options);
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new OpsServerError(`cannot listen on ${urlHost(host)}:${port} (${code})`, 'NS_OPS_LISTEN_FAILED', {
+      cause: error,
+    });
+  }
+  const bound = (app.server.address() as AddressInfo).port;
+  return {
+    url: `http://${urlHost(host)}:${bound}`,
+    port: bound,
+    close: async () => {
+      await app.close();
+    },
+  };
+}
+
+/** The ops server's routes, hooks and limits, not yet listening (`inject` reaches it as any client would). */
+export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance> {
   const token = options.token || undefined;
   const log = options.log ?? silentLogger;
-  assertSafeBind(host, token);
+  const limits = { ...OPS_SERVER_LIMITS, ...options.limits };
+  const presentsToken = token ? tokenCheck(token) : () => false;
 
-  const app = Fastify({ logger: false, forceCloseConnections: true });
+  const app = Fastify({ logger: false, forceCloseConnections: true, ...serverLimitOptions(limits) });
+  app.server.maxConnections = limits.maxConnections;
+  addSecurityHeaders(app, UI_PATH);
   app.addHook('onError', async (request, reply, error) => {
     // the route pattern, not the URL: nothing a client typed, and never a header; a console page
     // that Redis did not answer in time is no news (the connection reports an outage once)
@@ -201,7 +233,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     reply.header('cache-control', 'no-store').send({ ok: true }),
   );
 
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/readyz', async (request, reply) => {
     const checks: Record<string, Readiness> = {
       redis: await redisReadiness(options.redis, options.redisTimeoutMs ?? 1_000),
     };
@@ -212,14 +244,21 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
     }
     const failing = Object.keys(checks).filter((name) => !checks[name]?.ok);
     const degraded = Object.keys(checks).filter((name) => isDegraded(checks[name]));
+    // the reasons name the policy's path and quote its problems: for this machine and token holders only
+    const detailed = isLoopback(request.socket.remoteAddress ?? '') || presentsToken(request);
     return reply
       .code(failing.length === 0 ? 200 : 503)
       .header('cache-control', 'no-store')
-      .send({ ready: failing.length === 0, ...(degraded.length > 0 ? { degraded } : {}), failing, checks });
+      .send({
+        ready: failing.length === 0,
+        ...(degraded.length > 0 ? { degraded } : {}),
+        failing,
+        ...(detailed ? { checks } : {}),
+      });
   });
 
   await app.register(async (guarded) => {
-    if (token) guarded.addHook('onRequest', requireToken(token, log));
+    if (token) guarded.addHook('onRequest', requireToken(presentsToken, log));
 
     guarded.get('/metrics', async (_request, reply) => {
       const { contentType, body } = await options.metrics.scrape();
@@ -250,22 +289,5 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
       await guarded.register(board.registerPlugin(), { prefix: UI_PATH });
     }
   });
-
-  try {
-    await app.listen({ host, port });
-  } catch (error) {
-    await app.close().catch(() => undefined);
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new OpsServerError(`cannot listen on ${urlHost(host)}:${port} (${code})`, 'NS_OPS_LISTEN_FAILED', {
-      cause: error,
-    });
-  }
-  const bound = (app.server.address() as AddressInfo).port;
-  return {
-    url: `http://${urlHost(host)}:${bound}`,
-    port: bound,
-    close: async () => {
-      await app.close();
-    },
-  };
+  return app;
 }

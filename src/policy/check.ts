@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { insecureHttpAllowed, plainHttpProblem } from '../config/index.js';
 import type { ActionCatalog, ActionCatalogEntry } from './action-catalog.js';
 import type { PolicyProblem } from './errors.js';
+import type { PolicyEnv } from './interpolate.js';
 import { parseWithProblems, problemAt, warningAt } from './issues.js';
 import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
@@ -86,6 +88,28 @@ export function checkNotify(context: CheckContext, path: ValuePath, value: unkno
   return value.flatMap((name, index) =>
     checkReference(context, [...path, index], name, NOTIFICATION, context.notifications),
   );
+}
+
+/**
+ * A webhook URL in plain http:// to a host beyond loopback, unless the environment the policy reads
+ * allows it (`NIGHTSHIFT_ALLOW_INSECURE_HTTP=true`): its path, where services keep the secret, and
+ * every message would cross the network unencrypted. The problem names the host, never the URL.
+ */
+export function checkNotificationUrls(
+  source: YamlSource,
+  notifications: unknown,
+  env: PolicyEnv,
+): PolicyProblem[] {
+  if (!isMap(notifications)) return [];
+  const allowed = insecureHttpAllowed(env);
+  return Object.entries(notifications).flatMap(([name, sink]) => {
+    const url = isMap(sink) ? sink.url : undefined;
+    const problem =
+      typeof url === 'string'
+        ? plainHttpProblem(url, "the webhook's URL and every message", allowed)
+        : undefined;
+    return problem ? [problemAt(source, ['notifications', name, 'url'], problem)] : [];
+  });
 }
 
 /** A `target:` naming a selector under `targets:` must name one that exists. */

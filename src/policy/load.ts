@@ -4,6 +4,7 @@ import {
   type CheckContext,
   checkCalendars,
   checkJob,
+  checkNotificationUrls,
   checkNotify,
   checkTimeZone,
   definedNames,
@@ -171,6 +172,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));
   problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
   problems.push(...checkCalendars(source, root.calendars, options.now ?? new Date()));
+  problems.push(...checkNotificationUrls(source, root.notifications, options.env));
 
   const jobs: {
     name: string;

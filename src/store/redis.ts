@@ -128,7 +128,18 @@ export function connectRedis({
   role,
   ...extra
 }: ConnectRedisOptions): RedisConnection {
-  if (topology.kind === 'url') return createRedis({ url: topology.url, log, role, ...extra });
+  if (topology.kind === 'url') {
+    // a user or password given apart: the schema refuses one the URL holds too
+    const { url, username, password } = topology;
+    return createRedis({
+      url,
+      log,
+      role,
+      ...(username ? { username } : {}),
+      ...(password ? { password } : {}),
+      ...extra,
+    });
+  }
   const context = { redis: describeRedis(topology), client: role };
   const {
     retryStrategy = topology.kind === 'sentinel'

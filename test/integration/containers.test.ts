@@ -10,6 +10,8 @@ import { parse } from 'yaml';
 import { loadSettings, VARIABLES } from '../../src/config/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN } from '../../src/sim/index.js';
 import { cliProblem } from '../helpers/cli-problem.js';
+import { expectPasswordRequired } from '../helpers/deploy-redis.js';
+import { redisCommand } from '../helpers/redis-command.js';
 
 /**
  * No Docker engine runs the tests, so these read the container files and hold them to the code:
@@ -26,6 +28,11 @@ const run = promisify(execFile);
 /** Compose's `!reset` (an override removes what the base file set). */
 const RESET = Symbol('!reset');
 
+/** Compose's `!override` (an override's value replaces the base file's instead of merging with it). */
+class Override {
+  constructor(readonly value: unknown) {}
+}
+
 type Yaml = Record<string, unknown>;
 
 function readCompose(file: string): Yaml {
@@ -35,13 +42,16 @@ function readCompose(file: string): Yaml {
       { tag: '!reset', resolve: () => RESET },
       { tag: '!reset', collection: 'seq', resolve: () => RESET },
       { tag: '!reset', collection: 'map', resolve: () => RESET },
+      { tag: '!override', collection: 'seq', resolve: (value) => new Override(value.toJSON()) },
+      { tag: '!override', collection: 'map', resolve: (value) => new Override(value.toJSON()) },
     ],
   }) as Yaml;
 }
 
-/** Compose's merge of an override: mappings merge, `!reset` removes, commands are replaced, other lists append. */
+/** Compose's merge of an override: mappings merge, `!reset` removes, `!override` and commands replace, other lists append. */
 function mergeCompose(base: unknown, override: unknown, key = ''): unknown {
   if (override === RESET) return undefined;
+  if (override instanceof Override) return override.value;
   if (Array.isArray(override)) {
     if (key === 'command' || key === 'entrypoint' || !Array.isArray(base)) return override;
     return [...base, ...override];
@@ -215,24 +225,51 @@ describe('docker-compose.yml', () => {
     expect(service(base, 'sim').profiles).toEqual(['demo']);
   });
 
-  it('keeps Redis data on a named volume with appendonly on, and reports Redis healthy only once it answers PING', () => {
+  it('keeps Redis data on a named volume with appendonly on, from a Redis 7 image pinned by digest', () => {
     const redis = service(base, 'redis');
-    expect(String(redis.image)).toMatch(/^redis:7(-|$)/);
-    const argv = argvOf(redis);
-    expect(flagValue(argv, '--appendonly')).toBe('yes');
-    expect(flagValue(argv, '--maxmemory-policy')).toBe('noeviction');
+    expect(String(redis.image)).toMatch(/^redis:7(-[a-z]+)?@sha256:[0-9a-f]{64}$/);
+    const command = redisCommand(argvOf(redis), true);
+    expect(command.flag('--appendonly')).toBe('yes');
+    expect(command.flag('--maxmemory-policy')).toBe('noeviction');
     const data = ((redis.volumes ?? []) as string[]).find((volume) => volume.endsWith(':/data'));
     expect(data).toBeDefined();
     expect(Object.keys((base.volumes ?? {}) as Yaml)).toContain(data?.split(':')[0]);
-    expect((redis.healthcheck as Yaml).test).toEqual(['CMD', 'redis-cli', 'ping']);
   });
 
-  it('starts the scheduler and the workers only once Redis is healthy, and points them at it', () => {
+  it('runs Redis with a password from a secret file, as configuration on standard input, and reports it healthy only when it answers PONG to that password', () => {
+    const redis = service(base, 'redis');
+    const command = redisCommand(argvOf(redis), true);
+    expect(command.flag('--requirepass')).toBeUndefined();
+    const secret = /^\/run\/secrets\/(.+)$/.exec(command.passwordFile ?? '')?.[1];
+    expect(secret, 'requirepass $$(cat /run/secrets/<secret>)').toBeDefined();
+    expect(redis.secrets).toContain(secret);
+    expect(((base.secrets as Yaml)[secret as string] as Yaml).file).toMatch(/^\.\/secrets\//);
+    const [kind, check] = (redis.healthcheck as Yaml).test as string[];
+    expect(kind).toBe('CMD-SHELL');
+    expect(check).toBe(`REDISCLI_AUTH="$$(cat ${command.passwordFile})" redis-cli ping | grep -qx PONG`);
+  });
+
+  it('starts the scheduler and the workers only once Redis is healthy, and points them at it with the password file Redis reads', () => {
+    const password = redisCommand(argvOf(service(base, 'redis')), true).passwordFile;
     for (const name of ['scheduler', 'worker']) {
       const definition = service(base, name);
+      const environment = environmentOf(definition);
       expect((definition.depends_on as Yaml).redis, name).toEqual({ condition: 'service_healthy' });
-      expect(environmentOf(definition).REDIS_URL, name).toBe('redis://redis:6379');
+      expect(environment.REDIS_URL, name).toBe('redis://redis:6379');
+      expect(environment.NIGHTSHIFT_REDIS_PASSWORD_FILE, name).toBe(password);
+      expect(definition.secrets, name).toContain(/^\/run\/secrets\/(.+)$/.exec(password ?? '')?.[1]);
     }
+  });
+
+  it('runs every container as the Kubernetes manifests run their pods: read-only, no capability, no privilege escalation, Redis not as root', () => {
+    for (const compose of [base, demo])
+      for (const [name, definition] of Object.entries(servicesOf(compose))) {
+        expect(definition.read_only, name).toBe(true);
+        expect(definition.cap_drop, name).toEqual(['ALL']);
+        expect(definition.security_opt, name).toContain('no-new-privileges:true');
+      }
+    // the image's `redis` user (uid 999): with no capability, its entrypoint could not switch to it
+    expect(String(service(base, 'redis').user)).toMatch(/^999:\d+$/);
   });
 
   it('lets the worker scale (--scale worker=N): no container_name, no host ports', () => {
@@ -301,6 +338,18 @@ describe('docker-compose.yml', () => {
   });
 });
 
+describe("docker-compose.yml's Redis, run here by its own command", () => {
+  it('requires the password from the secret file, which /proc shows in neither its arguments nor its environment, is healthy only with it, and nightshift reaches it with the file', async () => {
+    const redis = service(base, 'redis');
+    const check = ((redis.healthcheck as Yaml).test as string[])[1] ?? '';
+    await expectPasswordRequired(
+      redisCommand(argvOf(redis), true),
+      check.split('$$').join('$'),
+      'compose-redis-password-5e1b',
+    );
+  });
+});
+
 describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', () => {
   it('starts the simulator on all interfaces of its container, with a health check', () => {
     const argv = argvOf(service(demo, 'sim'));
@@ -314,19 +363,25 @@ describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', ()
     const worker = service(demo, 'worker');
     const environment = environmentOf(worker);
     expect(environment.NIGHTSHIFT_API_URL).toBe(`http://sim:${port}`);
+    // plain http:// beyond loopback: the worker starts only with the opt-in
+    const api = { NIGHTSHIFT_API_URL: environment.NIGHTSHIFT_API_URL ?? '' };
+    expect(() => loadSettings(api)).toThrow(/NIGHTSHIFT_ALLOW_INSECURE_HTTP=true/);
+    expect(environment.NIGHTSHIFT_ALLOW_INSECURE_HTTP).toBe('true');
+    expect(() => loadSettings({ ...api, NIGHTSHIFT_ALLOW_INSECURE_HTTP: 'true' })).not.toThrow();
     expect(environment.NIGHTSHIFT_API_KEY).toBe(DEFAULT_API_KEY);
     expect(environment.NIGHTSHIFT_BEARER_TOKEN).toBe(DEFAULT_BEARER_TOKEN);
     expect(environment).not.toHaveProperty('NIGHTSHIFT_API_KEY_FILE');
-    expect(worker.secrets).toBeUndefined();
+    expect(worker.secrets).toEqual(['redis_password']);
     expect((worker.depends_on as Yaml).sim).toEqual({ condition: 'service_healthy' });
     expect((worker.depends_on as Yaml).redis).toEqual({ condition: 'service_healthy' });
   });
 
-  it('needs no secret file: the scheduler and the workers take the demo dashboard password instead', () => {
+  it('needs no secret file but the Redis password: the scheduler and the workers take the demo dashboard password instead', () => {
     for (const name of ['scheduler', 'worker']) {
       const definition = service(demo, name);
       const environment = environmentOf(definition);
-      expect(definition.secrets, name).toBeUndefined();
+      expect(definition.secrets, name).toEqual(['redis_password']);
+      expect(environment.NIGHTSHIFT_REDIS_PASSWORD_FILE, name).toBe('/run/secrets/redis_password');
       expect(environment, name).not.toHaveProperty('NIGHTSHIFT_UI_TOKEN_FILE');
       expect(environment.NIGHTSHIFT_UI_TOKEN, name).toBe('nightshift-demo');
       expect(environment.NIGHTSHIFT_HTTP_HOST, name).toBe('0.0.0.0');
@@ -386,10 +441,13 @@ describe('commands and variables the container files use', () => {
 });
 
 describe('Dockerfile', () => {
-  it('builds in one stage and runs from another, both on a Node LTS image pinned to its major', () => {
+  it('builds in one stage and runs from another, both on one Node LTS image pinned to its major and by digest', () => {
     const froms = dockerfile.filter((instruction) => instruction.keyword === 'FROM');
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    for (const from of froms) expect(from.args).toMatch(/^node:(2[02468])-[a-z0-9.-]+(\s+AS\s+\w+)?$/i);
+    for (const from of froms)
+      expect(from.args).toMatch(/^node:(2[02468])-[a-z0-9.-]+@sha256:[0-9a-f]{64}(\s+AS\s+\w+)?$/i);
+    // one base for both stages: the build's node_modules run on the runtime's Node
+    expect(new Set(froms.map((from) => from.args.split(/\s+/)[0])).size).toBe(1);
   });
 
   it('installs with scripts off (prepare would build before the sources are copied) and only production dependencies at run time', () => {

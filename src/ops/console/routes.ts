@@ -28,7 +28,10 @@ export interface ConsoleOptions {
   readTimeoutMs?: number;
 }
 
-/** Every request the console answers stays on this server: its own script and styles, nothing inline. */
+/**
+ * Every request the console answers stays on this server: its own script and styles, nothing
+ * inline. The ops server adds the headers every answer carries (nosniff, no framing, no referrer).
+ */
 const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -105,23 +108,17 @@ function sendPage(request: FastifyRequest, reply: FastifyReply, view: unknown, h
   reply
     .header('cache-control', 'no-cache')
     .header('etag', etag)
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer');
+    .header('content-security-policy', CONTENT_SECURITY_POLICY);
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   return reply.type('text/html; charset=utf-8').send(html());
 }
 
 function sendJson(reply: FastifyReply, view: unknown) {
-  return reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').send(view);
+  return reply.header('cache-control', 'no-store').send(view);
 }
 
 function sendAsset(reply: FastifyReply, type: string, body: string) {
-  return reply
-    .type(type)
-    .header('cache-control', 'public, max-age=31536000, immutable')
-    .header('x-content-type-options', 'nosniff')
-    .send(body);
+  return reply.type(type).header('cache-control', 'public, max-age=31536000, immutable').send(body);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   Suspensions,
 } from '../../../src/store/index.js';
 import { captureLog } from '../../helpers/engine.js';
+import { expectSecurityHeaders } from '../../helpers/ops-headers.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 import { finding, runSummary } from '../../helpers/summaries.js';
 
@@ -90,7 +91,7 @@ async function serve(prefix: string, token?: string, options: { connection?: Red
 }
 
 describe('the console behind the ops server', () => {
-  it('answers its pages, assets and JSON only with the token, like /metrics, and sends every page with a self-only content policy', async () => {
+  it('answers its pages, assets and JSON only with the token, like /metrics, and sends every page with a self-only content policy, never framed or sniffed', async () => {
     const { url } = await serve(uniquePrefix('console'), TOKEN);
     for (const path of [
       '/',
@@ -104,6 +105,9 @@ describe('the console behind the ops server', () => {
       expect(anonymous.status, path).toBe(401);
       const allowed = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(allowed.status, path).toBe(200);
+      for (const answer of [anonymous, allowed]) {
+        expectSecurityHeaders((name) => answer.headers.get(name), path);
+      }
     }
     const page = await fetch(`${url}/`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(page.headers.get('content-security-policy')).toMatch(

@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('the dashboard in a real browser', () => {
-  it('asks for the token, then lists the runs queue and shows a finished run among the completed, asking no other host for anything', async () => {
+  it('asks for the token, then lists the runs queue and shows a finished run among the completed under its Content-Security-Policy, asking no other host for anything', async () => {
     const engine = harness.engine('ops-dashboard');
     engine.worker(harness.sim.url);
     const runId = await engine.enqueue(POLICY, 'evening-pause');
@@ -64,6 +64,11 @@ describe('the dashboard in a real browser', () => {
       try {
         const entry = await page.goto(`${url}/ui`);
         expect(entry?.status()).toBe(200);
+        // the page works under its policy: a blocked script, style or request would be a script error below
+        expect(entry?.headers()['content-security-policy']).toMatch(
+          /^default-src 'none'; script-src 'self';/,
+        );
+        expect(entry?.headers()['x-frame-options']).toBe('DENY');
         await expect(page.title()).resolves.toBe('nightshift');
 
         const queue = page.getByRole('link', { name: 'runs', exact: true });

@@ -20,6 +20,7 @@ import {
   secondsCron,
   useEngineHarness,
 } from '../../helpers/engine.js';
+import { expectSecurityHeaders } from '../../helpers/ops-headers.js';
 import { startTestRedis } from '../../helpers/redis.js';
 import { parseExposition, sampleValue } from './exposition.js';
 
@@ -312,7 +313,7 @@ describe('/metrics', () => {
 });
 
 describe('the token', () => {
-  it('guards /metrics and the dashboard (401 without, 200 with bearer or basic); never the probes', async () => {
+  it('guards /metrics and the dashboard (401 without, 200 with bearer or basic), each answer never framed or sniffed; never the probes', async () => {
     const { log, lines } = captureLog('debug');
     const server = await serve(harness.engine('ops-token'), { token: TOKEN, log });
 
@@ -330,7 +331,11 @@ describe('the token', () => {
         path,
       ).toBe(401);
       expect((await fetch(`${server.url}${path}`, { headers: basic(TOKEN, '') })).status, path).toBe(401);
-      expect((await fetch(`${server.url}${path}`, { headers: bearer(TOKEN) })).status, path).toBe(200);
+      const allowed = await fetch(`${server.url}${path}`, { headers: bearer(TOKEN) });
+      expect(allowed.status, path).toBe(200);
+      for (const answer of [refused, allowed]) {
+        expectSecurityHeaders((name) => answer.headers.get(name), path);
+      }
       expect((await fetch(`${server.url}${path}`, { headers: basic('ops', TOKEN) })).status, path).toBe(200);
       expect((await fetch(`${server.url}${path}`, { headers: basic('', TOKEN) })).status, path).toBe(200);
     }

@@ -8,6 +8,7 @@ import {
 } from '../../../bench/harness/scripted-server.js';
 import { type ApiCallRecord, ApiClient, ApiError, isRetryable } from '../../../src/api/index.js';
 import { parseRetryAfter } from '../../../src/api/response.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const API_KEY = 'key-must-not-leak-01';
 const TOKEN = 'token-must-not-leak-02';
@@ -40,16 +41,7 @@ function makeClient(extra: { timeoutMs?: number; baseUrl?: string } = {}) {
   return client;
 }
 
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
+const rejection = (promise: Promise<unknown>) => rejectionOf(promise, ApiError);
 
 describe('ApiError carries what was called and what came back', () => {
   it('formats the message as operation, method, path, status, type, request id and server message', async () => {

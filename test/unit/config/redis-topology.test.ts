@@ -95,9 +95,36 @@ describe('Redis topology settings', () => {
         }),
       ),
     ).toMatchObject({ kind: 'sentinel', username: 'nightshift' });
-    expect(problem({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' })).toContain(
-      'NIGHTSHIFT_REDIS_USERNAME is set with REDIS_URL; with REDIS_URL the user and password go in the URL',
+    expect(
+      serviceRedis(loadSettings({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' })),
+    ).toMatchObject({ kind: 'url', username: 'nightshift' });
+    expect(problem({ REDIS_URL: 'redis://ops@a:6379', NIGHTSHIFT_REDIS_USERNAME: 'nightshift' })).toContain(
+      'NIGHTSHIFT_REDIS_USERNAME is set and REDIS_URL holds a user too; give the user in one place',
     );
+  });
+
+  it('give one Redis by URL (or the local default) the password from NIGHTSHIFT_REDIS_PASSWORD_FILE, which no URL can read', () => {
+    const file = secretFile(`${PASSWORD}\n`);
+    expect(
+      serviceRedis(loadSettings({ REDIS_URL: 'redis://redis:6379', NIGHTSHIFT_REDIS_PASSWORD_FILE: file })),
+    ).toEqual({ kind: 'url', url: 'redis://redis:6379', password: PASSWORD });
+    expect(serviceRedis(loadSettings({ NIGHTSHIFT_REDIS_PASSWORD: PASSWORD }))).toEqual({
+      kind: 'url',
+      url: 'redis://127.0.0.1:6379',
+      password: PASSWORD,
+    });
+    // commands that use no Redis without REDIS_URL still use none
+    expect(configuredRedis(loadSettings({ NIGHTSHIFT_REDIS_PASSWORD_FILE: file }))).toBeUndefined();
+  });
+
+  it('refuse a password given both in REDIS_URL and apart, naming the variables, never the password', () => {
+    for (const url of [`redis://:${PASSWORD}@a:6379`, `redis://a:6379/?password=${PASSWORD}`]) {
+      const message = problem({ REDIS_URL: url, NIGHTSHIFT_REDIS_PASSWORD_FILE: '/run/secrets/redis' });
+      expect(message).toContain(
+        'NIGHTSHIFT_REDIS_PASSWORD_FILE is set and REDIS_URL holds a password too; give the password in one place',
+      );
+      expect(message).not.toContain(PASSWORD);
+    }
   });
 
   it('name a password file that cannot be read, never its content', () => {
@@ -156,12 +183,6 @@ describe('Redis topology settings', () => {
     'NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE',
   ])('refuse %s without NIGHTSHIFT_REDIS_SENTINELS', (name) => {
     expect(problem({ [name]: 'x' })).toContain(`${name} is set without NIGHTSHIFT_REDIS_SENTINELS`);
-  });
-
-  it('refuse a password variable beside REDIS_URL, whose password goes in the URL, without repeating it', () => {
-    const message = problem({ REDIS_URL: 'redis://a:6379', NIGHTSHIFT_REDIS_PASSWORD: PASSWORD });
-    expect(message).toContain('NIGHTSHIFT_REDIS_PASSWORD is set with REDIS_URL');
-    expect(message).not.toContain(PASSWORD);
   });
 
   it('refuse a password given both directly and as a file, without repeating it', () => {

@@ -18,6 +18,7 @@ import {
 } from '../../../src/ops/index.js';
 import { parsePolicy } from '../../../src/policy/index.js';
 import { cliProblem } from '../../helpers/cli-problem.js';
+import { redisCommand } from '../../helpers/redis-command.js';
 
 /**
  * No cluster runs the tests, so these read deploy/kubernetes and hold it to the code, as
@@ -36,6 +37,7 @@ interface EnvVar {
 }
 interface Probe {
   httpGet?: { path: string; port: string | number; httpHeaders?: unknown[] };
+  exec?: { command: string[] };
 }
 interface Mount {
   name: string;
@@ -72,6 +74,24 @@ interface PodSpec {
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
 }
 type Labels = Record<string, string>;
+interface LabelSelector {
+  matchLabels?: Labels;
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    values?: string[];
+  }[];
+}
+interface Peer {
+  podSelector?: LabelSelector;
+  namespaceSelector?: LabelSelector;
+  ipBlock?: unknown;
+}
+interface PolicyRule {
+  from?: Peer[];
+  to?: Peer[];
+  ports?: { port?: string | number; protocol?: string }[];
+}
 interface KubeObject {
   apiVersion: string;
   kind: string;
@@ -83,6 +103,10 @@ interface KubeObject {
     template?: { metadata: { labels: Labels; annotations?: Record<string, string> }; spec: PodSpec };
     ports?: { name?: string; port: number; targetPort: string | number }[];
     volumeClaimTemplates?: { metadata: { name: string } }[];
+    podSelector?: LabelSelector;
+    policyTypes?: ('Ingress' | 'Egress')[];
+    ingress?: PolicyRule[];
+    egress?: PolicyRule[];
   };
 }
 interface Kustomization {
@@ -392,14 +416,19 @@ describe('the ops server in the pods', () => {
   });
 });
 
+/** The bundled Redis: its StatefulSet, its pod and its container. */
+function bundledRedis(): { object: KubeObject; pod: PodSpec; container: Container } {
+  const object = workloads.find((candidate) => candidate.kind === 'StatefulSet') as KubeObject;
+  const pod = podOf(object);
+  return { object, pod, container: pod.containers[0] as Container };
+}
+
 describe('the bundled Redis', () => {
   it('keeps its data on a volume claim with append-only persistence and never evicts, as BullMQ needs', () => {
-    const redis = workloads.find((object) => object.kind === 'StatefulSet') as KubeObject;
-    const container = podOf(redis).containers[0] as Container;
-    const argv = [...(container.command ?? []), ...(container.args ?? [])];
-    const flag = (name: string) => argv[argv.indexOf(name) + 1];
-    expect(flag('--appendonly')).toBe('yes');
-    expect(flag('--maxmemory-policy')).toBe('noeviction');
+    const { object: redis, container } = bundledRedis();
+    const command = redisCommand([...(container.command ?? []), ...(container.args ?? [])]);
+    expect(command.flag('--appendonly')).toBe('yes');
+    expect(command.flag('--maxmemory-policy')).toBe('noeviction');
     const claims = (redis.spec?.volumeClaimTemplates ?? []).map((claim) => claim.metadata.name);
     const data = (container.volumeMounts ?? []).find((mount) => mount.mountPath === '/data');
     expect(claims).toContain(data?.name);
@@ -423,6 +452,144 @@ describe('the bundled Redis', () => {
         service?.spec?.ports?.map((port) => port.port),
         container.name,
       ).toContain(Number(url.port));
+    }
+  });
+});
+
+describe('the Redis password', () => {
+  /** The generated secret and key a file path in a container comes from. */
+  function secretFile(pod: PodSpec, container: Container, path: string) {
+    const { volume, key, mount } = mountedFile(pod, container, path);
+    const secret = volume.secret as { secretName: string; items?: { key: string; path: string }[] };
+    const item = secret.items?.find((candidate) => candidate.path === key);
+    return { secret: secret.secretName, key: item?.key ?? key, readOnly: mount.readOnly };
+  }
+
+  it('is required by the bundled Redis, which reads it from a key of a generated secret, as configuration on standard input', () => {
+    const { pod, container } = bundledRedis();
+    const command = redisCommand(container.command ?? []);
+    // never an argument or a variable of the process: `ps` and /proc would show it
+    expect(command.flag('--requirepass')).toBeUndefined();
+    expect((container.env ?? []).map((variable) => variable.name)).toEqual([]);
+    const file = command.passwordFile;
+    expect(file, 'requirepass $(cat <file>) in the configuration').toEqual(expect.any(String));
+    const source = secretFile(pod, container, file ?? '');
+    expect(source.readOnly).toBe(true);
+    expect(secretKeys(source.secret)).toContain(source.key);
+    const generator = kustomization.secretGenerator?.find((secret) => secret.name === source.secret);
+    expect(generator?.files).toContain(`${source.key}=secrets/redis-password`);
+  });
+
+  it('is what the bundled Redis is probed ready with: PONG, not a NOAUTH that redis-cli exits 0 on', () => {
+    const { container } = bundledRedis();
+    const probe = (container.readinessProbe?.exec?.command ?? []).join(' ');
+    expect(probe).toContain(`REDISCLI_AUTH="$(cat ${redisCommand(container.command ?? []).passwordFile})"`);
+    expect(probe).toMatch(/redis-cli ping \| grep -qx PONG$/);
+  });
+
+  it('reaches every role from the same secret and key, as a file of a mounted secret, never in REDIS_URL', () => {
+    const redis = bundledRedis();
+    const redisSource = secretFile(
+      redis.pod,
+      redis.container,
+      redisCommand(redis.container.command ?? []).passwordFile ?? '',
+    );
+    for (const { pod, container } of nightshift) {
+      const settings = settingsOf(container);
+      expect(settings.redis.password, container.name).toBeUndefined();
+      const source = secretFile(pod, container, settings.redis.passwordFile ?? '');
+      expect(source, container.name).toEqual(redisSource);
+    }
+  });
+});
+
+/** Whether `selector` selects `labels`; an empty selector selects everything. */
+function matches(selector: LabelSelector | undefined, labels: Labels): boolean {
+  const byLabel = Object.entries(selector?.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  const byExpression = (selector?.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+    const value = labels[key];
+    if (operator === 'In') return value !== undefined && values.includes(value);
+    if (operator === 'NotIn') return value === undefined || !values.includes(value);
+    return operator === 'Exists' ? value !== undefined : value === undefined;
+  });
+  return byLabel && byExpression;
+}
+
+const policies = objects.filter((object) => object.kind === 'NetworkPolicy');
+
+/** The policies of `type` that select a pod with `labels`: any one isolates it; their rules allow. */
+function policiesFor(labels: Labels, type: 'Ingress' | 'Egress'): KubeObject[] {
+  return policies.filter(
+    (policy) => matches(policy.spec?.podSelector, labels) && policy.spec?.policyTypes?.includes(type),
+  );
+}
+
+function ingressRules(labels: Labels): PolicyRule[] {
+  return policiesFor(labels, 'Ingress').flatMap((policy) => policy.spec?.ingress ?? []);
+}
+
+describe('the network policies', () => {
+  const podLabels = (object: KubeObject) => object.spec?.template?.metadata.labels ?? {};
+
+  it("deny every connection to the namespace's pods that no policy allows", () => {
+    const denyAll = policies.filter(
+      (policy) =>
+        Object.keys(policy.spec?.podSelector ?? {}).length === 0 &&
+        policy.spec?.policyTypes?.includes('Ingress') &&
+        (policy.spec?.ingress ?? []).length === 0,
+    );
+    expect(denyAll.map((policy) => policy.metadata.name)).toHaveLength(1);
+    for (const object of workloads)
+      expect(policiesFor(podLabels(object), 'Ingress').length, object.metadata.name).toBeGreaterThan(0);
+  });
+
+  it('let only the schedulers and the workers reach Redis, on its port, and Redis reach nothing', () => {
+    const redis = bundledRedis();
+    const labels = podLabels(redis.object);
+    const rules = ingressRules(labels);
+    expect(rules.length).toBeGreaterThan(0);
+    for (const rule of rules) {
+      // a rule without ports allows every port
+      expect(rule.ports?.length).toBeGreaterThan(0);
+      for (const port of rule.ports ?? []) expect(containerPort(redis.container, port.port ?? '')).toBe(6379);
+      for (const peer of rule.from ?? []) {
+        // only pods of this namespace, chosen by their labels
+        expect(peer.namespaceSelector).toBeUndefined();
+        expect(peer.ipBlock).toBeUndefined();
+        expect(Object.keys(peer.podSelector ?? {}).length).toBeGreaterThan(0);
+        expect(matches(peer.podSelector, labels), 'Redis itself').toBe(false);
+        expect(matches(peer.podSelector, { app: 'anything-else' })).toBe(false);
+      }
+      expect(rule.from?.length, 'a rule without from allows every peer').toBeGreaterThan(0);
+    }
+    for (const { object, container } of nightshift)
+      expect(
+        rules.some((rule) => (rule.from ?? []).some((peer) => matches(peer.podSelector, podLabels(object)))),
+        container.name,
+      ).toBe(true);
+    const egress = policiesFor(labels, 'Egress');
+    expect(egress.length).toBeGreaterThan(0);
+    expect(egress.flatMap((policy) => policy.spec?.egress ?? [])).toEqual([]);
+  });
+
+  it('let only the namespace labelled to scrape them reach the schedulers and workers, on the ops port alone', () => {
+    const text = readFileSync(join(root, DIR, 'network-policies.yaml'), 'utf8');
+    for (const { object, container } of nightshift) {
+      const rules = ingressRules(podLabels(object));
+      expect(rules.length, container.name).toBeGreaterThan(0);
+      for (const rule of rules) {
+        expect(rule.ports?.length, container.name).toBeGreaterThan(0);
+        for (const port of rule.ports ?? [])
+          expect(containerPort(container, port.port ?? ''), container.name).toBe(DEFAULT_OPS_PORT);
+        expect(rule.from?.length, container.name).toBeGreaterThan(0);
+        for (const peer of rule.from ?? []) {
+          expect(peer.ipBlock, container.name).toBeUndefined();
+          const label = Object.entries(peer.namespaceSelector?.matchLabels ?? {});
+          expect(label, container.name).toEqual([['nightshift/scrapes-ops', 'true']]);
+          // documented where it is set: the command that labels the scraping namespace
+          expect(text).toContain(`kubectl label namespace monitoring ${label[0]?.[0]}=${label[0]?.[1]}`);
+        }
+      }
     }
   });
 });
