@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
 import { describeRedis, isRedisUnreachable, redisRefusal } from '../store/index.js';
+import { registerAdoptCommand } from './commands/adopt.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -63,6 +64,7 @@ export function buildProgram(
   registerSuspendCommands(program, settings);
   registerHoldCommands(program, settings);
   registerDriftCommands(program, settings);
+  registerAdoptCommand(program, settings);
   registerSimCommand(program);
   registerDemoCommand(program, settings);
   return program;

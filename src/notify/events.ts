@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type Finding, FindingSchema, type RunOutcome, type RunSummary } from '../engine/index.js';
+import {
+  type Finding,
+  FindingSchema,
+  type RunOutcome,
+  type RunSummary,
+  STRANDED_RULE,
+} from '../engine/index.js';
 import { NOTIFY_EVENTS, type NotifyEvent } from '../policy/index.js';
 
 /** The outcomes that say something about a job's health; `skipped` and `missed` runs say nothing. */
@@ -44,6 +50,11 @@ export function findingKey(finding: Pick<Finding, 'rule' | 'subject'>): string {
   return JSON.stringify([finding.rule, finding.subject]);
 }
 
+/** A finding of a stranded workspace (see `strandedFinding`). */
+export function isStranded(finding: Pick<Finding, 'rule'>): boolean {
+  return finding.rule === STRANDED_RULE;
+}
+
 function isNotifiable(outcome: RunOutcome): outcome is NotifiableOutcome {
   return (NOTIFIABLE_OUTCOMES as readonly string[]).includes(outcome);
 }
@@ -62,6 +73,8 @@ function byKey(findings: readonly Finding[]): Map<string, Finding> {
  *
  * - `failure`: the run failed; `partial`: some of its targets failed. Raised by every such run.
  * - `recovered`: the run succeeded and the previous run the sink knows of had failed or partly failed.
+ * - `stranded`: the run reports stranded workspaces the sink was not told about (findings of the
+ *   rule `stranded`: paused by nightshift, owned by nobody, so nothing would hand them back).
  * - `findings`: the run reports findings the sink was not told about, or no longer reports some it
  *   was told about (resolved). Only a run that succeeded can resolve a finding: a failed target
  *   reports nothing, which must not read as "fixed". After a failed or partial run the open set
@@ -91,6 +104,7 @@ export function runChange(summary: RunSummary, previous: SinkState | undefined):
   if (outcome === 'partial') raised.add('partial');
   if (outcome === 'succeeded' && (previous?.outcome === 'failed' || previous?.outcome === 'partial'))
     raised.add('recovered');
+  if (newFindings.some(isStranded)) raised.add('stranded');
   if (newFindings.length > 0 || resolvedFindings.length > 0) raised.add('findings');
 
   return {

@@ -1,6 +1,6 @@
 import type { ErrorRecord, Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../engine/index.js';
 import type { NotifyEvent, NotifyFormat, PolicyProblem } from '../policy/index.js';
-import type { NotifiableOutcome } from './events.js';
+import { isStranded, type NotifiableOutcome } from './events.js';
 
 /** What one sink is told about one run: the events it listens to, and what changed. */
 export interface Notification {
@@ -8,9 +8,9 @@ export interface Notification {
   readonly events: readonly NotifyEvent[];
   readonly summary: RunSummary;
   readonly previousOutcome: NotifiableOutcome | undefined;
-  /** Empty unless `events` holds `findings`. */
+  /** Those the sink hears of: every finding when it listens to `findings`, else stranded workspaces only. */
   readonly newFindings: readonly Finding[];
-  /** Empty unless `events` holds `findings`. */
+  /** As `newFindings`. */
   readonly resolvedFindings: readonly Finding[];
 }
 
@@ -149,12 +149,14 @@ const EMOJI: Record<NotifyEvent, string> = {
   failure: ':red_circle:',
   partial: ':large_orange_circle:',
   recovered: ':large_green_circle:',
+  stranded: ':rotating_light:',
   findings: ':mag:',
 };
 const PLAIN: Record<NotifyEvent, string> = {
   failure: 'nightshift:',
   partial: 'nightshift:',
   recovered: 'nightshift:',
+  stranded: 'nightshift:',
   findings: 'nightshift:',
 };
 
@@ -189,6 +191,10 @@ function headline(notification: Notification, plain = false): string {
   }
   if (events.includes('partial')) {
     return `${ICONS.partial} ${job} partly failed: ${summary.counts.failed} of ${plural(summary.counts.total, 'target')} failed${also}`;
+  }
+  if (events.includes('stranded')) {
+    const stranded = notification.newFindings.filter(isStranded).length;
+    return `${ICONS.stranded} ${job}: ${plural(stranded, 'workspace')} paused by nightshift and owned by nobody (stranded): nothing hands them back until \`nightshift adopt\` makes their owner own them again${also}`;
   }
   if (events.includes('recovered')) {
     return `${ICONS.recovered} ${job} recovered: succeeded after a ${notification.previousOutcome === 'partial' ? 'partly failed' : 'failed'} run${also}`;

@@ -1,8 +1,8 @@
 import { Agent, type Dispatcher } from 'undici';
-import type { RunSummary } from '../engine/index.js';
+import type { Finding, RunSummary } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
-import { runChange } from './events.js';
+import { isStranded, runChange } from './events.js';
 import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';
 import type { NotificationMemory } from './memory.js';
 import {
@@ -154,10 +154,11 @@ export class Notifier {
     const change = runChange(summary, previous);
     if (!change) return { sink: name, result: 'unchanged', events: [] };
     const events = change.events.filter((event) => sink.on.includes(event));
-    const hearsFindings = events.includes('findings');
-    // A sink deaf to findings is told none, so it keeps none: should it start listening, it
-    // hears about every open finding.
-    const next = sink.on.includes('findings') ? change.next : { ...change.next, findings: [] };
+    // A sink deaf to findings is told none, so it keeps none (should it start listening, it hears
+    // about every open finding); but those it hears of as stranded workspaces, so each is told once.
+    const heard = (finding: Finding) =>
+      sink.on.includes('findings') || (sink.on.includes('stranded') && isStranded(finding));
+    const next = { ...change.next, findings: change.next.findings.filter(heard) };
     if (events.length === 0) {
       await this.#memory.set(jobName, name, next);
       log.debug({ sink: name, raised: change.events }, 'nothing to notify');
@@ -167,8 +168,8 @@ export class Notifier {
       events,
       summary,
       previousOutcome: change.previousOutcome,
-      newFindings: hearsFindings ? change.newFindings : [],
-      resolvedFindings: hearsFindings ? change.resolvedFindings : [],
+      newFindings: change.newFindings.filter(heard),
+      resolvedFindings: change.resolvedFindings.filter(heard),
     };
     let delivery: Delivery;
     try {

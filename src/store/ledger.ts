@@ -122,6 +122,24 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
     }
   }
 
+  /**
+   * Makes the journal's `entry` owned again, confirmed, unless the workspace has a record by now
+   * (one command: nothing another writer recorded meanwhile is overwritten). Resolves with whether
+   * it was adopted.
+   */
+  async adopt(entry: Ownership, at: Date): Promise<boolean> {
+    const record: Ownership = {
+      ...entry,
+      state: 'confirmed',
+      pausedAt: entry.pausedAt ?? entry.intendedAt,
+      adoptedAt: at.toISOString(),
+    };
+    return (
+      (await this.redis.hsetnx(this.keys.owned, entry.key, JSON.stringify(OwnershipSchema.parse(record)))) ===
+      1
+    );
+  }
+
   async journal(keys?: readonly string[]): Promise<Map<string, Ownership>> {
     if (!keys) return parseRecords(await this.redis.hgetall(this.keys.pauseJournal));
     if (keys.length === 0) return new Map();

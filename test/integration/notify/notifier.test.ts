@@ -62,7 +62,7 @@ async function setup(options: Partial<NotifierOptions> = {}) {
   const policy = parsePolicy(
     `version: 1
 notifications:
-  ops: { url: "\${OPS_WEBHOOK}", on: [failure, partial, findings, recovered], timeout: 1s }
+  ops: { url: "\${OPS_WEBHOOK}", on: [failure, partial, stranded, findings, recovered], timeout: 1s }
   chat: { url: "\${CHAT_WEBHOOK}", format: slack }
   down: { url: "\${DOWN_WEBHOOK}", on: [findings], timeout: 1s }
 jobs:

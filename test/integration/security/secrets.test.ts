@@ -61,7 +61,7 @@ notifications:
   ops:
     url: "\${OPS_WEBHOOK}"
     format: json
-    on: [failure, partial, findings, recovered]
+    on: [failure, partial, stranded, findings, recovered]
 jobs:
   pause-all:
     schedule: "0 20 * * *"

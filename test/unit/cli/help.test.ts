@@ -60,6 +60,7 @@ describe('--help with examples', () => {
   it('covers every command of the program', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
+        'adopt',
         'demo',
         'drift',
         'history',

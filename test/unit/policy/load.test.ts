@@ -209,7 +209,7 @@ jobs:
     expect(policy.notifications.ops).toEqual({
       url: SECRET_VALUES[1],
       format: 'json',
-      on: ['failure', 'partial'],
+      on: ['failure', 'partial', 'stranded'],
       timeout: 10_000,
     });
   });
