@@ -5,6 +5,7 @@ export {
   DEFAULT_REDIS_PREFIX,
   DEFAULT_RUN_PART_SIZE,
   EnvironmentSchema,
+  MIN_POLICY_KEY_LENGTH,
   type RedisAddress,
   VARIABLES,
 } from './schema.js';
@@ -14,6 +15,7 @@ export {
   configuredRedis,
   type Environment,
   loadSettings,
+  policyKeys,
   type RedisTls,
   type RedisTopology,
   type Settings,
