@@ -29,7 +29,7 @@ import {
   type RunStarts,
   type Suspensions,
 } from '../store/index.js';
-import { PolicyCache, type RunPolicy } from './policy-cache.js';
+import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import { type Admission, RunGate } from './run-gate.js';
 import { queueSplitter } from './run-parts.js';
@@ -143,7 +143,7 @@ export class RunWorker {
       ttlMs: 3 * this.#lockDurationMs,
       log: options.log,
     });
-    this.#policies = new PolicyCache(options);
+    this.#policies = new PolicyCache({ ...options, onRefused: reportRefusal(options.log, options.metrics) });
     this.#gate = new RunGate({
       ticks: new TickGate({ now: this.#now, signal: this.#closing.signal }),
       lock: this.#lock,
@@ -434,7 +434,8 @@ function runRequest(
     job: policyJob,
     trigger: data.trigger,
     scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-    dryRun: data.dryRun,
+    // a job the signed policy makes a dry run stays one, whatever a run's data in Redis says
+    dryRun: data.dryRun || policyJob.dryRun,
     deliveries: deliveriesOf(job),
     pricing: policy.pricing,
   };

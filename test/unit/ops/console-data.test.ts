@@ -126,6 +126,7 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
         loadedAt: '2026-11-25T08:00:00.000Z',
         host: 'sched-1',
         text: POLICY,
+        stored: { text: POLICY, verdict: 'signed' as const },
       }),
       rejected: async () => undefined,
     },
