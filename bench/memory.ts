@@ -191,7 +191,7 @@ async function realSummary(targets: number): Promise<RunSummary> {
     return await executeRun(
       {
         api,
-        io: nodeActionIo(process.env),
+        io: nodeActionIo({ environment: process.env }),
         actions,
         checkpoints: new MemoryCheckpointStore(),
         log: silentLogger,

@@ -68,7 +68,7 @@ const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
   prefix,
   api,
-  io: nodeActionIo(process.env),
+  io: nodeActionIo({ environment: process.env }),
   actions,
   registry: actionRegistry,
   env: {},

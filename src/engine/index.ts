@@ -32,7 +32,7 @@ export {
   trimListing,
 } from './fleet-listing.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
-export { nodeActionIo } from './node-action-io.js';
+export { type NodeActionIoOptions, nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
 export {
   AttemptsFailedError,
@@ -52,6 +52,12 @@ export {
   splitTargets,
 } from './run-parts.js';
 export { type SavingsReport, savingsReport } from './savings.js';
+export {
+  isNightshiftVariable,
+  SINK_BASE_ENVIRONMENT,
+  type SinkCommandAllowlist,
+  sinkProgramRefusal,
+} from './sink-commands.js';
 export * from './summary.js';
 export * from './targets.js';
 export { TickGate, type TickGateOptions } from './tick-gate.js';

@@ -205,7 +205,7 @@ export class Engine {
       redis,
       prefix: this.prefix,
       api,
-      io: nodeActionIo(process.env),
+      io: nodeActionIo({ environment: process.env }),
       actions,
       registry: actionRegistry,
       env: {},

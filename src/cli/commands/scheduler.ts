@@ -8,7 +8,7 @@ import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
-import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { loadOrReport, policyCommandDeps, sinkCommandProblems } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
   cliLogger,
@@ -68,7 +68,8 @@ export async function startSchedulerRole(
     metrics,
     log,
     env: settings.environment,
-    check,
+    // a job this machine could not run refuses the edit, like an invalid one
+    check: (policy) => [...(check?.(policy) ?? []), ...sinkCommandProblems(policy, settings.sinks.commands)],
   });
   await reloader.load(await readFile(file, 'utf8'));
   await scheduler.start();

@@ -68,7 +68,7 @@ export function startWorkerRole(
     prefix: runtime.prefix,
     api,
     actions,
-    io: nodeActionIo(settings.environment),
+    io: nodeActionIo({ environment: settings.environment, sinkCommands: settings.sinks.commands }),
     registry: actionRegistry,
     env: settings.environment,
     policies: runtime.policies,
