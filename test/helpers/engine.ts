@@ -370,6 +370,24 @@ export function startCli(
   };
 }
 
+/** The JSON log lines a CLI process printed so far (NIGHTSHIFT_LOG_FORMAT=json), parsed. */
+export function logLines(cli: CliProcess): LogLine[] {
+  return cli
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** The first log line with this message the process prints (within 15 s); failing, its output says why. */
+export async function logged(cli: CliProcess, msg: string): Promise<LogLine> {
+  return eventually(msg, () => logLines(cli).find((line) => line.msg === msg), 15_000).catch(
+    (error: Error) => {
+      throw new Error(`${error.message}\n--- output:\n${cli.output()}`);
+    },
+  );
+}
+
 /** What a test file's harness gives its tests. */
 export interface EngineHarness {
   readonly server: TestRedis;
