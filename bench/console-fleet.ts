@@ -26,6 +26,7 @@ import {
   Suspensions,
   startLocalRedis,
 } from '../src/store/index.js';
+import { harnessKeyring } from './harness/policy-key.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
 
   const state = fleetStateStores(redis, prefix);
   const listings = new RedisFleetListings(redis, { prefix });
-  const policies = new PolicyStore(redis, { prefix });
+  const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
   await policies.setCurrent(await policies.put(POLICY));
   const saveStarted = performance.now();
   await listings.save({ at: new Date().toISOString(), runId: 'bench-run', job: 'office-hours', workgroups });

@@ -64,6 +64,7 @@ import { redisKeys } from '../src/store/keys.js';
 import { startLocalRedis } from '../src/store/local-server.js';
 import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
+import { HARNESS_POLICY_KEY, harnessKeyring } from './harness/policy-key.js';
 
 const API_KEY = 'bench-key';
 /** Workgroups are named `partNN-<seeded name>` with NN = index mod PARTS, so K shards (K dividing PARTS) are K sets of globs. */
@@ -297,6 +298,7 @@ async function bench(): Promise<void> {
         NIGHTSHIFT_REDIS_PREFIX: prefix,
         NIGHTSHIFT_API_URL: sim.url,
         NIGHTSHIFT_API_KEY: API_KEY,
+        NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
         NIGHTSHIFT_WORKER_CONCURRENCY: '1',
         NIGHTSHIFT_LOG_FORMAT: 'json',
         NIGHTSHIFT_LOG_LEVEL: variant.logLevel ?? 'info',
@@ -343,7 +345,7 @@ async function bench(): Promise<void> {
         ]),
       ].join('\n');
       parsePolicy(text, 'fleet-pause.yaml', { registry: actionRegistry, env: {} });
-      const policySha = await new PolicyStore(redis, { prefix }).put(text);
+      const policySha = await new PolicyStore(redis, { prefix, keyring: harnessKeyring() }).put(text);
 
       for (let r = 0; r < repeat; r++) {
         await reset();

@@ -32,6 +32,7 @@ import { startLocalRedis } from '../src/store/local-server.js';
 import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
 import { Suspensions } from '../src/store/suspensions.js';
+import { harnessKeyring } from './harness/policy-key.js';
 
 const { values } = parseArgs({
   options: {
@@ -106,7 +107,7 @@ async function schedulerChild(jobs: number, url: string): Promise<void> {
   const redis = createRedis({ url, role: 'bench' });
   const prefix = `mem${jobs}`;
   const history = new RunHistory(redis, { prefix });
-  const policies = new PolicyStore(redis, { prefix });
+  const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
   const queue = createRunQueue({ connection: redis, prefix });
   const scheduler = new Scheduler({
     redis,
@@ -190,7 +191,7 @@ async function realSummary(targets: number): Promise<RunSummary> {
     return await executeRun(
       {
         api,
-        io: nodeActionIo(process.env),
+        io: nodeActionIo({ environment: process.env }),
         actions,
         checkpoints: new MemoryCheckpointStore(),
         log: silentLogger,

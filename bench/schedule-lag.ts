@@ -29,6 +29,7 @@ import { startLocalRedis } from '../src/store/local-server.js';
 import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
 import { Suspensions } from '../src/store/suspensions.js';
+import { harnessKeyring } from './harness/policy-key.js';
 
 const jobs = Number(process.argv[2] ?? 1000);
 const ticks = Number(process.argv[3] ?? 2);
@@ -60,14 +61,14 @@ const redis = createRedis({ url: redisServer.url, role: 'bench' });
 const prefix = 'lag';
 const queue = createRunQueue({ connection: redis, prefix, keepFinished: 4 * jobs * ticks });
 const history = new RunHistory(redis, { prefix, retention: { maxRunsPerJob: 100, maxRunsTotal: 100_000 } });
-const policies = new PolicyStore(redis, { prefix });
+const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
 ApiClient.prepare(); // as the worker role does at start
 const api = new ApiClient({ baseUrl: sim.url, apiKey: 'sim-api-key' });
 const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
   prefix,
   api,
-  io: nodeActionIo(process.env),
+  io: nodeActionIo({ environment: process.env }),
   actions,
   registry: actionRegistry,
   env: {},

@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     const summary = await executeRun(
       {
         api,
-        io: nodeActionIo(process.env),
+        io: nodeActionIo({ environment: process.env }),
         actions,
         checkpoints: new MemoryCheckpointStore(),
         log,

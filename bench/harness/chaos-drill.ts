@@ -52,6 +52,7 @@ import { redisKeys } from '../../src/store/keys.js';
 import { type LocalRedis, startLocalRedis } from '../../src/store/local-server.js';
 import { createRedis } from '../../src/store/redis.js';
 import { eventually } from './eventually.js';
+import { HARNESS_POLICY_KEY } from './policy-key.js';
 
 export interface ChaosDrillOptions {
   /** Workgroups in the simulated fleet; every workspace starts Active. Default 20. */
@@ -488,6 +489,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       NIGHTSHIFT_REDIS_PREFIX: prefix,
       NIGHTSHIFT_API_URL: sim.url,
       NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+      NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
       NIGHTSHIFT_API_RATE_LIMIT: '',
       NIGHTSHIFT_API_TIMEOUT_MS: String(options.apiTimeoutMs),
       NIGHTSHIFT_LOCK_MS: String(options.lockMs),

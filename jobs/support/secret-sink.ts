@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../../src/api/index.js';
 import {
   DurationSchema,
+  isNightshiftVariable,
   type PlanContext,
   SecretSinkError,
   type SecretSinkIo,
@@ -20,15 +21,33 @@ const FileSinkSchema = z.strictObject({
     .refine(isAbsolute, 'a secret sink file must be an absolute path (it is written on the worker)')
     .meta({
       description:
-        'Absolute path of a JSON-lines file on the worker that runs the job; created with mode 0600, refused if group or others have any permission on it.',
+        'Absolute path of a JSON-lines file on the worker that runs the job; created with mode 0600. Refused: a symbolic link, a file of another user or that group or others have any permission on, a directory of another user (root aside) or that group or others may write to.',
     }),
 });
 
 const CommandSinkSchema = z.strictObject({
   command: z.array(z.string().min(1)).min(1, 'a secret sink command needs at least the program to run').meta({
     description:
-      'Program and arguments, run without a shell; the secret arrives as JSON on stdin, its identity also in NIGHTSHIFT_SECRET_* variables. A non-zero exit fails the target.',
+      'Program and arguments, run without a shell; the secret arrives as JSON on stdin, its identity also in NIGHTSHIFT_SECRET_* variables. A non-zero exit fails the target. A worker with NIGHTSHIFT_SINK_COMMANDS runs only the programs it lists.',
   }),
+  env: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z_][A-Za-z0-9_]*$/,
+          'a variable name: letters, digits and _, not starting with a digit',
+        )
+        .refine((name) => !isNightshiftVariable(name), {
+          error: (issue) =>
+            `${String(issue.input)} is one of nightshift's own settings (REDIS_URL, NIGHTSHIFT_*: its credentials among them), never passed to a sink command`,
+        }),
+    )
+    .optional()
+    .meta({
+      description:
+        "Names of the worker's environment variables the command also gets. It sees only these, PATH, HOME and its NIGHTSHIFT_SECRET_* variables: none of the worker's credentials.",
+    }),
   timeout: DurationSchema.refine(
     (ms) => ms <= MAX_COMMAND_TIMEOUT_MS,
     'a secret sink command timeout must be at most 10m',
@@ -77,6 +96,20 @@ export function secretIdentity(ctx: PlanContext, ws: SelectedWorkspace, username
  * (same `secretId`, no password) after that call succeeded.
  */
 export type SecretState = { state: 'pending'; password: string } | { state: 'current' };
+
+/**
+ * The program a job's secret sink runs, and where it is written within the job's `with:`, for a
+ * refusal at its place in the file. Every action with a sink takes it as its `sink` parameter.
+ */
+export function sinkProgram(
+  params: Readonly<Record<string, unknown>>,
+): { path: (string | number)[]; program: string } | undefined {
+  const sink = params.sink;
+  if (typeof sink !== 'object' || sink === null || !('command' in sink) || !Array.isArray(sink.command))
+    return undefined;
+  const [program] = sink.command as unknown[];
+  return typeof program === 'string' ? { path: ['sink', 'command', 0], program } : undefined;
+}
 
 /** How errors and summaries name a sink: its path, or the program it runs. */
 export function describeSink(sink: SecretSink): string {
@@ -163,6 +196,7 @@ export async function deliverSecret(
         NIGHTSHIFT_SECRET_WORKSPACE_ID: identity.workspaceId,
         NIGHTSHIFT_SECRET_USERNAME: identity.username,
       },
+      passEnv: sink.env ?? [],
       timeoutMs: sink.timeout ?? DEFAULT_COMMAND_TIMEOUT_MS,
       signal,
     });

@@ -41,7 +41,7 @@ export function inlineRunner(settings: Settings, jobs: readonly PolicyJob[]): In
       const summary = await executeRun(
         {
           api,
-          io: nodeActionIo(settings.environment),
+          io: nodeActionIo({ environment: settings.environment, sinkCommands: settings.sinks.commands }),
           actions,
           checkpoints: new MemoryCheckpointStore(),
           log,

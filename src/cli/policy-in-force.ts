@@ -73,8 +73,13 @@ export async function policyInForce(
       why: `no scheduler has recorded the policy it runs in this Redis under prefix "${redisPrefix}"`,
     };
   const source = `the policy the schedulers run (sha ${current.sha.slice(0, 12)}, loaded ${current.loadedAt} on ${current.host})`;
-  if (current.text === undefined) return { known: false, why: `${source} has expired from Redis` };
-  return { known: true, names: suspendableNames(current.text, `policy ${current.sha.slice(0, 12)}`), source };
+  const { stored } = current;
+  if (stored === undefined) return { known: false, why: `${source} has expired from Redis` };
+  // Names only, never run: without a key this command cannot tell a forged policy in force from
+  // the real one, and anyone who can forge it can write a suspension directly anyway.
+  if (stored.verdict !== 'signed' && stored.verdict !== 'unchecked')
+    return { known: false, why: `${source} is not signed with this process's NIGHTSHIFT_POLICY_KEY` };
+  return { known: true, names: suspendableNames(stored.text, `policy ${current.sha.slice(0, 12)}`), source };
 }
 
 /**

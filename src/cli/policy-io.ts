@@ -1,14 +1,18 @@
 import { actionRegistry } from '../../jobs/index.js';
+import { sinkProgram } from '../../jobs/support/secret-sink.js';
 import type { Settings } from '../config/index.js';
+import { type SinkCommandAllowlist, sinkProgramRefusal } from '../engine/index.js';
 import {
   type ActionCatalog,
   checkPolicyFile,
   formatProblem,
   isWarning,
   type Policy,
+  type PolicyCheck,
   type PolicyEnv,
   type PolicyJob,
   type PolicyProblem,
+  sortProblems,
 } from '../policy/index.js';
 import type { Suspension } from '../store/index.js';
 import { EXIT, formatUsageError, UsageError } from './exit.js';
@@ -30,6 +34,8 @@ export interface PolicyCommandDeps {
    * Rejects when Redis is configured but cannot be read.
    */
   readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
+  /** The programs a sink command may run on this machine (`NIGHTSHIFT_SINK_COMMANDS`); undefined: any. */
+  readonly sinkCommands: SinkCommandAllowlist;
 }
 
 /** `${VAR}`s resolve in the variables `settings` were read from. */
@@ -47,6 +53,7 @@ export function policyCommandDeps(
       process.exitCode = code;
     },
     suspensions: async () => undefined,
+    sinkCommands: settings.sinks.commands,
     ...overrides,
   };
 }
@@ -56,15 +63,42 @@ export function policyCommandDeps(
  * do not stop the command: they are printed on stderr (`file:line:col: warning: message`).
  */
 export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise<Policy> {
-  const { problems, policy } = await checkPolicyFile(file, {
-    registry: deps.registry,
-    env: deps.env,
-    now: deps.now(),
-  });
+  const check = await checkPolicyFile(file, { registry: deps.registry, env: deps.env, now: deps.now() });
+  const { problems, policy } = withSinkCommands(check, deps.sinkCommands);
   if (!policy) throw invalidPolicy(problems);
   const warnings = problems.filter(isWarning);
   if (warnings.length > 0) deps.stderr(`${warnings.map(formatProblem).join('\n')}\n`);
   return policy;
+}
+
+/**
+ * Every job's secret sink command whose program this machine does not allow
+ * (`NIGHTSHIFT_SINK_COMMANDS`), as a problem at the program in the file: a policy refused where
+ * the variable is known, before a worker refuses the command when the sink is used.
+ */
+export function sinkCommandProblems(policy: Policy, allowed: SinkCommandAllowlist): PolicyProblem[] {
+  return policy.jobs.flatMap((job) => {
+    const sink = sinkProgram(job.params);
+    const refusal = sink && sinkProgramRefusal(sink.program, allowed);
+    if (!sink || !refusal) return [];
+    const path = ['jobs', job.name, 'with', ...sink.path];
+    // a program from a ${VAR} is shown as written
+    const written = job.secretParams.find((param) => param.path === sink.path.join('.'))?.written;
+    const shown = written === undefined ? JSON.stringify(sink.program) : `from ${JSON.stringify(written)}`;
+    return [
+      {
+        ...policy.locate(path),
+        message: `${path.join('.')}: the sink command's program ${shown} may not run here: ${refusal}`,
+      },
+    ];
+  });
+}
+
+/** `check` with the refused sink commands among its problems; such a policy is not usable here. */
+export function withSinkCommands(check: PolicyCheck, allowed: SinkCommandAllowlist): PolicyCheck {
+  const refused = check.policy ? sinkCommandProblems(check.policy, allowed) : [];
+  if (refused.length === 0) return check;
+  return { problems: sortProblems([...check.problems, ...refused]), policy: undefined };
 }
 
 /** The usage error for a policy with problems. */

@@ -12,7 +12,7 @@ import {
   parsePolicy,
 } from '../policy/index.js';
 import type { Scheduler } from '../scheduler/index.js';
-import { PolicyStore, policySha, type RedisConnection } from '../store/index.js';
+import { type PolicyStore, policySha } from '../store/index.js';
 
 /** An edit of the policy file the scheduler refused, and why. */
 export interface RejectedEdit {
@@ -91,9 +91,12 @@ export interface PolicyReloaderOptions {
   file: string;
   scheduler: Scheduler;
   status: PolicyStatus;
-  /** Where replicas claim a notice, so only one of them sends it. */
-  redis: RedisConnection;
-  prefix: string;
+  /**
+   * The policies in Redis, signed and checked with this process's keys: the policy in force a
+   * first load falls back on, where a refused edit is recorded and where replicas claim a notice,
+   * so only one of them sends it.
+   */
+  policies: PolicyStore;
   /** Tells the policy's sinks about a rejected edit, and about its fix. */
   notifier: Notifier;
   metrics?: Metrics | undefined;
@@ -172,7 +175,8 @@ export class PolicyReloader {
 
   /** The policy a scheduler of this installation last loaded, if it is still stored and still parses here. */
   async #inForce(): Promise<{ policy: Policy; text: string; sha: string; loadedAt: string } | undefined> {
-    const current = await new PolicyStore(this.#options.redis, { prefix: this.#options.prefix }).current();
+    // only a text signed with this process's key: anyone who can write to Redis can name another
+    const current = await this.#options.policies.current();
     if (!current?.text) return undefined;
     try {
       return {
@@ -260,7 +264,7 @@ export class PolicyReloader {
    * logged, and this process's `/readyz` still reports the edit.
    */
   async #recordRejected(edit: RejectedEdit): Promise<void> {
-    const { redis, prefix, log } = this.#options;
+    const { policies, log } = this.#options;
     const record = {
       sha: edit.sha,
       at: edit.at,
@@ -269,7 +273,7 @@ export class PolicyReloader {
       ...(edit.error === undefined ? {} : { error: edit.error }),
     };
     try {
-      const recorded = await within(new PolicyStore(redis, { prefix }).setRejected(record), REDIS_TIMEOUT_MS);
+      const recorded = await within(policies.setRejected(record), REDIS_TIMEOUT_MS);
       if (recorded === 'timeout')
         log.warn('Redis did not answer: the rejected policy edit is recorded once it does');
     } catch (error) {
@@ -297,12 +301,9 @@ export class PolicyReloader {
 
   /** Whether this process is the one to send the notice: the first to claim it in Redis. */
   async #claim(event: PolicyNotice['event'], sha: string): Promise<boolean> {
-    const { redis, prefix, log } = this.#options;
+    const { policies, log } = this.#options;
     try {
-      const claimed = await within(
-        new PolicyStore(redis, { prefix }).claimNotice(event, sha, NOTICE_CLAIM_MS),
-        REDIS_TIMEOUT_MS,
-      );
+      const claimed = await within(policies.claimNotice(event, sha, NOTICE_CLAIM_MS), REDIS_TIMEOUT_MS);
       if (claimed !== 'timeout') return claimed;
       log.warn({ policyEvent: event }, 'Redis did not answer: sending the policy notification unclaimed');
       return true;

@@ -10,6 +10,7 @@ import {
   configuredRedis,
   type Environment,
   loadSettings,
+  policyKeys,
   type RedisTopology,
   type Settings,
   serviceRedis,
@@ -24,6 +25,7 @@ import {
   describeRedis,
   fleetStateStores,
   LocalRateLimiter,
+  PolicyKeyring,
   PolicyStore,
   RedisCheckpointStore,
   type RedisConnection,
@@ -139,6 +141,40 @@ function observeApiCall(
   };
 }
 
+/**
+ * The policy keys of `NIGHTSHIFT_POLICY_KEY` (or its file), or undefined when none is set. A
+ * file that cannot be read is bad usage (exit 2).
+ */
+export function configuredPolicyKeyring(settings: Settings): PolicyKeyring | undefined {
+  const keys = asUsage(() => policyKeys(settings));
+  return keys ? PolicyKeyring.of(keys) : undefined;
+}
+
+/**
+ * The policy keys for a role that stores policies in Redis or runs them from it, or a UsageError
+ * (exit 2, before anything starts) naming the variable and `why` the role needs it.
+ */
+export function requiredPolicyKeyring(settings: Settings, why: string): PolicyKeyring {
+  const keyring = configuredPolicyKeyring(settings);
+  if (!keyring)
+    throw new UsageError(`NIGHTSHIFT_POLICY_KEY (or NIGHTSHIFT_POLICY_KEY_FILE) is not set; ${why}`);
+  return keyring;
+}
+
+/**
+ * The policy keys of `start` and `demo`, which run their scheduler and worker in one process: the
+ * configured ones, else a key this process makes up, so one process needs no setup. Its worker
+ * then runs only what its own scheduler stored; a run queued from elsewhere is refused, saying so.
+ */
+export function processPolicyKeyring(settings: Settings, log: Logger): PolicyKeyring {
+  const configured = configuredPolicyKeyring(settings);
+  if (configured) return configured;
+  log.info(
+    'NIGHTSHIFT_POLICY_KEY is not set: policies are signed with a key of this process, so its worker runs only what its own scheduler queues (set the key here and for `nightshift run` to queue runs from elsewhere)',
+  );
+  return PolicyKeyring.local();
+}
+
 /** Everything the Redis-backed roles share. */
 export interface RedisRuntime {
   redis: RedisConnection;
@@ -174,13 +210,17 @@ function connect(
  * The Redis every role shares: the one the settings name (`REDIS_URL`, a cluster or Sentinels),
  * else the default local one. `oneShot` commands (run, history, suspend) fail after a few
  * reconnect attempts instead of waiting out an outage in the offline queue; services wait, since
- * Redis coming back is normal.
+ * Redis coming back is normal. Policies are signed and checked with `keyring` (default: the
+ * configured keys, if any; without keys nothing can be stored and no stored text is vouched for).
  */
 export function redisRuntime(
   settings: Settings,
   log: Logger,
   role: string,
-  { oneShot = false } = {},
+  {
+    oneShot = false,
+    keyring = configuredPolicyKeyring(settings),
+  }: { oneShot?: boolean; keyring?: PolicyKeyring | undefined } = {},
 ): RedisRuntime {
   const redis = connect(() => serviceRedis(settings), {
     log,
@@ -202,7 +242,7 @@ export function redisRuntime(
       },
     }),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
-    policies: new PolicyStore(redis, { prefix: keyPrefix }),
+    policies: new PolicyStore(redis, { prefix: keyPrefix, keyring }),
     checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
     queue,
     state: fleetStateStores(redis, keyPrefix),
@@ -275,11 +315,16 @@ export async function redisSuspensions(
 }
 
 /**
- * Whether Redis holds a policy in force (one a scheduler of this installation loaded) for a
- * service to run while its own file has problems. Asked once, within a few seconds: a start on a
- * bad file does not wait for a Redis that does not answer (it is then bad usage, exit 2).
+ * Whether Redis holds a policy in force (one a scheduler of this installation loaded, signed with
+ * one of `keyring`'s keys) for a service to run while its own file has problems: undefined when it
+ * does, else why not. Asked once, within a few seconds: a start on a bad file does not wait for a
+ * Redis that does not answer (it is then bad usage, exit 2).
  */
-export async function policyInForceStored(settings: Settings): Promise<boolean> {
+export async function policyInForceStored(
+  settings: Settings,
+  keyring: PolicyKeyring,
+): Promise<string | undefined> {
+  const none = 'no policy is in force in Redis to run until it is fixed (a first start needs a valid file)';
   let redis: RedisConnection;
   try {
     redis = connectRedis({
@@ -290,12 +335,15 @@ export async function policyInForceStored(settings: Settings): Promise<boolean> 
       retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
     });
   } catch {
-    return false;
+    return none;
   }
   try {
-    return (await new PolicyStore(redis, { prefix: settings.redis.prefix }).current())?.text !== undefined;
+    const current = await new PolicyStore(redis, { prefix: settings.redis.prefix, keyring }).current();
+    if (current?.text !== undefined) return undefined;
+    if (current?.stored === undefined) return none;
+    return `the policy in force in Redis (${current.sha.slice(0, 12)}) is not signed with this process's NIGHTSHIFT_POLICY_KEY, so it cannot run meanwhile either`;
   } catch {
-    return false;
+    return none;
   } finally {
     redis.disconnect();
   }

@@ -6,6 +6,7 @@ export {
   DEFAULT_REDIS_PREFIX,
   DEFAULT_RUN_PART_SIZE,
   EnvironmentSchema,
+  MIN_POLICY_KEY_LENGTH,
   type RedisAddress,
   VARIABLES,
 } from './schema.js';
@@ -16,6 +17,7 @@ export {
   type Environment,
   insecureHttpAllowed,
   loadSettings,
+  policyKeys,
   type RedisTls,
   type RedisTopology,
   type Settings,

@@ -58,6 +58,46 @@ function port(value: string): number | 'off' | Problem {
     : new Problem(`must be a port number (0 for any free port) or off, got "${value}"`);
 }
 
+/** Shortest policy key taken: 32 characters (`openssl rand -hex 32` makes 64), too many to guess offline from a signature. */
+export const MIN_POLICY_KEY_LENGTH = 32;
+
+/**
+ * One or more policy keys, separated by commas or blanks: each one signs and each one verifies,
+ * so a key change lists the old and the new key for a while. The problem gives counts and
+ * lengths only, never a key.
+ */
+export function splitPolicyKeys(value: string): { keys: string[] } | { problem: string } {
+  const keys = value.split(/[\s,]+/).filter(Boolean);
+  const short = keys.findIndex((key) => key.length < MIN_POLICY_KEY_LENGTH);
+  if (keys.length > 0 && short === -1) return { keys };
+  return {
+    problem: `must hold keys of at least ${MIN_POLICY_KEY_LENGTH} characters each (openssl rand -hex 32 makes one), separated by commas or blanks; ${keys.length === 0 ? 'none given' : `key ${short + 1} of ${keys.length} is shorter`}`,
+  };
+}
+
+function policyKeyList(value: string): string[] | Problem {
+  const split = splitPolicyKeys(value);
+  return 'keys' in split ? split.keys : new Problem(split.problem);
+}
+
+/**
+ * `none`, or absolute program paths separated by commas: the programs secret sink commands may
+ * run. A relative name would depend on the PATH the command finds.
+ */
+function programList(value: string): ReadonlySet<string> | Problem {
+  if (value.toLowerCase() === 'none') return new Set();
+  const programs = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const relative = programs.find((program) => !program.startsWith('/'));
+  if (programs.length === 0 || relative !== undefined)
+    return new Problem(
+      `must be none or absolute program paths separated by commas (e.g. /usr/local/bin/store-secret), got "${relative ?? value}"`,
+    );
+  return new Set(programs);
+}
+
 /** Where a Redis node or a Sentinel listens. */
 export interface RedisAddress {
   readonly host: string;
@@ -135,6 +175,9 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_HTTP_PORT: variable(port),
     NIGHTSHIFT_UI_TOKEN: text(),
     NIGHTSHIFT_UI_TOKEN_FILE: text(),
+    NIGHTSHIFT_POLICY_KEY: variable(policyKeyList),
+    NIGHTSHIFT_POLICY_KEY_FILE: text(),
+    NIGHTSHIFT_SINK_COMMANDS: variable(programList),
     // https://no-color.org: any non-empty value, even blanks
     NO_COLOR: z
       .string()
@@ -156,6 +199,11 @@ export const EnvironmentSchema = z
       env.NIGHTSHIFT_API_URL &&
       plainHttpProblem(env.NIGHTSHIFT_API_URL, 'the API key', env.NIGHTSHIFT_ALLOW_INSECURE_HTTP);
     if (plainHttp) ctx.addIssue({ code: 'custom', message: `NIGHTSHIFT_API_URL is ${plainHttp}` });
+    if (env.NIGHTSHIFT_POLICY_KEY && env.NIGHTSHIFT_POLICY_KEY_FILE)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'NIGHTSHIFT_POLICY_KEY and NIGHTSHIFT_POLICY_KEY_FILE are both set; set only one of them',
+      });
     for (const problem of redisTopologyProblems(env)) ctx.addIssue({ code: 'custom', message: problem });
   });
 

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
 import { INSECURE_HTTP_VARIABLE } from './plain-http.js';
-import { DEFAULT_REDIS_URL, EnvironmentSchema, type LogLevel, type RedisAddress } from './schema.js';
+import {
+  DEFAULT_REDIS_URL,
+  EnvironmentSchema,
+  type LogLevel,
+  type RedisAddress,
+  splitPolicyKeys,
+} from './schema.js';
 
 /** Environment variables by name, as a process has them. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -61,6 +67,15 @@ export interface Settings {
     readonly port: number | 'off' | undefined;
     readonly uiToken: string | undefined;
     readonly uiTokenFile: string | undefined;
+  };
+  /** The keys policy texts in Redis are signed and checked with; `policyKeys` reads them. */
+  readonly policy: {
+    readonly keys: readonly string[] | undefined;
+    readonly keyFile: string | undefined;
+  };
+  readonly sinks: {
+    /** `NIGHTSHIFT_SINK_COMMANDS`: the programs a sink command may run (empty: none); undefined: any. */
+    readonly commands: ReadonlySet<string> | undefined;
   };
   readonly terminal: {
     /** `NO_COLOR` set to anything. */
@@ -132,6 +147,8 @@ export function loadSettings(env: Environment): Settings {
       uiToken: v.NIGHTSHIFT_UI_TOKEN,
       uiTokenFile: v.NIGHTSHIFT_UI_TOKEN_FILE,
     },
+    policy: { keys: v.NIGHTSHIFT_POLICY_KEY, keyFile: v.NIGHTSHIFT_POLICY_KEY_FILE },
+    sinks: { commands: v.NIGHTSHIFT_SINK_COMMANDS },
     terminal: { noColor: v.NO_COLOR, dumb: v.TERM === 'dumb', ci: v.CI },
     user: v.USER,
     environment: Object.freeze({ ...env }),
@@ -283,6 +300,22 @@ export function apiCredentials(settings: Settings): ApiCredentials {
 /** The token the ops server asks for: `NIGHTSHIFT_UI_TOKEN`, else the file `NIGHTSHIFT_UI_TOKEN_FILE` names. */
 export function uiToken(settings: Settings): string | undefined {
   return secret('NIGHTSHIFT_UI_TOKEN_FILE', settings.http.uiToken, settings.http.uiTokenFile);
+}
+
+/**
+ * The policy keys: `NIGHTSHIFT_POLICY_KEY`, else those in the file `NIGHTSHIFT_POLICY_KEY_FILE`
+ * names (one or more, separated by commas, blanks or lines); undefined when neither is set. A
+ * file that cannot be read or holds no usable key is a ConfigError naming the variable only.
+ */
+export function policyKeys(settings: Settings): readonly string[] | undefined {
+  const { keys, keyFile } = settings.policy;
+  if (keys || !keyFile) return keys;
+  const read = readSecretFile('NIGHTSHIFT_POLICY_KEY_FILE', keyFile);
+  if (read instanceof ConfigError) throw read;
+  const split = splitPolicyKeys(read);
+  if ('problem' in split)
+    throw new ConfigError(`NIGHTSHIFT_POLICY_KEY_FILE names a file that ${split.problem}`);
+  return split.keys;
 }
 
 /** A secret mounted as a file, trimmed; the problem names the variable, never the content. */

@@ -90,8 +90,13 @@ export interface SinkCommand {
   argv: readonly string[];
   /** Written to its stdin. */
   input: string;
-  /** Variables on top of the worker's environment. */
+  /** Its own variables (the `NIGHTSHIFT_SECRET_*` ones). */
   env: Readonly<Record<string, string>>;
+  /**
+   * Names of the worker's variables it also gets (the sink's `env:`); besides these only `PATH` and
+   * `HOME`: never the worker's credentials.
+   */
+  passEnv: readonly string[];
   /** Killed, and failed, when it has not exited by then. */
   timeoutMs: number;
   /** Kills it, and fails, when aborted. */
@@ -104,14 +109,19 @@ export interface SinkCommand {
  */
 export interface SecretSinkIo {
   /**
-   * Appends `line` to the file at `path`, created with mode 0600, and resolves once it is synced
-   * to disk. Refuses a file that is not a regular file or that group or others have any
-   * permission on (checked on the open file, so one swapped in between cannot slip through).
+   * Appends `line` to the file at `path`, created with mode 0600, and resolves once it (and the
+   * directory entry of a file it created) is synced to disk. Refuses a symbolic link, a file that is
+   * not a regular file, not this process's user's, or that group or others have any permission on
+   * (checked on the open file, so one swapped in between cannot slip through), and a directory that
+   * is not the user's or root's or that group or others may write to.
    */
   appendToFile(path: string, line: string): Promise<void>;
-  /** Finds, writing nothing, what `appendToFile` would refuse: a shared file, a missing directory. */
+  /** Finds, writing nothing, what `appendToFile` would refuse: a shared file or directory, a missing one. */
   checkFile(path: string): Promise<void>;
-  /** Runs the command and resolves when it exits 0. Its stdout and stderr are discarded, never logged. */
+  /**
+   * Runs the command and resolves when it exits 0; refuses a program this machine does not allow
+   * (`NIGHTSHIFT_SINK_COMMANDS`). Its stdout and stderr are discarded, never logged.
+   */
   runCommand(command: SinkCommand): Promise<void>;
 }
 

@@ -35,7 +35,7 @@ export * from './holds.js';
 export { type IdempotentOutcome, type IdempotentStep, idempotentStep } from './idempotent-step.js';
 export { type ExecutionLease, LeaseExpiredError, leasedApi } from './lease.js';
 export { MemoryOwnershipLedger } from './memory-ledger.js';
-export { nodeActionIo } from './node-action-io.js';
+export { type NodeActionIoOptions, nodeActionIo } from './node-action-io.js';
 export * from './ownership.js';
 export {
   AttemptsFailedError,
@@ -55,6 +55,12 @@ export {
   splitTargets,
 } from './run-parts.js';
 export { type SavingsReport, savingsReport } from './savings.js';
+export {
+  isNightshiftVariable,
+  SINK_BASE_ENVIRONMENT,
+  type SinkCommandAllowlist,
+  sinkProgramRefusal,
+} from './sink-commands.js';
 export { STRANDED_RULE, strandedFinding, strandedSubject } from './stranded.js';
 export * from './summary.js';
 export * from './targets.js';

@@ -100,6 +100,7 @@ export class Metrics {
   readonly #policyInfo: Gauge<'sha'>;
   readonly #policyRejected: Gauge;
   readonly #reloadFailures: Counter;
+  readonly #policyRefusals: Counter<'verdict'>;
   readonly #options: MetricsOptions;
   /** What is read from Redis while reads fail, so an outage is logged once, not at every scrape. */
   readonly #failing = new Set<string>();
@@ -198,6 +199,17 @@ export class Metrics {
       help: 'Reloads of the policy file the scheduler refused (invalid, or needing what this process lacks), keeping the policy in force.',
       registers,
     });
+    this.#policyRefusals = new Counter({
+      name: 'nightshift_policy_refusals_total',
+      help: "Runs this process's worker refused because their policy text is not signed with a key it holds (NIGHTSHIFT_POLICY_KEY), by verdict: unsigned, unknown-key, bad-signature.",
+      labelNames: ['verdict'],
+      registers,
+    });
+  }
+
+  /** A worker refused a run: its policy text is not signed with a key the worker holds. */
+  policyRefused(verdict: string): void {
+    this.#policyRefusals.inc({ verdict });
   }
 
   /** The scheduler took a policy: it is the one in force, and no edit stands rejected. */

@@ -1,4 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
+import type { Logger } from '../log/index.js';
 import {
   type ActionCatalog,
   type Policy,
@@ -6,7 +7,7 @@ import {
   type PolicyJob,
   parsePolicy,
 } from '../policy/index.js';
-import type { PolicyStore } from '../store/index.js';
+import { PolicyRefusedError, type PolicyStore, type PolicyVerdict } from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {
@@ -14,6 +15,27 @@ export interface PolicyCacheOptions {
   registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
+  /** Hears of each run refused because its policy text is not signed with a key this worker holds. Default: none. */
+  onRefused?: ((data: RunJobData, refusal: PolicyRefusedError) => void) | undefined;
+}
+
+/** Counts runs refused for their policy (src/ops implements it, as `nightshift_policy_refusals_total`). */
+export interface PolicyRefusalCounter {
+  policyRefused(verdict: Exclude<PolicyVerdict, 'signed'>): void;
+}
+
+/** `onRefused` for a worker: one error line naming the run, its job, policy and verdict, and a count. */
+export function reportRefusal(
+  log: Logger,
+  counter: PolicyRefusalCounter | undefined,
+): NonNullable<PolicyCacheOptions['onRefused']> {
+  return (data, refusal) => {
+    log.error(
+      { runId: data.runId, job: data.job, policySha: data.policySha, verdict: refusal.verdict },
+      'run refused: its policy is not signed with a key this worker holds',
+    );
+    counter?.policyRefused(refusal.verdict);
+  };
 }
 
 /** A run's policy and its job in it. */
@@ -22,7 +44,7 @@ export interface RunPolicy {
   job: PolicyJob;
 }
 
-/** The policies runs name by hash, each read from Redis and parsed once per worker. */
+/** The policies runs name by hash, each read from Redis, checked against its signatures and parsed once per worker. */
 export class PolicyCache {
   readonly #options: PolicyCacheOptions;
   readonly #parsed = new Map<string, Policy>();
@@ -33,34 +55,42 @@ export class PolicyCache {
 
   /**
    * The run's policy and job. A failure is unrecoverable: a policy this worker cannot parse (a
-   * variable missing here) will not parse on a retry either, and a job gone from it stays gone.
+   * variable missing here) or will not run (not signed with its key) will not change on a retry
+   * either, and a job gone from it stays gone. A refusal is reported to `onRefused` first.
    */
   async resolve(data: RunJobData): Promise<RunPolicy> {
-    let policy: Policy;
     try {
-      policy = await this.#policy(data.policySha);
+      return await this.#resolve(data);
     } catch (error) {
+      if (error instanceof PolicyRefusedError) this.#options.onRefused?.(data, error);
       throw error instanceof UnrecoverableError
         ? error
         : new UnrecoverableError(String((error as Error).message));
     }
+  }
+
+  /** The run's policy and job if they can still be had, for a run that failed without them; a refusal is not reported again. */
+  async find(data: RunJobData): Promise<RunPolicy | undefined> {
+    return this.#resolve(data).catch(() => undefined);
+  }
+
+  async #resolve(data: RunJobData): Promise<RunPolicy> {
+    const policy = await this.#policy(data.policySha);
     const job = policy.jobs.find((candidate) => candidate.name === data.job);
     if (!job)
       throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
     return { policy, job };
   }
 
-  /** The run's policy and job if they can still be had, for a run that failed without them. */
-  async find(data: RunJobData): Promise<RunPolicy | undefined> {
-    return this.resolve(data).catch(() => undefined);
-  }
-
   async #policy(sha: string): Promise<Policy> {
     const cached = this.#parsed.get(sha);
     if (cached) return cached;
-    const text = await this.#options.policies.get(sha);
-    if (text === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
-    const policy = parsePolicy(text, `policy@${sha.slice(0, 12)}`, {
+    const { policies } = this.#options;
+    const stored = await policies.read(sha);
+    if (stored === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
+    if (stored.verdict !== 'signed')
+      throw new PolicyRefusedError(sha, stored.verdict, { local: policies.localKey });
+    const policy = parsePolicy(stored.text, `policy@${sha.slice(0, 12)}`, {
       registry: this.#options.registry,
       env: this.#options.env,
     });

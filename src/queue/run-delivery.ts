@@ -98,7 +98,8 @@ export function runRequest(
     job: policyJob,
     trigger: data.trigger,
     scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
-    dryRun: data.dryRun,
+    // a job the signed policy makes a dry run stays one, whatever a run's data in Redis says
+    dryRun: data.dryRun || policyJob.dryRun,
     deliveries: deliveriesOf(job),
     pricing: policy.pricing,
   };

@@ -9,7 +9,7 @@ import {
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { FindingsLedger, RunHistory, RunLock, RunStarts } from '../store/index.js';
-import type { PolicyCache, RunPolicy } from './policy-cache.js';
+import type { PolicyCache, PolicyRefusalCounter, RunPolicy } from './policy-cache.js';
 import {
   deliveriesOf,
   type RunJobData,
@@ -18,8 +18,8 @@ import {
   runIdentity,
 } from './run-queue.js';
 
-/** What the worker needs of the metrics (src/ops implements it): a count per finished run. */
-export interface RunCounter {
+/** What the worker needs of the metrics (src/ops implements it): a count per finished run, and per refused policy. */
+export interface RunCounter extends PolicyRefusalCounter {
   runFinished(summary: RunSummary): void;
 }
 

@@ -32,7 +32,7 @@ import {
   type RunStarts,
   type Suspensions,
 } from '../store/index.js';
-import { PolicyCache, type RunPolicy } from './policy-cache.js';
+import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import {
   type Delivery,
@@ -164,7 +164,7 @@ export class RunWorker {
       lockTtlMs: 3 * this.#lockDurationMs,
       log: options.log,
     });
-    this.#policies = new PolicyCache(options);
+    this.#policies = new PolicyCache({ ...options, onRefused: reportRefusal(options.log, options.metrics) });
     this.#gate = new RunGate({
       ticks: new TickGate({ now: this.#now, signal: this.#closing.signal }),
       lock: this.#lock,

@@ -8,7 +8,20 @@ export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
-export { PolicyStore, policySha, type RejectedEdit, RejectedEditSchema } from './policy-store.js';
+export {
+  PolicyKeyring,
+  PolicyRefusedError,
+  type PolicySignatures,
+  type PolicyVerdict,
+} from './policy-signing.js';
+export {
+  type CurrentPolicy,
+  PolicyStore,
+  policySha,
+  type RejectedEdit,
+  RejectedEditSchema,
+  type StoredPolicy,
+} from './policy-store.js';
 export { LocalRateLimiter, RedisRateLimiter } from './rate-limiter.js';
 export {
   connectRedis,

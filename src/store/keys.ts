@@ -37,6 +37,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     suspended: `${base}:suspended`,
     /** A policy file's text, by its sha256. */
     policy: (sha: string) => `${base}:policy:${sha}`,
+    /** Hash of a policy text's signatures: key id → HMAC-SHA256 of the text (hex). */
+    policySignatures: (sha: string) => `${base}:policy-sig:${sha}`,
     /** Which policy the schedulers run: the sha a scheduler last loaded, when and where (JSON). */
     currentPolicy: `${base}:policy-current`,
     /** The last tick the scheduler enqueued for a job. */

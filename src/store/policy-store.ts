@@ -2,12 +2,24 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { parseJson } from './json.js';
+import type { PolicyKeyring, PolicyVerdict } from './policy-signing.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
 export interface PolicyStoreOptions extends StoreOptions {
   /** How long a policy (and the record of the one in force) is kept after its last write. Default 30 days. */
   ttlMs?: number;
+  /**
+   * The keys texts are signed with when stored and checked with when read. Without it nothing can
+   * be stored, and no text read counts as signed (`unchecked`). Default: none.
+   */
+  keyring?: PolicyKeyring | undefined;
+}
+
+/** A stored policy text and what its signatures say: only a `signed` one may be run. */
+export interface StoredPolicy {
+  readonly text: string;
+  readonly verdict: PolicyVerdict;
 }
 
 /** A policy text's identity: its sha256 in hex, as stored, logged and carried by runs (`policySha`). */
@@ -38,27 +50,50 @@ export type RejectedEdit = z.infer<typeof RejectedEditSchema>;
 
 /** The policy the schedulers run, as the last scheduler to load one recorded it. */
 export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
-  /** Its text, or undefined when it has expired from Redis. */
+  /** Its text when signed with a key of this process's, else undefined (expired from Redis, or not vouched for). */
   readonly text: string | undefined;
+  /** Its text and verdict whatever they are, for a reader that only lists names; undefined when expired. */
+  readonly stored: StoredPolicy | undefined;
 }
 
 /**
  * Policy texts by content hash, so a run enqueued under one version of the policy file executes
  * that version even after the file changes. Texts hold `${VAR}` references, never their values:
- * each worker interpolates with its own environment.
+ * each worker interpolates with its own environment. Each text is stored with its signatures
+ * (`PolicyKeyring`): anyone may write to Redis, only a key holder can sign, and a worker runs
+ * signed texts only.
  */
 export class PolicyStore extends RedisStore {
   readonly #ttlMs: number;
+  readonly #keyring: PolicyKeyring | undefined;
 
   constructor(redis: RedisConnection, options: PolicyStoreOptions = {}) {
     super(redis, options);
     this.#ttlMs = positiveInteger('PolicyStore: ttlMs', options.ttlMs ?? 30 * 24 * 3_600_000);
+    this.#keyring = options.keyring;
   }
 
-  /** Stores the text (again) and returns its sha256 in hex. */
+  /** Whether this store's key is one this process made up for itself (`PolicyKeyring.local`). */
+  get localKey(): boolean {
+    return this.#keyring?.local ?? false;
+  }
+
+  /**
+   * Stores the text (again) with this store's signatures, in one transaction, and returns its
+   * sha256 in hex. Signatures of other keys already there stay (a peer holding another key during
+   * a key change); those of the same keys are replaced.
+   */
   async put(text: string): Promise<string> {
+    if (!this.#keyring) throw new Error('PolicyStore: no policy key to sign with');
     const sha = policySha(text);
-    await this.redis.set(this.keys.policy(sha), text, 'PX', this.#ttlMs);
+    const replies = await this.redis
+      .multi()
+      .set(this.keys.policy(sha), text, 'PX', this.#ttlMs)
+      .hset(this.keys.policySignatures(sha), this.#keyring.sign(text))
+      .pexpire(this.keys.policySignatures(sha), this.#ttlMs)
+      .exec();
+    const failed = replies?.find(([error]) => error)?.[0];
+    if (failed) throw failed;
     return sha;
   }
 
@@ -71,15 +106,31 @@ export class PolicyStore extends RedisStore {
     await this.redis
       .multi()
       .pexpire(this.keys.policy(sha), this.#ttlMs)
+      .pexpire(this.keys.policySignatures(sha), this.#ttlMs)
       .pexpire(this.keys.currentPolicy, this.#ttlMs)
       .pexpire(this.keys.rejectedPolicy, this.#ttlMs)
       .exec();
   }
 
-  /** The text stored under `sha`, or undefined if it expired or does not match its hash. */
+  /** The text stored under `sha` if one of this store's keys signed it; undefined otherwise. */
   async get(sha: string): Promise<string | undefined> {
-    const text = await this.redis.get(this.keys.policy(sha));
-    return text !== null && policySha(text) === sha ? text : undefined;
+    const stored = await this.read(sha);
+    return stored?.verdict === 'signed' ? stored.text : undefined;
+  }
+
+  /**
+   * The text stored under `sha` and what its signatures say, or undefined if it expired or does
+   * not match its hash. Run its text only when the verdict is `signed`.
+   */
+  async read(sha: string): Promise<StoredPolicy | undefined> {
+    const [[textError, text], [signaturesError, signatures]] = ((await this.redis
+      .multi()
+      .get(this.keys.policy(sha))
+      .hgetall(this.keys.policySignatures(sha))
+      .exec()) ?? []) as [[Error | null, string | null], [Error | null, Record<string, string>]];
+    if (textError || signaturesError) throw textError ?? signaturesError;
+    if (text === null || policySha(text) !== sha) return undefined;
+    return { text, verdict: this.#keyring ? this.#keyring.verify(text, signatures) : 'unchecked' };
   }
 
   /**
@@ -123,12 +174,17 @@ export class PolicyStore extends RedisStore {
     return (await this.redis.set(this.keys.policyNotice(event, sha), '1', 'PX', forMs, 'NX')) === 'OK';
   }
 
-  /** The policy a scheduler last recorded with `setCurrent`, or undefined when none has (or the record is unreadable). */
+  /**
+   * The policy a scheduler last recorded with `setCurrent`, or undefined when none has (or the
+   * record is unreadable). Anyone who can write to Redis can change the record, so its `text` is
+   * there only when one of this store's keys signed it.
+   */
   async current(): Promise<CurrentPolicy | undefined> {
     const raw = await this.redis.get(this.keys.currentPolicy);
     if (raw === null) return undefined;
     const parsed = CurrentRecordSchema.safeParse(parseJson(raw));
     if (!parsed.success) return undefined;
-    return { ...parsed.data, text: await this.get(parsed.data.sha) };
+    const stored = await this.read(parsed.data.sha);
+    return { ...parsed.data, text: stored?.verdict === 'signed' ? stored.text : undefined, stored };
   }
 }

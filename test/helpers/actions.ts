@@ -78,7 +78,7 @@ export async function runJob(
     const summary = await executeRun(
       {
         api,
-        io: nodeActionIo(process.env),
+        io: nodeActionIo({ environment: process.env }),
         actions,
         checkpoints: options.checkpoints ?? new MemoryCheckpointStore(),
         log,

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from '../../bench/harness/eventually.js';
+import { HARNESS_POLICY_KEY, harnessKeyring } from '../../bench/harness/policy-key.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
 import { nodeActionIo, type RunSummary } from '../../src/engine/index.js';
@@ -36,7 +37,7 @@ import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 import type { RedisConnector } from './redis-topologies.js';
 
 // the chaos drill in bench/ polls with it too, and bench/ imports nothing from test/
-export { eventually };
+export { eventually, HARNESS_POLICY_KEY, harnessKeyring };
 
 /** A pino line as a test reads it back. */
 export interface LogLine {
@@ -156,7 +157,7 @@ export class Engine {
     this.redis = this.#connect('test');
     this.history = new RunHistory(this.redis, { prefix: this.prefix });
     this.suspensions = new Suspensions(this.redis, { prefix: this.prefix });
-    this.policies = new PolicyStore(this.redis, { prefix: this.prefix });
+    this.policies = new PolicyStore(this.redis, { prefix: this.prefix, keyring: harnessKeyring() });
     this.checkpoints = new RedisCheckpointStore(this.redis, { prefix: this.prefix });
     this.queue = quiet(createRunQueue({ connection: this.redis, prefix: this.prefix }));
     this.state = fleetStateStores(this.redis, this.prefix);
@@ -181,7 +182,7 @@ export class Engine {
       redis,
       prefix: this.prefix,
       queue,
-      policies: new PolicyStore(redis, { prefix: this.prefix }),
+      policies: new PolicyStore(redis, { prefix: this.prefix, keyring: harnessKeyring() }),
       history: new RunHistory(redis, { prefix: this.prefix }),
       suspensions: new Suspensions(redis, { prefix: this.prefix }),
       log: this.log.child({ role: 'scheduler' }),
@@ -204,11 +205,11 @@ export class Engine {
       redis,
       prefix: this.prefix,
       api,
-      io: nodeActionIo(process.env),
+      io: nodeActionIo({ environment: process.env }),
       actions,
       registry: actionRegistry,
       env: {},
-      policies: new PolicyStore(redis, { prefix: this.prefix }),
+      policies: new PolicyStore(redis, { prefix: this.prefix, keyring: harnessKeyring() }),
       history: new RunHistory(redis, { prefix: this.prefix }),
       checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
       suspensions: new Suspensions(redis, { prefix: this.prefix }),
@@ -329,6 +330,9 @@ export function startCli(
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       NIGHTSHIFT_API_RATE_LIMIT: '',
       NIGHTSHIFT_HTTP_PORT: '0',
+      // the key the test's own stores sign with; a test of a process without one sets it to ''
+      NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
+      NIGHTSHIFT_POLICY_KEY_FILE: '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -364,6 +368,24 @@ export function startCli(
       return exited;
     },
   };
+}
+
+/** The JSON log lines a CLI process printed so far (NIGHTSHIFT_LOG_FORMAT=json), parsed. */
+export function logLines(cli: CliProcess): LogLine[] {
+  return cli
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/** The first log line with this message the process prints (within 15 s); failing, its output says why. */
+export async function logged(cli: CliProcess, msg: string): Promise<LogLine> {
+  return eventually(msg, () => logLines(cli).find((line) => line.msg === msg), 15_000).catch(
+    (error: Error) => {
+      throw new Error(`${error.message}\n--- output:\n${cli.output()}`);
+    },
+  );
 }
 
 /** What a test file's harness gives its tests. */

@@ -311,6 +311,19 @@ describe('docker-compose.yml', () => {
     expect(service(base, 'scheduler').ports).toEqual(['127.0.0.1:9464:9464']);
   });
 
+  it('gives the scheduler and the workers the one policy key, as a Docker secret file, never as a variable', () => {
+    const secrets = ['scheduler', 'worker'].map((name) => {
+      const definition = service(base, name);
+      const environment = environmentOf(definition);
+      expect(environment, name).not.toHaveProperty('NIGHTSHIFT_POLICY_KEY');
+      const secret = /^\/run\/secrets\/(.+)$/.exec(environment.NIGHTSHIFT_POLICY_KEY_FILE ?? '')?.[1];
+      expect(definition.secrets, name).toContain(secret);
+      expect(((base.secrets as Yaml)[secret as string] as Yaml).file, name).toMatch(/^\.\/secrets\//);
+      return secret;
+    });
+    expect(new Set(secrets).size).toBe(1);
+  });
+
   it('refuses to start without the variables config/policy.yaml reads, instead of a scheduler that exits again and again', () => {
     const text = readFileSync(join(root, 'config/policy.yaml'), 'utf8');
     const variables = [...text.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)].map((match) => match[1] as string);
@@ -376,7 +389,7 @@ describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', ()
     expect((worker.depends_on as Yaml).redis).toEqual({ condition: 'service_healthy' });
   });
 
-  it('needs no secret file but the Redis password: the scheduler and the workers take the demo dashboard password instead', () => {
+  it('needs no secret file but the Redis password: the scheduler and the workers take the demo dashboard password and one demo policy key instead', () => {
     for (const name of ['scheduler', 'worker']) {
       const definition = service(demo, name);
       const environment = environmentOf(definition);
@@ -384,6 +397,11 @@ describe('docker-compose.demo.yml (with docker-compose.yml, --profile demo)', ()
       expect(environment.NIGHTSHIFT_REDIS_PASSWORD_FILE, name).toBe('/run/secrets/redis_password');
       expect(environment, name).not.toHaveProperty('NIGHTSHIFT_UI_TOKEN_FILE');
       expect(environment.NIGHTSHIFT_UI_TOKEN, name).toBe('nightshift-demo');
+      expect(environment, name).not.toHaveProperty('NIGHTSHIFT_POLICY_KEY_FILE');
+      // a key the settings take, the same for both roles
+      const key = environment.NIGHTSHIFT_POLICY_KEY ?? undefined;
+      expect(loadSettings({ NIGHTSHIFT_POLICY_KEY: key }).policy.keys, name).toEqual([key]);
+      expect(key, name).toBe(environmentOf(service(demo, 'scheduler')).NIGHTSHIFT_POLICY_KEY);
       expect(environment.NIGHTSHIFT_HTTP_HOST, name).toBe('0.0.0.0');
     }
   });

@@ -37,6 +37,7 @@ import {
   apiSettings,
   asUsage,
   exitOnceIdle,
+  processPolicyKeyring,
   type RedisRuntime,
   redisRuntime,
   untilSignal,
@@ -207,7 +208,7 @@ async function showDemo(
     level: settings.log.level,
     destination: pino.destination({ dest: logFile, sync: false }),
   });
-  const runtime = redisRuntime(roles, log, 'demo');
+  const runtime = redisRuntime(roles, log, 'demo', { keyring: processPolicyKeyring(roles, log) });
   const started = await startRoles(roles, runtime, log, opsSettings).catch(async (error: unknown) => {
     await runtime.close();
     throw error;

@@ -12,7 +12,7 @@ import { inlineRunner } from '../inline-run.js';
 import { unknownName } from '../policy-in-force.js';
 import { describeSuspension, loadPolicy, policyCommandDeps } from '../policy-io.js';
 import { jobProgress, ProgressDisplay, progressMode } from '../progress.js';
-import { cliLogger, redisRuntime, redisSuspensions } from '../runtime.js';
+import { cliLogger, redisRuntime, redisSuspensions, requiredPolicyKeyring } from '../runtime.js';
 import { formatSummary } from '../summary-view.js';
 
 interface RunFlags {
@@ -79,8 +79,12 @@ async function runQueued(
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
+  const keyring = requiredPolicyKeyring(
+    settings,
+    "a queued run's policy is signed with the key the workers check (or run it in this process with --inline)",
+  );
   const log = cliLogger(settings, 'stderr');
-  const runtime = redisRuntime(settings, log, 'run', { oneShot: true });
+  const runtime = redisRuntime(settings, log, 'run', { oneShot: true, keyring });
   try {
     const suspension = await runtime.suspensions.get(job.name);
     if (suspension) noteSuspended(job.name, suspension);
@@ -150,7 +154,9 @@ export function registerRunCommand(program: Command, settings: Settings): void {
       'after',
       [
         '',
-        'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running.',
+        'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running; the policy',
+        'is signed with NIGHTSHIFT_POLICY_KEY, the key the workers check (a `nightshift start` without the key runs',
+        'only its own policies).',
         'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
         'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
         'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',

@@ -8,7 +8,7 @@ import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
-import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { loadOrReport, policyCommandDeps, sinkCommandProblems } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
   cliLogger,
@@ -17,6 +17,7 @@ import {
   policyInForceStored,
   type RedisRuntime,
   redisRuntime,
+  requiredPolicyKeyring,
   SHUTDOWN_LIMIT_MS,
   unlessStopped,
   untilSignal,
@@ -62,13 +63,13 @@ export async function startSchedulerRole(
     file,
     scheduler,
     status: status ?? new PolicyStatus(file),
-    redis: runtime.redis,
-    prefix: runtime.prefix,
+    policies: runtime.policies,
     notifier,
     metrics,
     log,
     env: settings.environment,
-    check,
+    // a job this machine could not run refuses the edit, like an invalid one
+    check: (policy) => [...(check?.(policy) ?? []), ...sinkCommandProblems(policy, settings.sinks.commands)],
   });
   await reloader.load(await readFile(file, 'utf8'));
   await scheduler.start();
@@ -103,14 +104,17 @@ export async function startSchedulerRole(
   };
 }
 
-/** A service does not start on a file with problems (printed) when no policy in force could run meanwhile: exit 2. */
-export function refuseToStart(file: string): void {
-  process.stderr.write(`nightshift: ${notStartingMessage(file)}\n`);
+/**
+ * A service does not start on a file with problems (printed) when no policy in force could run
+ * meanwhile (`why`, from `policyInForceStored`): exit 2.
+ */
+export function refuseToStart(file: string, why: string): void {
+  process.stderr.write(`nightshift: ${file} is invalid and ${why}\n`);
   process.exitCode = 2;
 }
 
 function notStartingMessage(file: string): string {
-  return `${file} is invalid and no policy is in force in Redis to run until it is fixed (a first start needs a valid file)`;
+  return `${file} is invalid and no policy signed with this process's NIGHTSHIFT_POLICY_KEY is in force in Redis to run until it is fixed (a first start needs a valid file)`;
 }
 
 /**
@@ -130,27 +134,33 @@ export function registerSchedulerCommand(program: Command, settings: Settings): 
       'after',
       [
         '',
-        'Needs only REDIS_URL: workers make the API calls. Run as many replicas as you like; each tick',
+        'Needs REDIS_URL and NIGHTSHIFT_POLICY_KEY (it signs the policy it stores in Redis; workers run only',
+        'what that key signed), no API settings: workers make the API calls. Run as many replicas as you like; each tick',
         'still becomes one run. The policy is reloaded when the file changes (an invalid edit is logged',
         'and the last good policy kept), also on SIGHUP. Serves the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui)',
         'on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT (default 127.0.0.1:9464, or the next free port to 9473) like start and worker.',
         '',
         'Examples:',
-        '  REDIS_URL=redis://127.0.0.1:6379 nightshift scheduler config/policy.yaml',
+        '  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_POLICY_KEY_FILE=/run/secrets/policy-key nightshift scheduler config/policy.yaml',
         '  NIGHTSHIFT_LOG_FORMAT=pretty nightshift scheduler config/examples/simulator.yaml',
       ].join('\n'),
     )
     .action(async (file: string) => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
+      const keyring = requiredPolicyKeyring(
+        settings,
+        'the scheduler signs the policy it stores in Redis with it, and workers run only signed policies',
+      );
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
       if (!(await loadOrReport(file, policyCommandDeps(settings)))) {
-        if (!(await policyInForceStored(settings))) return refuseToStart(file);
+        const why = await policyInForceStored(settings, keyring);
+        if (why) return refuseToStart(file, why);
         process.exitCode = undefined;
       }
       const ops = opsSettings(settings);
       const log = cliLogger(settings, 'stdout', { role: 'scheduler' });
-      const runtime = redisRuntime(settings, log, 'scheduler');
+      const runtime = redisRuntime(settings, log, 'scheduler', { keyring });
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
         env: settings.environment,

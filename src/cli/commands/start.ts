@@ -9,6 +9,7 @@ import {
   exitOnceIdle,
   exitWithin,
   policyInForceStored,
+  processPolicyKeyring,
   redisRuntime,
   unlessStopped,
   untilSignal,
@@ -28,15 +29,17 @@ export function registerStartCommand(program: Command, settings: Settings): void
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
       const ops = opsSettings(settings);
+      const log = cliLogger(settings, 'stdout');
+      const keyring = processPolicyKeyring(settings, log);
       // a file with problems may still start on the policy in force in Redis (startSchedulerRole)
       const policy = await loadOrReport(file, policyCommandDeps(settings));
       if (!policy) {
-        if (!(await policyInForceStored(settings))) return refuseToStart(file);
+        const why = await policyInForceStored(settings, keyring);
+        if (why) return refuseToStart(file, why);
         process.exitCode = undefined;
       }
       const { bearerToken } = apiSettings(settings, policy?.jobs ?? []);
-      const log = cliLogger(settings, 'stdout');
-      const runtime = redisRuntime(settings, log, 'start');
+      const runtime = redisRuntime(settings, log, 'start', { keyring });
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
         env: settings.environment,

@@ -12,7 +12,7 @@ import {
   type PolicyJob,
 } from '../../policy/index.js';
 import { EXIT } from '../exit.js';
-import { describeTarget, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
+import { describeTarget, type PolicyCommandDeps, policyCommandDeps, withSinkCommands } from '../policy-io.js';
 import { alignColumns } from '../table.js';
 
 /**
@@ -103,7 +103,11 @@ export function registerValidateCommand(
         unsetVariables: flags.strictEnv ? ('error' as const) : ('warning' as const),
       };
       const checks: { file: string; check: PolicyCheck }[] = [];
-      for (const file of files) checks.push({ file, check: await checkPolicyFile(file, options) });
+      for (const file of files)
+        checks.push({
+          file,
+          check: withSinkCommands(await checkPolicyFile(file, options), deps.sinkCommands),
+        });
       const problems = checks.flatMap(({ check }) => check.problems);
       if (problems.some((problem) => !isWarning(problem))) deps.setExitCode(EXIT.usage);
       if (flags.json) {

@@ -17,6 +17,7 @@ import {
   exitWithin,
   type RedisRuntime,
   redisRuntime,
+  requiredPolicyKeyring,
   SHUTDOWN_LIMIT_MS,
   untilSignal,
 } from '../runtime.js';
@@ -67,7 +68,7 @@ export function startWorkerRole(
     prefix: runtime.prefix,
     api,
     actions,
-    io: nodeActionIo(settings.environment),
+    io: nodeActionIo({ environment: settings.environment, sinkCommands: settings.sinks.commands }),
     registry: actionRegistry,
     env: settings.environment,
     policies: runtime.policies,
@@ -100,15 +101,19 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
     .description('run the worker role: take runs off the queue in Redis (REDIS_URL) and execute them')
     .addHelpText(
       'after',
-      '\nServes the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards the console, /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… nightshift worker',
+      '\nRuns only policies signed with NIGHTSHIFT_POLICY_KEY, the key the schedulers and `nightshift run` sign with.\nServes the console (/), /healthz, /readyz, /metrics and the queue dashboard (/ui) on NIGHTSHIFT_HTTP_HOST:NIGHTSHIFT_HTTP_PORT\n(default 127.0.0.1:9464, or the next free port to 9473 when another role has it; off for none);\nNIGHTSHIFT_UI_TOKEN guards the console, /metrics and /ui and is required beyond loopback.\n\nExample:\n  REDIS_URL=redis://127.0.0.1:6379 NIGHTSHIFT_API_URL=… NIGHTSHIFT_API_KEY=… NIGHTSHIFT_POLICY_KEY_FILE=… nightshift worker',
     )
     .action(async () => {
       // listening before anything starts: a signal that comes early must stop, not kill, the process
       const signalled = untilSignal();
       apiSettings(settings);
+      const keyring = requiredPolicyKeyring(
+        settings,
+        'a worker runs only policies signed with the key the schedulers and `nightshift run` sign with',
+      );
       const ops = opsSettings(settings);
       const log = cliLogger(settings, 'stdout', { role: 'worker' });
-      const runtime = redisRuntime(settings, log, 'worker');
+      const runtime = redisRuntime(settings, log, 'worker', { keyring });
       const server = await startOpsRole(ops, runtime, log, { env: settings.environment }).catch(
         async (error: unknown) => {
           await runtime.close();

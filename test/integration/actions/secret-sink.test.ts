@@ -1,5 +1,13 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkSink,
@@ -20,7 +28,7 @@ const { dir } = folder;
 const identity = { job: 'rotate', runId: 'run-1', workgroupId: 'wg-1', workspaceId: 'ws-1', username: 'app' };
 const signal = new AbortController().signal;
 /** The sinks as a worker reaches them: this machine's files and processes. */
-const io = nodeActionIo(process.env).secretSinks;
+const io = nodeActionIo({ environment: process.env }).secretSinks;
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -66,6 +74,21 @@ describe('SecretSinkSchema', () => {
       timeout: 5000,
     });
     expect(SecretSinkSchema.safeParse({ command: ['/b'], timeout: '1h' }).success).toBe(false);
+  });
+
+  it("takes env: as names of variables to pass on, refusing nightshift's own (its credentials among them)", () => {
+    expect(SecretSinkSchema.parse({ command: ['/b'], env: ['VAULT_ADDR', 'LANG'] })).toEqual({
+      command: ['/b'],
+      env: ['VAULT_ADDR', 'LANG'],
+    });
+    for (const name of ['NIGHTSHIFT_API_KEY', 'NIGHTSHIFT_POLICY_KEY', 'REDIS_URL']) {
+      const parsed = SecretSinkSchema.safeParse({ command: ['/b'], env: [name] });
+      expect(parsed.success, name).toBe(false);
+      expect(JSON.stringify(parsed.error?.issues), name).toContain(
+        `${name} is one of nightshift's own settings (REDIS_URL, NIGHTSHIFT_*: its credentials among them), never passed to a sink command`,
+      );
+    }
+    expect(SecretSinkSchema.safeParse({ command: ['/b'], env: ['A=1'] }).success).toBe(false);
   });
 });
 
@@ -132,6 +155,57 @@ describe('file sink', () => {
     expect(error.message).toBe(`secret sink ${path}: cannot write (ENOENT)`);
   });
 
+  it('refuses a symbolic link, to a private file or to none, and writes nothing through it', async () => {
+    const target = folder.fresh('target');
+    writeFileSync(target, '', { mode: 0o600 });
+    const link = folder.fresh('link');
+    symlinkSync(target, link);
+    const dangling = folder.fresh('dangling');
+    const nowhere = join(dir, 'would-be-created.jsonl');
+    symlinkSync(nowhere, dangling);
+    for (const path of [link, dangling]) {
+      const error = await rejection(
+        deliverSecret(
+          io,
+          { file: path },
+          identity,
+          'id-14',
+          { state: 'pending', password: 'NoLink42abc' },
+          signal,
+        ),
+      );
+      expect(error.message).toBe(`secret sink ${path}: refused: it is a symbolic link; name the file itself`);
+      await expect(checkSink(io, { file: path })).rejects.toThrow('is a symbolic link');
+    }
+    expect(readFileSync(target, 'utf8')).toBe('');
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
+  it('refuses a directory group or others may write to, sticky or not, naming it and its mode', async () => {
+    for (const mode of [0o770, 0o1777]) {
+      const shared = join(dir, `shared-${mode.toString(8)}`);
+      mkdirSync(shared);
+      chmodSync(shared, mode);
+      const path = join(shared, 'secrets.jsonl');
+      const error = await rejection(
+        deliverSecret(
+          io,
+          { file: path },
+          identity,
+          'id-15',
+          { state: 'pending', password: 'NoShare42abc' },
+          signal,
+        ),
+      );
+      expect(error).toBeInstanceOf(SecretSinkError);
+      expect(error.message).toBe(
+        `secret sink ${path}: refused: its directory ${shared} has mode ${mode.toString(8).padStart(4, '0')}, so group or others may create, replace or remove files in it; use a directory only this user can write to (chmod go-w ${shared})`,
+      );
+      expect(existsSync(path)).toBe(false);
+      await expect(checkSink(io, { file: path })).rejects.toThrow(`its directory ${shared} has mode`);
+    }
+  });
+
   it('checkSink (dry run) finds the same problems without creating the file', async () => {
     const open = folder.fresh();
     writeFileSync(open, '', { mode: 0o600 });
@@ -186,24 +260,92 @@ describe('command sink', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(['$(touch /tmp/x); *']);
   });
 
-  it('gives the command the environment its port was made with, not this process’s', async () => {
+  it('gives the command PATH, HOME, its NIGHTSHIFT_SECRET_* values and the variables its env: names, none of the worker’s credentials', async () => {
     const out = folder.fresh('env', '.json');
-    const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify({ base: process.env.SINK_BASE ?? null, path: process.env.PATH ?? null, job: process.env.NIGHTSHIFT_SECRET_JOB }))`;
-    const port = nodeActionIo({ SINK_BASE: 'from-settings' }).secretSinks;
+    const script = `require('node:fs').writeFileSync(process.argv[1], JSON.stringify(process.env))`;
+    const port = nodeActionIo({
+      environment: {
+        PATH: '/usr/bin:/bin',
+        HOME: '/home/worker',
+        SINK_BASE: 'from-settings',
+        UNLISTED: 'not passed',
+        NIGHTSHIFT_API_KEY: 'api-key-value',
+        NIGHTSHIFT_BEARER_TOKEN: 'bearer-value',
+        NIGHTSHIFT_UI_TOKEN: 'ui-token-value',
+        NIGHTSHIFT_POLICY_KEY: 'policy-key-value',
+        REDIS_URL: 'redis://:password@redis:6379',
+        OPS_WEBHOOK: 'https://hooks.example/secret-path',
+      },
+    }).secretSinks;
     await deliverSecret(
       port,
-      { command: [process.execPath, '-e', script, out] },
+      { command: [process.execPath, '-e', script, out], env: ['SINK_BASE'] },
       identity,
       'id-6b',
       { state: 'current' },
       signal,
     );
-    expect(process.env.PATH).toBeDefined();
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({
-      base: 'from-settings',
-      path: null,
-      job: 'rotate',
+      PATH: '/usr/bin:/bin',
+      HOME: '/home/worker',
+      SINK_BASE: 'from-settings',
+      NIGHTSHIFT_SECRET_ID: 'id-6b',
+      NIGHTSHIFT_SECRET_STATE: 'current',
+      NIGHTSHIFT_SECRET_JOB: 'rotate',
+      NIGHTSHIFT_SECRET_RUN_ID: 'run-1',
+      NIGHTSHIFT_SECRET_WORKGROUP_ID: 'wg-1',
+      NIGHTSHIFT_SECRET_WORKSPACE_ID: 'ws-1',
+      NIGHTSHIFT_SECRET_USERNAME: 'app',
     });
+  });
+
+  it('refuses, before starting it, a program NIGHTSHIFT_SINK_COMMANDS does not list (by absolute path as written), or any with none', async () => {
+    const { command, out } = folder.recorder();
+    const only = (programs: string[]) =>
+      nodeActionIo({ environment: process.env, sinkCommands: new Set(programs) }).secretSinks;
+    await deliverSecret(
+      only([process.execPath]),
+      { command },
+      identity,
+      'id-11',
+      { state: 'current' },
+      signal,
+    );
+    expect(jsonLines(out)).toHaveLength(1);
+    for (const [port, why] of [
+      [
+        only(['/usr/local/bin/store-secret']),
+        'it is not one of the programs NIGHTSHIFT_SINK_COMMANDS allows (/usr/local/bin/store-secret)',
+      ],
+      [only([]), 'no sink command may run here (NIGHTSHIFT_SINK_COMMANDS=none)'],
+    ] as const) {
+      const error = await rejection(
+        deliverSecret(
+          port,
+          { command },
+          identity,
+          'id-12',
+          { state: 'pending', password: 'NotRun42abc' },
+          signal,
+        ),
+      );
+      expect(error).toBeInstanceOf(SecretSinkError);
+      expect(error.message).toContain(`secret sink command ${process.execPath}: refused: ${why}`);
+      expect(error.message).not.toContain('NotRun42abc');
+    }
+    const dotted = `${dirname(process.execPath)}/../${basename(dirname(process.execPath))}/${basename(process.execPath)}`;
+    const error = await rejection(
+      deliverSecret(
+        only([process.execPath]),
+        { command: [dotted, ...command.slice(1)] },
+        identity,
+        'id-13',
+        { state: 'current' },
+        signal,
+      ),
+    );
+    expect(error.message).toContain('refused');
+    expect(jsonLines(out)).toHaveLength(1);
   });
 
   it('fails on a non-zero exit, naming the program but not the secret', async () => {

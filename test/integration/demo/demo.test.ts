@@ -8,9 +8,11 @@ describe('npm run demo -- --duration 75s', () => {
   it('starts its own Redis and simulator, reconciles the window through an off period, runs each job, and exits 0 with drift and savings', async () => {
     assertBuilt('src/cli/commands/demo.ts');
     // 75 s hold at least one even minute, when the window pauses the non-production workspaces
+    // nothing configured, as after `npm ci`: no policy key either (the demo makes one up)
     const demo = startCli(['demo', '--duration', '75s'], {
       REDIS_URL: '',
       NIGHTSHIFT_REDIS_PREFIX: '',
+      NIGHTSHIFT_POLICY_KEY: '',
       NO_COLOR: '1',
     });
     const code = await demo.exited;

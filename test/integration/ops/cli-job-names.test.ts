@@ -175,6 +175,7 @@ describe('the policy in force', () => {
       loadedAt: '2026-03-27T12:00:00.000Z',
       host: expect.any(String),
       text: PLAIN_POLICY,
+      stored: { text: PLAIN_POLICY, verdict: 'signed' },
     });
     const second = engine.scheduler();
     const changed = `${PLAIN_POLICY}# edited\n`;

@@ -8,7 +8,8 @@ import {
   assertBuilt,
   type CliProcess,
   eventually,
-  type LogLine,
+  logged,
+  logLines,
   startCli,
   useEngineHarness,
 } from '../../helpers/engine.js';
@@ -55,24 +56,9 @@ function env(prefix: string, extra: Record<string, string> = {}): Record<string,
   };
 }
 
-function logLines(cli: CliProcess): LogLine[] {
-  return cli
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
-}
-
 /** The address the process logged for its ops server. */
 async function opsAddress(cli: CliProcess): Promise<string> {
-  const line = await eventually(
-    'ops server listening',
-    () => logLines(cli).find((candidate) => candidate.msg === 'ops server listening'),
-    15_000,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message}\n--- output:\n${cli.output()}`);
-  });
-  return line.address as string;
+  return (await logged(cli, 'ops server listening')).address as string;
 }
 
 describe('the ops server of the CLI', () => {

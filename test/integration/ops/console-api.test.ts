@@ -23,7 +23,7 @@ import {
   RunHistory,
   Suspensions,
 } from '../../../src/store/index.js';
-import { captureLog } from '../../helpers/engine.js';
+import { captureLog, harnessKeyring } from '../../helpers/engine.js';
 import { expectSecurityHeaders } from '../../helpers/ops-headers.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 import { finding, runSummary } from '../../helpers/summaries.js';
@@ -62,7 +62,7 @@ function stores(prefix: string, connection: Redis = redis) {
   const redis = connection;
   return {
     history: new RunHistory(redis, { prefix }),
-    policies: new PolicyStore(redis, { prefix }),
+    policies: new PolicyStore(redis, { prefix, keyring: harnessKeyring() }),
     suspensions: new Suspensions(redis, { prefix }),
     state: fleetStateStores(redis, prefix),
     listings: new RedisFleetListings(redis, { prefix }),

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyStore, policySha } from '../../../src/store/policy-store.js';
 import { createRedis } from '../../../src/store/redis.js';
-import { assertBuilt, type CliProcess, eventually, type LogLine } from '../../helpers/engine.js';
+import {
+  assertBuilt,
+  type CliProcess,
+  eventually,
+  harnessKeyring,
+  type LogLine,
+} from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from '../../helpers/redis.js';
 import { parseExposition, sampleValue } from './exposition.js';
 import { killGroup, logLines, signalGroup, startService } from './service-group.js';
@@ -145,7 +151,7 @@ describe('a rejected hot reload is visible', () => {
     const prefix = uniquePrefix('reload-obs');
     const scheduler = start(['scheduler', file], prefix);
     const client = createRedis({ url: redis.url, role: 'test' });
-    const policies = new PolicyStore(client, { prefix });
+    const policies = new PolicyStore(client, { prefix, keyring: harnessKeyring() });
     const { address } = await line(scheduler, 'ops server listening');
     await line(scheduler, 'scheduler started');
     let samples = await metrics(address as string);

@@ -1,4 +1,7 @@
-import { type CliProcess, type LogLine, startCli } from '../../helpers/engine.js';
+import { type CliProcess, startCli } from '../../helpers/engine.js';
+
+// the JSON log lines a service wrote so far
+export { logLines } from '../../helpers/engine.js';
 
 /** A policy with one job that never fires while a test runs: a service with it just idles. */
 export const IDLE_POLICY = `version: 1
@@ -49,13 +52,4 @@ function sendToGroup(cli: CliProcess, signal: NodeJS.Signals): void {
     // the group is gone already
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
-}
-
-/** The JSON log lines the service wrote so far. */
-export function logLines(cli: CliProcess): LogLine[] {
-  return cli
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
 }

@@ -10,7 +10,7 @@ import { redisKeys } from '../../../src/store/keys.js';
 import { type LocalRedis, startLocalRedis } from '../../../src/store/local-server.js';
 import { PolicyStore } from '../../../src/store/policy-store.js';
 import { createRedis } from '../../../src/store/redis.js';
-import { assertBuilt, type CliProcess, eventually } from '../../helpers/engine.js';
+import { assertBuilt, type CliProcess, eventually, harnessKeyring } from '../../helpers/engine.js';
 import { uniquePrefix } from '../../helpers/redis.js';
 import { killGroup, logLines, signalGroup, startService } from './service-group.js';
 
@@ -150,7 +150,7 @@ describe('a worker told to stop while the API hangs under its run', () => {
       const client = createRedis({ url: redis.url, role: 'test' });
       const queue = createRunQueue({ connection: client, prefix });
       const text = POLICY.replace('* * * * * *', '0 20 * * *');
-      const policySha = await new PolicyStore(client, { prefix }).put(text);
+      const policySha = await new PolicyStore(client, { prefix, keyring: harnessKeyring() }).put(text);
       await enqueueRuns(queue, [
         { runId: 'every-second@manual-1', job: 'every-second', policySha, trigger: 'manual', dryRun: false },
       ]);

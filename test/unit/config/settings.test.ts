@@ -9,6 +9,7 @@ import {
   ConfigError,
   DEFAULT_REDIS_PREFIX,
   loadSettings,
+  policyKeys,
   uiToken,
   withVariables,
 } from '../../../src/config/index.js';
@@ -187,6 +188,71 @@ describe('credentials', () => {
     ).toBe('t-2');
     expect(() => uiToken(loadSettings({ NIGHTSHIFT_UI_TOKEN_FILE: '/nonexistent/token' }))).toThrow(
       'NIGHTSHIFT_UI_TOKEN_FILE cannot be read (ENOENT)',
+    );
+  });
+});
+
+describe('policy keys (NIGHTSHIFT_POLICY_KEY)', () => {
+  const KEY = 'p'.repeat(32);
+  const NEXT = 'q'.repeat(64);
+
+  it('takes one key or several, separated by commas or blanks, each of them used', () => {
+    expect(policyKeys(loadSettings({}))).toBeUndefined();
+    expect(policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY: KEY }))).toEqual([KEY]);
+    expect(policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY: `${NEXT}, ${KEY}` }))).toEqual([NEXT, KEY]);
+    expect(policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY: `${NEXT} ${KEY}` }))).toEqual([NEXT, KEY]);
+  });
+
+  it('reads the keys from the file named, one a line during a key change', () => {
+    expect(policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY_FILE: secretFile(`${NEXT}\n${KEY}\n`) }))).toEqual(
+      [NEXT, KEY],
+    );
+    expect(() => policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY_FILE: '/nonexistent/key' }))).toThrow(
+      'NIGHTSHIFT_POLICY_KEY_FILE cannot be read (ENOENT)',
+    );
+  });
+
+  it('refuses a key shorter than 32 characters, naming its place but never a key', () => {
+    const short = 'short-but-secret';
+    for (const read of [
+      () => loadSettings({ NIGHTSHIFT_POLICY_KEY: `${KEY},${short}` }),
+      () => policyKeys(loadSettings({ NIGHTSHIFT_POLICY_KEY_FILE: secretFile(`${KEY}\n${short}\n`) })),
+    ]) {
+      let message = '';
+      try {
+        read();
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(
+        /^NIGHTSHIFT_POLICY_KEY(_FILE names a file that)? must hold keys of at least 32/,
+      );
+      expect(message).toContain('key 2 of 2 is shorter');
+      expect(message).not.toContain(short);
+      expect(message).not.toContain(KEY);
+    }
+  });
+
+  it('refuses the key and its file both set', () => {
+    expect(() => loadSettings({ NIGHTSHIFT_POLICY_KEY: KEY, NIGHTSHIFT_POLICY_KEY_FILE: '/k' })).toThrow(
+      'NIGHTSHIFT_POLICY_KEY and NIGHTSHIFT_POLICY_KEY_FILE are both set; set only one of them',
+    );
+  });
+});
+
+describe('sink commands (NIGHTSHIFT_SINK_COMMANDS)', () => {
+  it('is any program unset, no program as none, else the absolute paths listed', () => {
+    expect(loadSettings({}).sinks.commands).toBeUndefined();
+    expect(loadSettings({ NIGHTSHIFT_SINK_COMMANDS: 'none' }).sinks.commands).toEqual(new Set());
+    expect(
+      loadSettings({ NIGHTSHIFT_SINK_COMMANDS: '/usr/local/bin/store-secret, /opt/vault/put' }).sinks
+        .commands,
+    ).toEqual(new Set(['/usr/local/bin/store-secret', '/opt/vault/put']));
+  });
+
+  it('refuses a program named without its absolute path', () => {
+    expect(() => loadSettings({ NIGHTSHIFT_SINK_COMMANDS: '/usr/bin/a,store-secret' })).toThrow(
+      'NIGHTSHIFT_SINK_COMMANDS must be none or absolute program paths separated by commas (e.g. /usr/local/bin/store-secret), got "store-secret"',
     );
   });
 });

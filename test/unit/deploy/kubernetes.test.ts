@@ -304,6 +304,28 @@ describe('the nightshift workloads', () => {
     }
   });
 
+  it('give the schedulers and the workers one policy key, as a file of a mounted secret, never as a value', () => {
+    const secrets = nightshift.map(({ pod, container }) => {
+      const env = envOf(container);
+      expect(env.has('NIGHTSHIFT_POLICY_KEY'), container.name).toBe(false);
+      const path = env.get('NIGHTSHIFT_POLICY_KEY_FILE')?.value ?? '';
+      const { volume, key, mount } = mountedFile(pod, container, path);
+      expect(mount.readOnly, container.name).toBe(true);
+      const secretName = volume.secret?.secretName ?? '';
+      expect(secretKeys(secretName), container.name).toContain(key);
+      return secretName;
+    });
+    // the workers check what the schedulers sign: the same key
+    expect(new Set(secrets).size).toBe(1);
+    const generator = kustomization.secretGenerator?.find((secret) => secret.name === secrets[0]);
+    expect(generator?.literals ?? []).toEqual([]);
+  });
+
+  it('run no secret sink command (NIGHTSHIFT_SINK_COMMANDS=none): the workers refuse one, the schedulers a policy naming one', () => {
+    for (const { container } of nightshift)
+      expect(settingsOf(container).sinks.commands, container.name).toEqual(new Set());
+  });
+
   it('read REDIS_URL from a secret the kustomization generates', () => {
     for (const { container } of nightshift) {
       const reference = envOf(container).get('REDIS_URL')?.valueFrom?.secretKeyRef;

@@ -35,6 +35,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
     new C('cannot listen', 'NS_OPS_LISTEN_FAILED'),
   ],
   PolicyError: (C) => [new C([{ file: 'p.yaml', line: 1, col: 1, message: 'bad' }])],
+  PolicyRefusedError: (C) => [new C('a'.repeat(64), 'unsigned')],
   RedisServerMissingError: (C) => [new C('redis-server')],
   RedisUrlError: (C) => [new C('bad scheme')],
   RunFailedError: (C) => [new C('run-1', 'boom')],

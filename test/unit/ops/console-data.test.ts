@@ -126,6 +126,7 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
         loadedAt: '2026-11-25T08:00:00.000Z',
         host: 'sched-1',
         text: POLICY,
+        stored: { text: POLICY, verdict: 'signed' as const },
       }),
       rejected: async () => undefined,
     },
@@ -189,6 +190,22 @@ describe('the console schedules view', () => {
     expect(view.policy).toBeNull();
     expect(view.entries).toEqual([]);
     expect(view.problem).toMatch(/no scheduler has recorded/);
+  });
+
+  it('lists nothing of a policy in force its key did not sign: anyone who can write to Redis can name one', async () => {
+    const src = sources();
+    src.policies.current = async () => ({
+      sha: SHA,
+      loadedAt: '2026-11-25T08:00:00.000Z',
+      host: 'forger',
+      text: undefined,
+      stored: { text: POLICY, verdict: 'unsigned' as const },
+    });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    expect(view.entries).toEqual([]);
+    expect(view.problem).toBe(
+      `policy ${SHA.slice(0, 12)} is not signed with this process's NIGHTSHIFT_POLICY_KEY, so it is not shown`,
+    );
   });
 });
 

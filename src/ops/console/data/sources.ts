@@ -74,9 +74,11 @@ export class PolicyInForce {
     if (!record) return { record, policy: 'no scheduler has recorded the policy it runs in this Redis' };
     if (this.#cached?.sha === record.sha) return { record, policy: this.#cached.policy };
     const policy =
-      record.text === undefined
-        ? `policy ${record.sha.slice(0, 12)} has expired from Redis`
-        : this.#sources.readPolicy(record.text, record.sha);
+      record.text !== undefined
+        ? this.#sources.readPolicy(record.text, record.sha)
+        : record.stored === undefined
+          ? `policy ${record.sha.slice(0, 12)} has expired from Redis`
+          : `policy ${record.sha.slice(0, 12)} is not signed with this process's NIGHTSHIFT_POLICY_KEY, so it is not shown`;
     this.#cached = { sha: record.sha, policy };
     return { record, policy };
   }
