@@ -118,11 +118,9 @@ export async function pauseStep(
       );
     if (observed.status !== STATUS.active || !ownership || !record) break;
     const verdict = ownership.judge(record, observed.stamp);
+    // a pause undone since ends; an intent that never took stays, replaced by the one below, which
+    // then owns what it finds: the old call's answer is unknown, and it may land yet
     if (verdict === 'undone') await ownership.seenRunning(key, observed.stamp);
-    // an intent of an earlier run never took: it ends; this run's own stays, and the pause below
-    // then owns what it finds (the intent's call may yet land)
-    if (verdict === 'never-took' && record.runId !== ctx.runId)
-      await ownership.seenRunning(key, observed.stamp);
     if (verdict !== 'unknown') break;
     if (look > 1)
       return {

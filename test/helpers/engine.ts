@@ -235,9 +235,12 @@ export class Engine {
   }
 
   /** Enqueues a manual run of `job` (as `nightshift run` does) and returns its run id. */
-  async enqueue(text: string, job: string, dryRun = false): Promise<string> {
+  async enqueue(
+    text: string,
+    job: string,
+    { dryRun = false, runId = manualRunId(job) } = {},
+  ): Promise<string> {
     const policySha = await this.policies.put(text);
-    const runId = manualRunId(job);
     await enqueueRuns(this.queue, [{ runId, job, policySha, trigger: 'manual', dryRun }]);
     return runId;
   }

@@ -84,12 +84,8 @@ describe('a window reconciled by the engine', () => {
     const engine = harness.engine('window-drift');
     await reconcileAt(engine, FRIDAY_EVENING);
     await settled('Stopped');
+    // started by hand at once: the next listing, asked for after the pause was answered, shows it
     Object.assign(workspace(0), workspaceStatusFields('Active'));
-    // the pause it undid is old enough for any listing to show it
-    const record = (await engine.state.ledger.all()).get(keyOf(0));
-    if (!record) throw new Error('workspace 0 not owned');
-    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    await engine.state.ledger.put({ ...record, intendedAt: hourAgo, pausedAt: hourAgo });
 
     const lenient = await reconcileAt(engine, FRIDAY_NIGHT);
     expect(lenient.outcome).toBe('succeeded');
@@ -104,6 +100,53 @@ describe('a window reconciled by the engine', () => {
     const strict = await reconcileAt(engine, FRIDAY_NIGHT, policy('    enforce: true'));
     expect(outcomeOf(strict, 0)).toBe('succeeded: Active outside uptime: pausing again (enforce)');
     expect((await engine.state.ledger.all()).get(keyOf(0))?.runId).toBe(strict.runId);
+  });
+
+  it('a reconciliation taken over reports every workspace its earlier execution paused: intents confirmed from the listing, request IDs on record, all counted as acted', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('window-takeover');
+    const runId = 'office@taken-over';
+    // what the earlier execution left: two pauses whose answers it never heard, one it confirmed,
+    // all three made (Stopped), none checkpointed
+    for (const i of [0, 1, 2]) {
+      await engine.state.ledger.intend({
+        key: keyOf(i),
+        workgroupId: workspace(i).workgroup_id,
+        workspaceId: workspace(i).workspace_id,
+        owner: 'office',
+        ownerKind: 'window',
+        runId,
+        state: 'intent',
+        intendedAt: new Date(Date.now() - 60_000).toISOString(),
+        intentId: `earlier-${i}`,
+      });
+      Object.assign(workspace(i), workspaceStatusFields('Stopped'));
+    }
+    await engine.state.ledger.confirm(keyOf(2), 'office', {
+      pausedAt: new Date().toISOString(),
+      requestId: 'req-earlier',
+    });
+
+    const worker = engine.worker(harness.sim.url, { now: clockAt(FRIDAY_EVENING) });
+    try {
+      const run = await engine.waitForRun(await engine.enqueue(policy(), 'office', { runId }));
+      expect(run.counts).toMatchObject({ total: 6, succeeded: 6 });
+      expect(run.evidence?.window).toMatchObject({ acted: 6, stranded: 0 });
+      for (const i of [0, 1])
+        expect(outcomeOf(run, i)).toBe(
+          'succeeded: paused by this run before (a lost answer, or a worker that stopped): its intent was recorded before the call',
+        );
+      expect(outcomeOf(run, 2)).toBe('succeeded: paused by an earlier execution of this run (Stopped now)');
+      expect(run.targets.find((t) => t.workspaceId === workspace(2).workspace_id)?.requestIds).toEqual([
+        'req-earlier',
+      ]);
+      const owned = await engine.state.ledger.all();
+      expect([0, 1, 2, 3, 4, 5].map((i) => owned.get(keyOf(i))?.state)).toEqual(Array(6).fill('confirmed'));
+      // savings count the pauses whose confirmation was never written, from their intent
+      expect(owned.get(keyOf(0))?.pausedAt).toBe(owned.get(keyOf(0))?.intendedAt);
+    } finally {
+      await worker.close(1_000);
+    }
   });
 
   it('at the start of uptime hands back only what it paused: not what a person stopped, nor what a job paused', async () => {

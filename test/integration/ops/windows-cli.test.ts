@@ -222,3 +222,65 @@ describe('savings from the command line', () => {
     expect((await cli(engine, 'savings', '--since', 'last week')).code).toBe(2);
   });
 });
+
+describe('a stranded workspace from the command line', () => {
+  it('one whose ledger record is lost is reported by the reconciliation and by drift (exit 3), taken back by adopt, and handed back at the next uptime start', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('stranded-cli');
+    const paused = await cli(engine, 'run', file, 'office', '--inline', '--json', '--quiet');
+    expect(paused.code, paused.stderr).toBe(0);
+    for (const ws of harness.sim.state.workspaces) Object.assign(ws, workspaceStatusFields('Stopped'));
+    const [lost] = harness.sim.state.workspaces as [(typeof harness.sim.state.workspaces)[number]];
+    const key = `${lost.workgroup_id}/${lost.workspace_id}`;
+    // a record lost outside the ledger's rules: nothing would hand the workspace back
+    await engine.redis.hdel(engine.keys.owned, key);
+
+    const reconciled = await cli(engine, 'run', file, 'office', '--inline', '--json', '--quiet');
+    expect(reconciled.code, reconciled.stderr).toBe(3);
+    const summary = JSON.parse(reconciled.stdout) as RunSummary;
+    expect(summary.findings).toEqual([
+      expect.objectContaining({
+        rule: 'stranded',
+        severity: 'critical',
+        message: expect.stringContaining('nightshift adopt office'),
+      }),
+    ]);
+    expect(summary.evidence?.window).toMatchObject({ stranded: 1 });
+
+    const drift = await cli(engine, 'drift', file, '--json');
+    expect(drift.code, drift.stderr).toBe(3);
+    const rows = JSON.parse(drift.stdout) as DriftRow[];
+    expect(rows.filter((row) => row.stranded).map((row) => [row.workspaceId, row.stranded?.owner])).toEqual([
+      [lost.workspace_id, 'office'],
+    ]);
+    expect((await cli(engine, 'drift', file)).stdout).toContain(
+      '1 workspace(s) paused by nightshift are owned by nobody (stranded): nightshift adopt office hands them back',
+    );
+
+    const dryRun = await cli(engine, 'adopt', 'office', '--policy', file, '--dry-run');
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toContain(
+      "1 stranded workspace(s) would be office's again (dry run: nothing written)",
+    );
+    expect((await engine.state.ledger.all()).has(key)).toBe(false);
+    const adopted = await cli(engine, 'adopt', 'office', '--policy', file, '--json');
+    expect(adopted.code, adopted.stderr).toBe(0);
+    expect(JSON.parse(adopted.stdout)).toEqual([
+      expect.objectContaining({ workspaceId: lost.workspace_id, adopted: true }),
+    ]);
+    expect((await engine.state.ledger.all()).get(key)).toMatchObject({ owner: 'office', state: 'confirmed' });
+    expect((await cli(engine, 'drift', file)).code).toBe(0);
+    expect((await cli(engine, 'adopt', 'nosuch', '--policy', file)).code).toBe(2);
+
+    // the next uptime start, three hours on: every workspace the window paused comes back
+    const worker = engine.worker(harness.sim.url, { now: () => Date.now() + 3 * 3_600_000 + 60_000 });
+    try {
+      const morning = await engine.waitForRun(await engine.enqueue(offHoursPolicy(), 'office'));
+      expect(morning.counts).toMatchObject({ total: 3, succeeded: 3 });
+    } finally {
+      await worker.close(1_000);
+    }
+    expect((await engine.state.ledger.all()).size).toBe(0);
+    expect((await engine.state.ledger.journal()).size).toBe(0);
+  });
+});
