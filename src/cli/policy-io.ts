@@ -6,9 +6,9 @@ import {
   formatProblem,
   isWarning,
   type Policy,
-  type PolicyEnv,
   type PolicyJob,
   type PolicyProblem,
+  type PolicyVariables,
 } from '../policy/index.js';
 import type { Suspension } from '../store/index.js';
 import { EXIT, formatUsageError, UsageError } from './exit.js';
@@ -18,9 +18,8 @@ import { EXIT, formatUsageError, UsageError } from './exit.js';
  * Bad usage goes through commander's own error path (exit 2 via main); an invalid policy is
  * printed in full and only sets the exit code, so every problem is shown.
  */
-export interface PolicyCommandDeps {
+export interface PolicyCommandDeps extends PolicyVariables {
   readonly registry: ActionCatalog;
-  readonly env: PolicyEnv;
   readonly now: () => Date;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -32,6 +31,14 @@ export interface PolicyCommandDeps {
   readonly suspensions: () => Promise<ReadonlyMap<string, Suspension> | undefined>;
 }
 
+/**
+ * What a policy's `${VAR}`s may read: the variables `settings` were read from, nightshift's own
+ * only as far as NIGHTSHIFT_POLICY_ENV_ALLOW lets them.
+ */
+export function policyVariables(settings: Settings): PolicyVariables {
+  return { env: settings.environment, allowEnv: settings.policy.allowEnv };
+}
+
 /** `${VAR}`s resolve in the variables `settings` were read from. */
 export function policyCommandDeps(
   settings: Settings,
@@ -39,7 +46,7 @@ export function policyCommandDeps(
 ): PolicyCommandDeps {
   return {
     registry: actionRegistry,
-    env: settings.environment,
+    ...policyVariables(settings),
     now: () => new Date(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -59,6 +66,7 @@ export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise
   const { problems, policy } = await checkPolicyFile(file, {
     registry: deps.registry,
     env: deps.env,
+    allowEnv: deps.allowEnv,
     now: deps.now(),
   });
   if (!policy) throw invalidPolicy(problems);

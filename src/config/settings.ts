@@ -69,6 +69,13 @@ export interface Settings {
     /** `CI` set: output goes to a log that keeps every redraw. */
     readonly ci: boolean;
   };
+  readonly policy: {
+    /**
+     * nightshift's own variables (its settings, `NIGHTSHIFT_*`, `*_FILE`) that this installation
+     * lets a policy's `${VAR}`s read; a policy reads no other of them.
+     */
+    readonly allowEnv: readonly string[];
+  };
   /** Who runs the command (`USER`), for records that say who did something. */
   readonly user: string | undefined;
   /** Every variable, for a policy's `${VAR}`s. */
@@ -132,6 +139,7 @@ export function loadSettings(env: Environment): Settings {
       uiTokenFile: v.NIGHTSHIFT_UI_TOKEN_FILE,
     },
     terminal: { noColor: v.NO_COLOR, dumb: v.TERM === 'dumb', ci: v.CI },
+    policy: { allowEnv: v.NIGHTSHIFT_POLICY_ENV_ALLOW },
     user: v.USER,
     environment: Object.freeze({ ...env }),
   };

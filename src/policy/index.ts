@@ -20,6 +20,7 @@ export {
   type Policy,
   type PolicyCheck,
   type PolicyJob,
+  type PolicyVariables,
   parsePolicy,
   redactParams,
   type SecretParam,

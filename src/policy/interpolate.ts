@@ -1,3 +1,4 @@
+import { ownVariableMessage, ownVariableReason } from './own-variables.js';
 import { suggestionSuffix } from './suggest.js';
 
 /** The environment variables a policy may read: the CLI passes the ones its Settings were read from. */
@@ -5,7 +6,10 @@ export type PolicyEnv = Readonly<Record<string, string | undefined>>;
 
 export type InterpolationResult =
   | { readonly ok: true; readonly value: string; readonly interpolated: boolean }
-  /** `unset` names a variable that is not set; any other failure is a mistake in the text itself. */
+  /**
+   * `unset` names a variable that is not set; any other failure is a mistake in the text itself,
+   * or a variable of nightshift's own that the installation does not let policies read.
+   */
   | { readonly ok: false; readonly message: string; readonly unset?: string };
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -16,9 +20,17 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * kept. An unset variable without a default is an error, so a missing secret fails the load
  * instead of becoming an empty string; its message suggests a variable of `env` with a close name.
  *
+ * A variable of nightshift's own (its settings, `NIGHTSHIFT_*`, `*_FILE`) is refused unless
+ * `allowEnv` lists it, set or not, defaulted or not: a policy must not be able to read the
+ * credentials nightshift runs with.
+ *
  * Messages name variables, never their values: values are often secrets.
  */
-export function interpolate(text: string, env: PolicyEnv): InterpolationResult {
+export function interpolate(
+  text: string,
+  env: PolicyEnv,
+  allowEnv: ReadonlySet<string> = new Set(),
+): InterpolationResult {
   if (!text.includes('${')) return { ok: true, value: text, interpolated: false };
   let value = '';
   let interpolated = false;
@@ -58,11 +70,16 @@ export function interpolate(text: string, env: PolicyEnv): InterpolationResult {
         message: `invalid variable reference "\${${body}}": a name holds letters, digits and "_" and does not start with a digit`,
       };
     }
+    const own = allowEnv.has(name) ? undefined : ownVariableReason(name);
+    if (own !== undefined) return { ok: false, message: ownVariableMessage(name, own) };
     const fromEnv = env[name];
     if (separator !== -1 && (fromEnv === undefined || fromEnv === '')) {
       value += body.slice(separator + 2);
     } else if (fromEnv === undefined) {
-      const names = Object.keys(env).filter((key) => env[key] !== undefined);
+      // a name the policy could not read would be no help
+      const names = Object.keys(env).filter(
+        (key) => env[key] !== undefined && (allowEnv.has(key) || ownVariableReason(key) === undefined),
+      );
       return {
         ok: false,
         unset: name,

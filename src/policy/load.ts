@@ -40,11 +40,17 @@ import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
 import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
-export interface LoadPolicyOptions {
-  /** The actions jobs may use; `jobs/index.ts` exports the real one. */
-  readonly registry: ActionCatalog;
+/** What a policy's `${VAR}`s may read. */
+export interface PolicyVariables {
   /** Where `${VAR}` values come from: the environment the CLI read its Settings from. */
   readonly env: PolicyEnv;
+  /** nightshift's own variables a policy may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  readonly allowEnv?: readonly string[];
+}
+
+export interface LoadPolicyOptions extends PolicyVariables {
+  /** The actions jobs may use; `jobs/index.ts` exports the real one. */
+  readonly registry: ActionCatalog;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;
 }
@@ -147,7 +153,10 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
 export function checkPolicy(text: string, file: string, options: CheckPolicyOptions): PolicyCheck {
   const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
   if (tooLarge) return { problems: [tooLarge], policy: undefined };
-  const source = readYaml(text, file, options.env, { unsetVariables: options.unsetVariables ?? 'error' });
+  const source = readYaml(text, file, options.env, {
+    unsetVariables: options.unsetVariables ?? 'error',
+    allowEnv: options.allowEnv,
+  });
   if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
   const problems: PolicyProblem[] = [...source.problems];
   const root = source.value;

@@ -14,6 +14,8 @@ export interface PolicyCacheOptions {
   registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
+  /** nightshift's own variables policies may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  allowEnv?: readonly string[];
 }
 
 /** A run's policy and its job in it. */
@@ -63,6 +65,7 @@ export class PolicyCache {
     const policy = parsePolicy(text, `policy@${sha.slice(0, 12)}`, {
       registry: this.#options.registry,
       env: this.#options.env,
+      allowEnv: this.#options.allowEnv,
     });
     this.#parsed.set(sha, policy);
     return policy;

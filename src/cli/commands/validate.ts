@@ -99,6 +99,7 @@ export function registerValidateCommand(
       const options = {
         registry: deps.registry,
         env: deps.env,
+        allowEnv: deps.allowEnv,
         now: deps.now(),
         unsetVariables: flags.strictEnv ? ('error' as const) : ('warning' as const),
       };

@@ -12,6 +12,8 @@ export interface ReadYamlOptions {
    * its secrets are not set (CI). Either way the string keeps its text as written.
    */
   readonly unsetVariables?: Severity;
+  /** nightshift's own variables the text may read after all (NIGHTSHIFT_POLICY_ENV_ALLOW). Default: none. */
+  readonly allowEnv?: readonly string[];
 }
 
 /**
@@ -44,7 +46,12 @@ export function readYaml(
   if (problems.length > 0) return sourceOf(file, undefined, problems, () => at(0), new Map());
 
   const lineOf = (offset: number) => at(offset).line;
-  const walked = walkDocument(doc, env, options.unsetVariables ?? 'error', report, lineOf);
+  const variables = {
+    env,
+    allowEnv: new Set(options.allowEnv),
+    unset: options.unsetVariables ?? 'error',
+  } as const;
+  const walked = walkDocument(doc, variables, report, lineOf);
   const locate: YamlSource['locate'] = (path, anchor = 'value') => at(walked.offsetOf(path, anchor));
   return sourceOf(file, walked.value, problems, locate, walked.interpolated);
 }

@@ -44,8 +44,7 @@ interface Place {
  */
 export function walkDocument(
   doc: Document.Parsed,
-  env: PolicyEnv,
-  unsetVariables: Severity,
+  variables: { readonly env: PolicyEnv; readonly allowEnv: ReadonlySet<string>; readonly unset: Severity },
   report: Report,
   lineOf: (offset: number) => number,
 ): Walked {
@@ -100,9 +99,9 @@ export function walkDocument(
     if (isScalar(node)) {
       const raw = node.value;
       if (typeof raw !== 'string' || !raw.includes('${')) return raw;
-      const result = interpolate(raw, env);
+      const result = interpolate(raw, variables.env, variables.allowEnv);
       if (!result.ok) {
-        const severity = result.unset === undefined ? 'error' : unsetVariables;
+        const severity = result.unset === undefined ? 'error' : variables.unset;
         report(start(node), labelled(path, result.message), severity);
         return raw;
       }
