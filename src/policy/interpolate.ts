@@ -4,13 +4,27 @@ import { suggestionSuffix } from './suggest.js';
 /** The environment variables a policy may read: the CLI passes the ones its Settings were read from. */
 export type PolicyEnv = Readonly<Record<string, string | undefined>>;
 
+/** One `${NAME}` of a string, and the text it became (the variable's value, or the default). */
+export interface VariableRead {
+  readonly name: string;
+  readonly value: string;
+}
+
 export type InterpolationResult =
-  | { readonly ok: true; readonly value: string; readonly interpolated: boolean }
+  | {
+      readonly ok: true;
+      readonly value: string;
+      readonly interpolated: boolean;
+      /** Each `${NAME}` of the text, in order. */
+      readonly reads: readonly VariableRead[];
+    }
   /**
    * `unset` names a variable that is not set; any other failure is a mistake in the text itself,
    * or a variable of nightshift's own that the installation does not let policies read.
    */
   | { readonly ok: false; readonly message: string; readonly unset?: string };
+
+const NOTHING_READ: readonly VariableRead[] = [];
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -31,9 +45,10 @@ export function interpolate(
   env: PolicyEnv,
   allowEnv: ReadonlySet<string> = new Set(),
 ): InterpolationResult {
-  if (!text.includes('${')) return { ok: true, value: text, interpolated: false };
+  if (!text.includes('${')) return { ok: true, value: text, interpolated: false, reads: NOTHING_READ };
   let value = '';
   let interpolated = false;
+  const reads: VariableRead[] = [];
   let index = 0;
   while (index < text.length) {
     const start = text.indexOf('$', index);
@@ -74,6 +89,7 @@ export function interpolate(
     if (own !== undefined) return { ok: false, message: ownVariableMessage(name, own) };
     const fromEnv = env[name];
     if (separator !== -1 && (fromEnv === undefined || fromEnv === '')) {
+      reads.push({ name, value: body.slice(separator + 2) });
       value += body.slice(separator + 2);
     } else if (fromEnv === undefined) {
       // a name the policy could not read would be no help
@@ -86,10 +102,11 @@ export function interpolate(
         message: `environment variable ${name} is not set${suggestionSuffix(name, names)} (set it, or give a default: "\${${name}:-default}")`,
       };
     } else {
+      reads.push({ name, value: fromEnv });
       value += fromEnv;
     }
     interpolated = true;
     index = end + 1;
   }
-  return { ok: true, value, interpolated };
+  return { ok: true, value, interpolated, reads };
 }

@@ -35,6 +35,7 @@ import {
   type WindowDocument,
   WindowSchema,
 } from './schema.js';
+import { type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
@@ -71,16 +72,6 @@ export interface PolicyCheck {
   readonly policy: Policy | undefined;
 }
 
-/** A string of `with:` that came from `${VAR}`s. */
-export interface SecretParam {
-  /** Dotted, within `with:`: `backupId`, `hosts.0.token`. */
-  readonly path: string;
-  /** What the action gets. */
-  readonly value: string;
-  /** The text as written in the file (`${DRILL_BACKUP_ID}`): what nightshift shows instead. */
-  readonly written: string;
-}
-
 /** A job's target: a named selector from `targets:`, or one written inline (no name). */
 export interface JobTarget {
   readonly name: string | undefined;
@@ -101,10 +92,10 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   /** The `with:` parameters, as the action's schema parsed them. */
   readonly params: Readonly<Record<string, unknown>>;
   /**
-   * The strings of `params` that came from `${VAR}`s: how secrets reach a job. Log
-   * `redactParams(job)` instead of `params`; a run's summary shows each as written (src/engine/redact.ts).
+   * The policy's secret values (docs/policy.md): whatever a run shows or stores has each as its
+   * `${NAME}` (`hideSecrets`, applied by src/engine/redact.ts); only the action sees them.
    */
-  readonly secretParams: readonly SecretParam[];
+  readonly secrets: readonly PolicySecret[];
   readonly target: JobTarget | undefined;
   /** Calendar names from `skip:`, and the union of their dates (`YYYY-MM-DD`, local). */
   readonly skip: readonly string[];
@@ -127,6 +118,8 @@ export interface Policy {
   readonly notifications: Readonly<Record<string, NotificationSink>>;
   /** What an hour of each workspace type costs, for savings; undefined without `pricing:`. */
   readonly pricing: Pricing | undefined;
+  /** The values of its secret variables: show anything taken from the policy through `hideSecrets`. */
+  readonly secrets: readonly PolicySecret[];
   /** Jobs in file order, then windows in file order (`kind` tells them apart). */
   readonly jobs: readonly PolicyJob[];
   /** The location of any node, by path (`['jobs', 'nightly', 'maxTargets']`). */
@@ -168,8 +161,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
 
   const outline = parseWithProblems(OutlineSchema, root, source, { at: [] });
   problems.push(...outline.problems);
+  const secrets = policySecrets(source, root.secrets);
+  problems.push(...secrets.problems);
   const context: CheckContext = {
     source,
+    secrets,
     registry: options.registry,
     targets: definedNames(root.targets),
     calendars: definedNames(root.calendars),
@@ -177,9 +173,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     jobActions: jobActions(root.jobs),
   };
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
-  problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));
+  problems.push(...checkTimeZone(context, ['defaults', 'timezone'], defaults?.timezone));
   problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
-  problems.push(...checkCalendars(source, root.calendars, options.now ?? new Date()));
+  problems.push(...checkCalendars(context, root.calendars, options.now ?? new Date()));
 
   const jobs: {
     name: string;
@@ -231,7 +227,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     windows.every((window) => window.document);
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
   const policy =
-    usable && outlineData ? resolve(outlineData, jobs, windows, source, file, warnings) : undefined;
+    usable && outlineData
+      ? resolve(outlineData, jobs, windows, { source, secrets: secrets.values, file, warnings })
+      : undefined;
   return { problems: found, policy };
 }
 
@@ -288,9 +286,17 @@ function resolve(
     params: Readonly<Record<string, unknown>> | undefined;
   }[],
   windows: readonly { name: string; document: WindowDocument | undefined }[],
-  source: YamlSource,
-  file: string,
-  warnings: readonly PolicyProblem[],
+  {
+    source,
+    secrets,
+    file,
+    warnings,
+  }: {
+    source: YamlSource;
+    secrets: readonly PolicySecret[];
+    file: string;
+    warnings: readonly PolicyProblem[];
+  },
 ): Policy {
   const defaults = applySettings(BUILTIN_DEFAULTS, outline.defaults);
   const calendars = outline.calendars ?? {};
@@ -311,7 +317,7 @@ function resolve(
       schedule: { cron: document.schedule, timezone, kind: checkCron(document.schedule).kind ?? 'fixed' },
       action: document.action,
       params,
-      secretParams: secretParamsBelow(source, ['jobs', name, 'with']),
+      secrets,
       target: resolveTarget(document.target, targets),
       skip,
       skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
@@ -336,7 +342,10 @@ function resolve(
   for (const { name, document } of windows) {
     if (!document) continue;
     const location = source.locate(['windows', name], 'key');
-    resolved.push(resolveWindow(name, location, document, defaults, calendars, targets, selectors));
+    resolved.push({
+      ...resolveWindow(name, location, document, defaults, calendars, targets, selectors),
+      secrets,
+    });
   }
   return {
     file,
@@ -346,6 +355,7 @@ function resolve(
     targets,
     notifications: outline.notifications ?? {},
     pricing: outline.pricing,
+    secrets,
     jobs: resolved,
     locate: (path) => source.locate(path),
     warnings,
@@ -365,7 +375,7 @@ function resolveWindow(
   calendars: Readonly<Record<string, readonly string[]>>,
   targets: Readonly<Record<string, TargetSelector>>,
   selectors: readonly { name: string; selector: TargetSelector }[],
-): PolicyJob {
+): Omit<PolicyJob, 'secrets'> {
   const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
   const uptime = parseUptime(document.uptime);
   if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
@@ -388,7 +398,6 @@ function resolveWindow(
     schedule: { cron: '', timezone: settings.timezone, kind: 'window' },
     action: WINDOW_ACTION,
     params: {},
-    secretParams: [],
     target: resolveTarget(document.target, targets),
     skip,
     skipDates: new Set(),
@@ -405,15 +414,6 @@ function resolveWindow(
 /** How often a window is reconciled when it does not say. */
 export const DEFAULT_EVERY_MS = 5 * 60_000;
 
-/** The strings below `at` that came from `${VAR}`s, with their values and their text as written. */
-function secretParamsBelow(source: YamlSource, at: readonly string[]): SecretParam[] {
-  return source.interpolatedBelow(at).map((path) => {
-    let value: unknown = source.value;
-    for (const segment of [...at, ...path]) value = (value as Record<string, unknown>)[segment];
-    return { path: path.join('.'), value: String(value), written: source.templateOf([...at, ...path]) ?? '' };
-  });
-}
-
 function resolveTarget(
   target: JobDocument['target'],
   targets: Readonly<Record<string, TargetSelector>>,
@@ -427,21 +427,4 @@ function resolveTarget(
 /** A problem about a job, at its name in the file: for later stages that refuse a run. */
 export function jobProblem(job: Pick<PolicyJob, 'location'>, message: string): PolicyProblem {
   return { ...job.location, message };
-}
-
-/** The job's parameters with every value that came from the environment shown as written (`${VAR}`), for logs. */
-export function redactParams(job: Pick<PolicyJob, 'params' | 'secretParams'>): Record<string, unknown> {
-  const copy = structuredClone(job.params) as Record<string, unknown>;
-  for (const { path, written } of job.secretParams) {
-    const segments = path.split('.');
-    let parent: unknown = copy;
-    for (const segment of segments.slice(0, -1)) {
-      parent = isMap(parent) || Array.isArray(parent) ? (parent as RawMap)[segment] : undefined;
-    }
-    const last = segments[segments.length - 1];
-    if (last !== undefined && parent !== null && typeof parent === 'object' && last in parent) {
-      (parent as Record<string, unknown>)[last] = written;
-    }
-  }
-  return copy;
 }

@@ -3,7 +3,7 @@ import type { Severity } from '../errors.js';
 import { interpolate, type PolicyEnv } from '../interpolate.js';
 import { labelled, pathKey, type ValuePath } from '../paths.js';
 import { yaml } from './package.js';
-import type { Anchor } from './source.js';
+import type { Anchor, Interpolation } from './source.js';
 
 const { isAlias, isMap, isScalar, isSeq } = yaml;
 
@@ -23,8 +23,8 @@ export type Report = (offset: number, message: string, severity?: Severity) => v
 /** The document as plain values, and where each value was written. */
 export interface Walked {
   readonly value: unknown;
-  /** The text as written of each interpolated string, by `pathKey` of its path, in document order. */
-  readonly interpolated: ReadonlyMap<string, string>;
+  /** Each interpolated string, by `pathKey` of its path, in document order. */
+  readonly interpolated: ReadonlyMap<string, Interpolation>;
   /** The offset of the node at `path`, or of its nearest ancestor that exists. */
   offsetOf(path: ValuePath, anchor: Anchor): number;
 }
@@ -53,7 +53,7 @@ export function walkDocument(
   // Every copy of a node has the places of the node: an alias copies values, not positions.
   const placesOf = new WeakMap<Node, Map<string, Place>>();
   const offsetsOf = new WeakMap<Node, (number | undefined)[]>();
-  const interpolated = new Map<string, string>();
+  const interpolated = new Map<string, Interpolation>();
   const aliasTarget = aliasTargets(doc);
   const sizeOf = expandedSizes(aliasTarget);
   const expanding = new Set<Node>();
@@ -105,7 +105,7 @@ export function walkDocument(
         report(start(node), labelled(path, result.message), severity);
         return raw;
       }
-      if (result.interpolated) interpolated.set(pathKey(path), raw);
+      if (result.interpolated) interpolated.set(pathKey(path), { template: raw, reads: result.reads });
       return result.value;
     }
     if (isSeq(node)) {

@@ -22,8 +22,16 @@ describe('durations', () => {
 describe('interpolation', () => {
   const env = { NAME: 'value', EMPTY: '' };
 
-  it('replaces ${NAME} and marks the result as interpolated', () => {
-    expect(interpolate('a-${NAME}-b', env)).toEqual({ ok: true, value: 'a-value-b', interpolated: true });
+  it('replaces ${NAME}, marks the result as interpolated and says what each reference became', () => {
+    expect(interpolate('a-${NAME}-b-${MISSING:-x}', env)).toEqual({
+      ok: true,
+      value: 'a-value-b-x',
+      interpolated: true,
+      reads: [
+        { name: 'NAME', value: 'value' },
+        { name: 'MISSING', value: 'x' },
+      ],
+    });
   });
 
   it('leaves text without references alone', () => {
@@ -31,6 +39,7 @@ describe('interpolation', () => {
       ok: true,
       value: 'plain $ text $NAME',
       interpolated: false,
+      reads: [],
     });
   });
 
