@@ -35,7 +35,7 @@ import {
   type WindowDocument,
   WindowSchema,
 } from './schema.js';
-import { type PolicySecret, policySecrets } from './secrets.js';
+import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
@@ -218,7 +218,12 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     ),
   );
 
-  const found = sortProblems(withoutEchoes(source.problems, problems));
+  // a check that quotes what it refused (an action's own schema, say) quotes no secret either
+  const hide = hideSecrets(secrets.values);
+  const found = sortProblems(withoutEchoes(source.problems, problems)).map((problem) => ({
+    ...problem,
+    message: hide(problem.message),
+  }));
   const warnings = found.filter(isWarning);
   // Without errors, a part still missing failed only on a string holding an unset variable.
   const usable =

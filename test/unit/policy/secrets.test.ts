@@ -76,6 +76,22 @@ jobs:
     expect(hide(policy.jobs[0]?.description)).toBe('posts to ${OPS_HOOK}');
   });
 
+  it('hides a secret in a problem that quotes what it refused (an action’s own schema)', () => {
+    const text = `jobs:
+  audit:
+    schedule: "0 6 * * *"
+    action: allow-list-audit
+    target: { workgroups: ["*"] }
+    with: { forbid: ["\${CIDR_SECRET}", "\${CIDR}"] }
+`;
+    expect(() => load(text, { env: { ...ENV, CIDR_SECRET: '10.1.2.3/99', CIDR: '10.9.9.9/77' } })).toThrow(
+      [
+        'policy.yaml:7:22: jobs.audit.with.forbid[0]: "${CIDR_SECRET}" has prefix length "99"; expected 0-32',
+        'policy.yaml:7:40: jobs.audit.with.forbid[1]: "10.9.9.9/77" has prefix length "77"; expected 0-32',
+      ].join('\n'),
+    );
+  });
+
   it('hides a secret with a default as its reference, and shows the values of the others', () => {
     const policy = load(`jobs:
   drill:
