@@ -50,7 +50,8 @@ export function walkDocument(
 ): Walked {
   const maps = new WeakMap<object, Map<string, Place>>();
   const lists = new WeakMap<object, (number | undefined)[]>();
-  // Every copy of a node has the places of the node: an alias copies values, not positions.
+  // Every copy of a node has the places of the node: an alias copies values, not positions. Kept
+  // for copies only, so a policy without aliases pays nothing for them.
   const placesOf = new WeakMap<Node, Map<string, Place>>();
   const offsetsOf = new WeakMap<Node, (number | undefined)[]>();
   const interpolated = new Map<string, Interpolation>();
@@ -111,10 +112,10 @@ export function walkDocument(
     if (isSeq(node)) {
       const items = node.items as (Node | null)[];
       const list = items.map((item, index) => at(index, item, depth + 1));
-      let offsets = offsetsOf.get(node);
+      let offsets = expanding.size > 0 ? offsetsOf.get(node) : undefined;
       if (!offsets) {
         offsets = items.map((item) => (item ? start(item) : undefined));
-        offsetsOf.set(node, offsets);
+        if (expanding.size > 0) offsetsOf.set(node, offsets);
       }
       lists.set(list, offsets);
       return list;
@@ -155,7 +156,8 @@ export function walkDocument(
 
   const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
     const object: Record<string, unknown> = Object.create(null);
-    const known = placesOf.get(node);
+    const copying = expanding.size > 0;
+    const known = copying ? placesOf.get(node) : undefined;
     const places = known ?? new Map<string, Place>();
     const adding = known ? undefined : places;
     const merges: Pair[] = [];
@@ -199,7 +201,7 @@ export function walkDocument(
         }
       }
     }
-    placesOf.set(node, places);
+    if (copying) placesOf.set(node, places);
     maps.set(object, places);
     return object;
   };

