@@ -15,7 +15,6 @@ import type { YamlSource } from './yaml/index.js';
  * job even when zod found structural problems in it, and all problems come out in one pass.
  */
 export interface CheckContext extends Shown {
-  readonly source: YamlSource;
   readonly registry: ActionCatalog;
   readonly targets: ReadonlySet<string>;
   readonly calendars: ReadonlySet<string>;

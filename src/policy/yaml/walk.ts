@@ -10,8 +10,8 @@ const { isAlias, isMap, isScalar, isSeq } = yaml;
 /**
  * How many values aliases may add to a document, each alias (and each map a `<<` merges in)
  * weighed by the size of what it copies: a collection counts itself and everything in it, aliases
- * inside it as the values they copy. A merge key of 10 values on each of 10,000 jobs adds 100,000; an
- * alias bomb is refused at the alias that would cross it, before anything of it is copied.
+ * inside it as the values they copy. A merge key of 10 values on each of 10,000 jobs adds
+ * 100,000; an alias bomb is refused at the alias that would cross it, before any of it is copied.
  */
 export const MAX_ALIAS_VALUES = 500_000;
 /** Values nested deeper than this are refused; following an alias counts as a level. */
@@ -64,7 +64,7 @@ export function walkDocument(
    * Whether copying `target` here stays within MAX_ALIAS_VALUES. Inside a copy, what is copied
    * again was weighed with the copy. Past the budget, the first alias is reported and none is read.
    */
-  const withinBudget = (alias: Node, source: string, target: Node): boolean => {
+  const withinBudget = (alias: Alias, target: Node): boolean => {
     if (expanding.size > 0) return true;
     if (aliasValues > MAX_ALIAS_VALUES) return false;
     const size = sizeOf(target);
@@ -74,7 +74,7 @@ export function walkDocument(
       start(alias),
       labelled(
         path,
-        `alias "*${source}" copies ${size} values, past the ${MAX_ALIAS_VALUES} that aliases may add to a policy (an alias bomb?)`,
+        `alias "*${alias.source}" copies ${size} values, past the ${MAX_ALIAS_VALUES} that aliases may add to a policy (an alias bomb?)`,
       ),
     );
     return false;
@@ -134,7 +134,7 @@ export function walkDocument(
       report(start(node), labelled(path, `alias "*${node.source}" refers to a node that contains it`));
       return null;
     }
-    if (!withinBudget(node, node.source, target)) return null;
+    if (!withinBudget(node, target)) return null;
     expanding.add(target);
     const value = toValue(target, depth + 1);
     expanding.delete(target);
@@ -194,7 +194,7 @@ export function walkDocument(
           );
           continue;
         }
-        if (alias && !withinBudget(alias, alias.source, map)) continue;
+        if (alias && !withinBudget(alias, map)) continue;
         for (const pair of map.items) {
           const key = keyName(pair.key as Node | null);
           if (key !== undefined && !(key in object)) addEntry(object, adding, key, pair, depth);
