@@ -65,7 +65,7 @@ export function readsSecret(
   source: YamlSource,
   secrets: Pick<PolicySecrets, 'names'>,
   path: readonly PropertyKey[],
-) {
+): boolean {
   return source.readsAt(path).some(({ name }) => secrets.names.has(name));
 }
 
