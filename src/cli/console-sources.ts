@@ -1,7 +1,6 @@
 import { actionRegistry } from '../../jobs/index.js';
 import type { ConsoleSources } from '../ops/index.js';
-import type { PolicyEnv } from '../policy/index.js';
-import { checkPolicy, formatProblem } from '../policy/index.js';
+import { checkPolicy, formatProblem, type PolicyVariables } from '../policy/index.js';
 import { FindingsLedger, RedisFleetListings } from '../store/index.js';
 import type { RedisRuntime } from './runtime.js';
 
@@ -10,7 +9,7 @@ import type { RedisRuntime } from './runtime.js';
  * process's variables; one it lacks is no error (`unsetVariables: 'warning'`): the console shows
  * names and schedules, never a value.
  */
-export function consoleSources(runtime: RedisRuntime, env: PolicyEnv): ConsoleSources {
+export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables): ConsoleSources {
   const prefix = runtime.prefix;
   return {
     history: runtime.history,
@@ -22,7 +21,7 @@ export function consoleSources(runtime: RedisRuntime, env: PolicyEnv): ConsoleSo
     readPolicy(text, sha) {
       const { policy, problems } = checkPolicy(text, `policy@${sha.slice(0, 12)}`, {
         registry: actionRegistry,
-        env,
+        ...variables,
         unsetVariables: 'warning',
       });
       if (policy) return policy;

@@ -11,7 +11,7 @@ import {
   startOpsServer,
   UI_PATH,
 } from '../ops/index.js';
-import type { PolicyEnv } from '../policy/index.js';
+import type { PolicyVariables } from '../policy/index.js';
 import { consoleSources } from './console-sources.js';
 import { UsageError } from './exit.js';
 import { asUsage, type RedisRuntime } from './runtime.js';
@@ -92,11 +92,11 @@ export async function startOpsRole(
   runtime: RedisRuntime,
   log: Logger,
   {
-    env,
+    variables,
     ready,
   }: {
-    /** Where the console reads the policy's `${VAR}` values: the process's environment. */
-    env: PolicyEnv;
+    /** What the console reads the policy's `${VAR}`s with: the process's environment. */
+    variables: PolicyVariables;
     /** Further `/readyz` checks (`policy` for a scheduler). */
     ready?: () => Record<string, Readiness>;
   },
@@ -122,7 +122,7 @@ export async function startOpsRole(
         redis: runtime.redis,
         queue: runtime.queue,
         metrics,
-        console: { sources: consoleSources(runtime, env) },
+        console: { sources: consoleSources(runtime, variables) },
         ready,
         log,
       });

@@ -6,12 +6,13 @@ import {
   type ActionCatalog,
   checkPolicyFile,
   formatProblem,
+  hideSecrets,
   isWarning,
   type Policy,
   type PolicyCheck,
-  type PolicyEnv,
   type PolicyJob,
   type PolicyProblem,
+  type PolicyVariables,
   sortProblems,
 } from '../policy/index.js';
 import type { Suspension } from '../store/index.js';
@@ -22,9 +23,8 @@ import { EXIT, formatUsageError, UsageError } from './exit.js';
  * Bad usage goes through commander's own error path (exit 2 via main); an invalid policy is
  * printed in full and only sets the exit code, so every problem is shown.
  */
-export interface PolicyCommandDeps {
+export interface PolicyCommandDeps extends PolicyVariables {
   readonly registry: ActionCatalog;
-  readonly env: PolicyEnv;
   readonly now: () => Date;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
@@ -38,6 +38,14 @@ export interface PolicyCommandDeps {
   readonly sinkCommands: SinkCommandAllowlist;
 }
 
+/**
+ * What a policy's `${VAR}`s may read: the variables `settings` were read from, nightshift's own
+ * only as far as NIGHTSHIFT_POLICY_ENV_ALLOW lets them.
+ */
+export function policyVariables(settings: Settings): PolicyVariables {
+  return { env: settings.environment, allowEnv: settings.policy.allowEnv };
+}
+
 /** `${VAR}`s resolve in the variables `settings` were read from. */
 export function policyCommandDeps(
   settings: Settings,
@@ -45,7 +53,7 @@ export function policyCommandDeps(
 ): PolicyCommandDeps {
   return {
     registry: actionRegistry,
-    env: settings.environment,
+    ...policyVariables(settings),
     now: () => new Date(),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -63,7 +71,12 @@ export function policyCommandDeps(
  * do not stop the command: they are printed on stderr (`file:line:col: warning: message`).
  */
 export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise<Policy> {
-  const check = await checkPolicyFile(file, { registry: deps.registry, env: deps.env, now: deps.now() });
+  const check = await checkPolicyFile(file, {
+    registry: deps.registry,
+    env: deps.env,
+    allowEnv: deps.allowEnv,
+    now: deps.now(),
+  });
   const { problems, policy } = withSinkCommands(check, deps.sinkCommands);
   if (!policy) throw invalidPolicy(problems);
   const warnings = problems.filter(isWarning);
@@ -82,9 +95,8 @@ export function sinkCommandProblems(policy: Policy, allowed: SinkCommandAllowlis
     const refusal = sink && sinkProgramRefusal(sink.program, allowed);
     if (!sink || !refusal) return [];
     const path = ['jobs', job.name, 'with', ...sink.path];
-    // a program from a ${VAR} is shown as written
-    const written = job.secretParams.find((param) => param.path === sink.path.join('.'))?.written;
-    const shown = written === undefined ? JSON.stringify(sink.program) : `from ${JSON.stringify(written)}`;
+    // a program read from a secret variable is shown as its ${NAME}
+    const shown = JSON.stringify(hideSecrets(job.secrets)(sink.program));
     return [
       {
         ...policy.locate(path),

@@ -103,6 +103,8 @@ export interface PolicyReloaderOptions {
   log: Logger;
   /** Where `${VAR}` values come from: the process's environment. */
   env: PolicyEnv;
+  /** nightshift's own variables the policy may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  allowEnv?: readonly string[] | undefined;
   /** Problems with jobs this process could not run (see `bearerTokenProblems`). Default: none. */
   check?: ((policy: Policy) => PolicyProblem[]) | undefined;
 }
@@ -235,8 +237,8 @@ export class PolicyReloader {
   }
 
   #parse(text: string): Policy {
-    const { file, env, check } = this.#options;
-    const policy = parsePolicy(text, file, { registry: actionRegistry, env });
+    const { file, env, allowEnv, check } = this.#options;
+    const policy = parsePolicy(text, file, { registry: actionRegistry, env, allowEnv });
     const problems = check?.(policy) ?? [];
     if (problems.length > 0) throw new PolicyError(problems);
     return policy;

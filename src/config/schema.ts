@@ -119,6 +119,20 @@ function addresses(value: string): RedisAddress[] | Problem {
   return parsed;
 }
 
+/** `NAME,NAME`: environment variable names, as a policy's `${NAME}` writes them. */
+function names(value: string): string[] | Problem {
+  const list = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const bad = list.find((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+  return bad === undefined
+    ? list
+    : new Problem(
+        `must be variable names separated by commas (e.g. NIGHTSHIFT_BEARER_TOKEN,REDIS_URL), got "${bad}"`,
+      );
+}
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -178,6 +192,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_POLICY_KEY: variable(policyKeyList),
     NIGHTSHIFT_POLICY_KEY_FILE: text(),
     NIGHTSHIFT_SINK_COMMANDS: variable(programList),
+    NIGHTSHIFT_POLICY_ENV_ALLOW: variable(names).transform((value): readonly string[] => value ?? []),
     // https://no-color.org: any non-empty value, even blanks
     NO_COLOR: z
       .string()

@@ -68,10 +68,15 @@ export interface Settings {
     readonly uiToken: string | undefined;
     readonly uiTokenFile: string | undefined;
   };
-  /** The keys policy texts in Redis are signed and checked with; `policyKeys` reads them. */
   readonly policy: {
+    /** The keys policy texts in Redis are signed and checked with; `policyKeys` reads them. */
     readonly keys: readonly string[] | undefined;
     readonly keyFile: string | undefined;
+    /**
+     * nightshift's own variables (its settings, `NIGHTSHIFT_*`, `*_FILE`) that this installation
+     * lets a policy's `${VAR}`s read; a policy reads no other of them.
+     */
+    readonly allowEnv: readonly string[];
   };
   readonly sinks: {
     /** `NIGHTSHIFT_SINK_COMMANDS`: the programs a sink command may run (empty: none); undefined: any. */
@@ -147,7 +152,11 @@ export function loadSettings(env: Environment): Settings {
       uiToken: v.NIGHTSHIFT_UI_TOKEN,
       uiTokenFile: v.NIGHTSHIFT_UI_TOKEN_FILE,
     },
-    policy: { keys: v.NIGHTSHIFT_POLICY_KEY, keyFile: v.NIGHTSHIFT_POLICY_KEY_FILE },
+    policy: {
+      keys: v.NIGHTSHIFT_POLICY_KEY,
+      keyFile: v.NIGHTSHIFT_POLICY_KEY_FILE,
+      allowEnv: v.NIGHTSHIFT_POLICY_ENV_ALLOW,
+    },
     sinks: { commands: v.NIGHTSHIFT_SINK_COMMANDS },
     terminal: { noColor: v.NO_COLOR, dumb: v.TERM === 'dumb', ci: v.CI },
     user: v.USER,

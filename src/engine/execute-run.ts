@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
-import { formatProblem, jobProblem, type PolicyJob, type Pricing, redactParams } from '../policy/index.js';
+import { formatProblem, jobProblem, type PolicyJob, type Pricing } from '../policy/index.js';
 import {
   type Action,
   type ActionContext,
@@ -19,7 +19,7 @@ import { type FleetListingSink, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
 import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
-import { asWrittenFor, checkpointsAsWritten } from './redact.js';
+import { checkpointsWithoutSecrets, secretsHiddenFor } from './redact.js';
 import { AttemptsFailedError, waitForState } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
 import { executeSplitRun } from './split-run.js';
@@ -180,11 +180,11 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
   const { job } = request;
   const clock = deps.clock ?? systemClock;
   const startedAt = request.startedAt ?? clock.now();
-  // what the run shows and stores has the job's ${VAR} values as written; only the action sees them
-  const asWritten = asWrittenFor(job);
+  // what the run shows and stores has the policy's secrets as ${NAME}; only the action sees them
+  const hide = secretsHiddenFor(job);
   const log = deps.log.child(
     { runId: request.runId, job: job.name, action: job.action },
-    { formatters: { log: asWritten } },
+    { formatters: { log: hide } },
   );
   const runRequestIds: string[] = [];
   const refuse = (reason: string, error?: ErrorRecord) =>
@@ -200,7 +200,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
       {
         trigger: request.trigger,
         dryRun: request.dryRun,
-        params: redactParams(job),
+        params: hide(job.params),
         part: request.part?.index,
       },
       'run started',
@@ -321,7 +321,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
             concurrency: job.concurrency,
             retry: job.retry,
             clock,
-            checkpoints: checkpointsAsWritten(deps.checkpoints, asWritten),
+            checkpoints: checkpointsWithoutSecrets(deps.checkpoints, hide),
             done,
             log,
             signal,
@@ -386,7 +386,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     return summary;
   });
   if (listed && deps.listings) await saveListing(deps.listings, listed, request, log);
-  return asWritten(finished);
+  return hide(finished);
 }
 
 /** Leaves the run's latest view of the fleet where readers that make no API call find it. */

@@ -6,6 +6,7 @@ import type { PolicyEnv } from './interpolate.js';
 import { parseWithProblems, problemAt, warningAt } from './issues.js';
 import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
+import { type PolicySecrets, readsSecret } from './secrets.js';
 import { listNames, suggestionSuffix } from './suggest.js';
 import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
 import type { YamlSource } from './yaml/index.js';
@@ -15,8 +16,7 @@ import type { YamlSource } from './yaml/index.js';
  * between sections, and each action's own rules. They read the raw values, so they run on every
  * job even when zod found structural problems in it, and all problems come out in one pass.
  */
-export interface CheckContext {
-  readonly source: YamlSource;
+export interface CheckContext extends Shown {
   readonly registry: ActionCatalog;
   readonly targets: ReadonlySet<string>;
   readonly calendars: ReadonlySet<string>;
@@ -31,36 +31,46 @@ export function isMap(value: unknown): value is RawMap {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** What a message may show of a value: its source, and which variables are secrets. */
+export interface Shown {
+  readonly source: YamlSource;
+  readonly secrets: Pick<PolicySecrets, 'names'>;
+}
+
+/** Whether the string at `path` read a secret variable: then no message shows its value. */
+function hides({ source, secrets }: Shown, path: ValuePath): boolean {
+  return readsSecret(source, secrets, path);
+}
+
 /**
- * A value for a message, quoted. A value that came from the environment may be a secret, so the
- * message shows what the file says instead: `from "${VAR}"`.
+ * A value for a message, quoted, and where it came from when that was a `${VAR}`. A value read from
+ * a secret is shown as the file writes it instead: `from "${DB_PASSWORD}"`.
  */
-function shown(source: YamlSource, path: ValuePath, value: string): string {
-  const template = source.templateOf(path);
-  return template === undefined ? JSON.stringify(value) : `from ${JSON.stringify(template)}`;
+function shown(context: Shown, path: ValuePath, value: string): string {
+  const template = context.source.templateOf(path);
+  if (template === undefined) return JSON.stringify(value);
+  return hides(context, path)
+    ? `from ${JSON.stringify(template)}`
+    : `${JSON.stringify(value)} (from ${JSON.stringify(template)})`;
 }
 
-function suggestion(
-  source: YamlSource,
-  path: ValuePath,
-  value: string,
-  candidates: Iterable<string>,
-): string {
-  return source.isInterpolated(path) ? '' : suggestionSuffix(value, candidates);
+function suggestion(context: Shown, path: ValuePath, value: string, candidates: Iterable<string>): string {
+  return hides(context, path) ? '' : suggestionSuffix(value, candidates);
 }
 
-export function checkTimeZone(source: YamlSource, path: ValuePath, value: unknown): PolicyProblem[] {
+export function checkTimeZone(context: Shown, path: ValuePath, value: unknown): PolicyProblem[] {
   if (typeof value !== 'string' || value === '') return [];
+  const { source } = context;
   if (isTimeZone(value)) {
     // the schema reads it as this spelling
     const canonical = canonicalTimeZone(value);
     if (canonical === value) return [];
-    const as = source.isInterpolated(path) ? 'its IANA name' : `"${canonical}", its IANA name`;
-    return [warningAt(source, path, `time zone ${shown(source, path, value)} is read as ${as}; write that`)];
+    const as = hides(context, path) ? 'its IANA name' : `"${canonical}", its IANA name`;
+    return [warningAt(source, path, `time zone ${shown(context, path, value)} is read as ${as}; write that`)];
   }
-  const hint = source.isInterpolated(path) ? undefined : suggestTimeZone(value);
+  const hint = hides(context, path) ? undefined : suggestTimeZone(value);
   const tail = hint ? `; did you mean "${hint}"?` : '; expected an IANA name such as Europe/Berlin or UTC';
-  return [problemAt(source, path, `unknown time zone ${shown(source, path, value)}${tail}`)];
+  return [problemAt(source, path, `unknown time zone ${shown(context, path, value)}${tail}`)];
 }
 
 function checkReference(
@@ -75,8 +85,8 @@ function checkReference(
   const tail =
     defined.size === 0
       ? `; no ${kind.plural} are defined under "${kind.section}:"`
-      : `${suggestion(source, path, value, defined)} (defined ${kind.plural}: ${listNames(defined)})`;
-  return [problemAt(source, path, `unknown ${kind.singular} ${shown(source, path, value)}${tail}`)];
+      : `${suggestion(context, path, value, defined)} (defined ${kind.plural}: ${listNames(defined)})`;
+  return [problemAt(source, path, `unknown ${kind.singular} ${shown(context, path, value)}${tail}`)];
 }
 
 const CALENDAR = { singular: 'calendar', plural: 'calendars', section: 'calendars' };
@@ -129,7 +139,7 @@ export function checkCalendarNames(context: CheckContext, path: ValuePath, value
  * A calendar whose every date is over, in every time zone: jobs that skip it skip nothing, which
  * is most likely last year's holidays still waiting for this year's.
  */
-export function checkCalendars(source: YamlSource, calendars: unknown, now: Date): PolicyProblem[] {
+export function checkCalendars(context: Shown, calendars: unknown, now: Date): PolicyProblem[] {
   if (!isMap(calendars)) return [];
   // a date is over everywhere once it is over at UTC-12, the last zone to finish a day
   const today = new Date(now.getTime() - 12 * 3_600_000).toISOString().slice(0, 10);
@@ -141,9 +151,14 @@ export function checkCalendars(source: YamlSource, calendars: unknown, now: Date
     if (last >= today) continue;
     const path: ValuePath = ['calendars', name];
     const lastIndex = dates.indexOf(last);
-    const named = source.isInterpolated([...path, lastIndex]) ? '' : ` (the last is ${last})`;
+    const named = hides(context, [...path, lastIndex]) ? '' : ` (the last is ${last})`;
     problems.push(
-      warningAt(source, path, `every date is in the past${named}: jobs that skip it skip nothing`, 'key'),
+      warningAt(
+        context.source,
+        path,
+        `every date is in the past${named}: jobs that skip it skip nothing`,
+        'key',
+      ),
     );
   }
   return problems;
@@ -169,13 +184,13 @@ export function checkJob(context: CheckContext, name: string, job: unknown): Job
         problemAt(
           source,
           path,
-          `invalid cron expression ${shown(source, path, job.schedule)}: ${cron.message}`,
+          `invalid cron expression ${shown(context, path, job.schedule)}: ${cron.message}`,
         ),
       );
-    const warning = cron.ok && !source.isInterpolated(path) ? frequencyWarning(job.schedule) : undefined;
+    const warning = cron.ok && !hides(context, path) ? frequencyWarning(job.schedule) : undefined;
     if (warning) problems.push(warningAt(source, path, `${JSON.stringify(job.schedule)} ${warning}`));
   }
-  problems.push(...checkTimeZone(source, [...at, 'timezone'], job.timezone));
+  problems.push(...checkTimeZone(context, [...at, 'timezone'], job.timezone));
   problems.push(...checkNotify(context, [...at, 'notify'], job.notify));
   problems.push(...checkTarget(context, [...at, 'target'], job.target));
   problems.push(...checkCalendarNames(context, [...at, 'skip'], job.skip));
@@ -184,12 +199,12 @@ export function checkJob(context: CheckContext, name: string, job: unknown): Job
   const action = registry.get(job.action);
   if (!action) {
     const path = [...at, 'action'];
-    const tail = suggestion(source, path, job.action, registry.keys());
+    const tail = suggestion(context, path, job.action, registry.keys());
     problems.push(
       problemAt(
         source,
         path,
-        `unknown action ${shown(source, path, job.action)}${tail} (valid actions: ${listNames([...registry.keys()].sort())})`,
+        `unknown action ${shown(context, path, job.action)}${tail} (valid actions: ${listNames([...registry.keys()].sort())})`,
       ),
     );
     return { problems, params: undefined };
@@ -281,10 +296,10 @@ function checkJobReferences(
     const tail =
       fitting.length === 0
         ? `; no job of this policy uses action "${wanted}"`
-        : `${suggestion(source, path, value, fitting)} (${wanted} jobs: ${listNames(fitting)})`;
+        : `${suggestion(context, path, value, fitting)} (${wanted} jobs: ${listNames(fitting)})`;
     const what = known
-      ? `job ${shown(source, path, value)} uses action "${String(referenced)}", not "${wanted}"`
-      : `unknown job ${shown(source, path, value)}`;
+      ? `job ${shown(context, path, value)} uses action "${String(referenced)}", not "${wanted}"`
+      : `unknown job ${shown(context, path, value)}`;
     problems.push(problemAt(source, path, `${what}${tail}`));
   }
   return problems;

@@ -20,9 +20,8 @@ export {
   type Policy,
   type PolicyCheck,
   type PolicyJob,
+  type PolicyVariables,
   parsePolicy,
-  redactParams,
-  type SecretParam,
 } from './load.js';
 export type { ValuePath } from './paths.js';
 export { type Pricing, PricingSchema } from './pricing.js';
@@ -57,6 +56,13 @@ export {
   WINDOW_RESUME_MODES,
   type WindowResumeMode,
 } from './schema.js';
+export {
+  type HideSecrets,
+  hideSecrets,
+  MIN_EMBEDDED_LENGTH,
+  type PolicySecret,
+  SECRET_NAME,
+} from './secrets.js';
 export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';

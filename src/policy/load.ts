@@ -36,16 +36,23 @@ import {
   type WindowDocument,
   WindowSchema,
 } from './schema.js';
+import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
 import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
-export interface LoadPolicyOptions {
-  /** The actions jobs may use; `jobs/index.ts` exports the real one. */
-  readonly registry: ActionCatalog;
+/** What a policy's `${VAR}`s may read. */
+export interface PolicyVariables {
   /** Where `${VAR}` values come from: the environment the CLI read its Settings from. */
   readonly env: PolicyEnv;
+  /** nightshift's own variables a policy may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  readonly allowEnv?: readonly string[];
+}
+
+export interface LoadPolicyOptions extends PolicyVariables {
+  /** The actions jobs may use; `jobs/index.ts` exports the real one. */
+  readonly registry: ActionCatalog;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;
 }
@@ -64,16 +71,6 @@ export interface PolicyCheck {
   readonly problems: readonly PolicyProblem[];
   /** The policy, unless an error refuses it or part of it cannot be read without an unset variable. */
   readonly policy: Policy | undefined;
-}
-
-/** A string of `with:` that came from `${VAR}`s. */
-export interface SecretParam {
-  /** Dotted, within `with:`: `backupId`, `hosts.0.token`. */
-  readonly path: string;
-  /** What the action gets. */
-  readonly value: string;
-  /** The text as written in the file (`${DRILL_BACKUP_ID}`): what nightshift shows instead. */
-  readonly written: string;
 }
 
 /** A job's target: a named selector from `targets:`, or one written inline (no name). */
@@ -96,10 +93,10 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   /** The `with:` parameters, as the action's schema parsed them. */
   readonly params: Readonly<Record<string, unknown>>;
   /**
-   * The strings of `params` that came from `${VAR}`s: how secrets reach a job. Log
-   * `redactParams(job)` instead of `params`; a run's summary shows each as written (src/engine/redact.ts).
+   * The policy's secret values (docs/policy.md): whatever a run shows or stores has each as its
+   * `${NAME}` (`hideSecrets`, applied by src/engine/redact.ts); only the action sees them.
    */
-  readonly secretParams: readonly SecretParam[];
+  readonly secrets: readonly PolicySecret[];
   readonly target: JobTarget | undefined;
   /** Calendar names from `skip:`, and the union of their dates (`YYYY-MM-DD`, local). */
   readonly skip: readonly string[];
@@ -122,6 +119,8 @@ export interface Policy {
   readonly notifications: Readonly<Record<string, NotificationSink>>;
   /** What an hour of each workspace type costs, for savings; undefined without `pricing:`. */
   readonly pricing: Pricing | undefined;
+  /** The values of its secret variables: show anything taken from the policy through `hideSecrets`. */
+  readonly secrets: readonly PolicySecret[];
   /** Jobs in file order, then windows in file order (`kind` tells them apart). */
   readonly jobs: readonly PolicyJob[];
   /** The location of any node, by path (`['jobs', 'nightly', 'maxTargets']`). */
@@ -148,7 +147,10 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
 export function checkPolicy(text: string, file: string, options: CheckPolicyOptions): PolicyCheck {
   const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
   if (tooLarge) return { problems: [tooLarge], policy: undefined };
-  const source = readYaml(text, file, options.env, { unsetVariables: options.unsetVariables ?? 'error' });
+  const source = readYaml(text, file, options.env, {
+    unsetVariables: options.unsetVariables ?? 'error',
+    allowEnv: options.allowEnv,
+  });
   if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
   const problems: PolicyProblem[] = [...source.problems];
   const root = source.value;
@@ -160,8 +162,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
 
   const outline = parseWithProblems(OutlineSchema, root, source, { at: [] });
   problems.push(...outline.problems);
+  const secrets = policySecrets(source, root.secrets);
+  problems.push(...secrets.problems);
   const context: CheckContext = {
     source,
+    secrets,
     registry: options.registry,
     targets: definedNames(root.targets),
     calendars: definedNames(root.calendars),
@@ -169,9 +174,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     jobActions: jobActions(root.jobs),
   };
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
-  problems.push(...checkTimeZone(source, ['defaults', 'timezone'], defaults?.timezone));
+  problems.push(...checkTimeZone(context, ['defaults', 'timezone'], defaults?.timezone));
   problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
-  problems.push(...checkCalendars(source, root.calendars, options.now ?? new Date()));
+  problems.push(...checkCalendars(context, root.calendars, options.now ?? new Date()));
   problems.push(...checkNotificationUrls(source, root.notifications, options.env));
 
   const jobs: {
@@ -215,7 +220,12 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     ),
   );
 
-  const found = sortProblems(withoutEchoes(source.problems, problems));
+  // a check that quotes what it refused (an action's own schema, say) quotes no secret either
+  const hide = hideSecrets(secrets.values);
+  const found = sortProblems(withoutEchoes(source.problems, problems)).map((problem) => ({
+    ...problem,
+    message: hide(problem.message),
+  }));
   const warnings = found.filter(isWarning);
   // Without errors, a part still missing failed only on a string holding an unset variable.
   const usable =
@@ -224,7 +234,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     windows.every((window) => window.document);
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
   const policy =
-    usable && outlineData ? resolve(outlineData, jobs, windows, source, file, warnings) : undefined;
+    usable && outlineData
+      ? resolve(outlineData, jobs, windows, { source, secrets: secrets.values, file, warnings })
+      : undefined;
   return { problems: found, policy };
 }
 
@@ -281,9 +293,17 @@ function resolve(
     params: Readonly<Record<string, unknown>> | undefined;
   }[],
   windows: readonly { name: string; document: WindowDocument | undefined }[],
-  source: YamlSource,
-  file: string,
-  warnings: readonly PolicyProblem[],
+  {
+    source,
+    secrets,
+    file,
+    warnings,
+  }: {
+    source: YamlSource;
+    secrets: readonly PolicySecret[];
+    file: string;
+    warnings: readonly PolicyProblem[];
+  },
 ): Policy {
   const defaults = applySettings(BUILTIN_DEFAULTS, outline.defaults);
   const calendars = outline.calendars ?? {};
@@ -304,7 +324,7 @@ function resolve(
       schedule: { cron: document.schedule, timezone, kind: checkCron(document.schedule).kind ?? 'fixed' },
       action: document.action,
       params,
-      secretParams: secretParamsBelow(source, ['jobs', name, 'with']),
+      secrets,
       target: resolveTarget(document.target, targets),
       skip,
       skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
@@ -329,7 +349,10 @@ function resolve(
   for (const { name, document } of windows) {
     if (!document) continue;
     const location = source.locate(['windows', name], 'key');
-    resolved.push(resolveWindow(name, location, document, defaults, calendars, targets, selectors));
+    resolved.push({
+      ...resolveWindow(name, location, document, defaults, calendars, targets, selectors),
+      secrets,
+    });
   }
   return {
     file,
@@ -339,6 +362,7 @@ function resolve(
     targets,
     notifications: outline.notifications ?? {},
     pricing: outline.pricing,
+    secrets,
     jobs: resolved,
     locate: (path) => source.locate(path),
     warnings,
@@ -358,7 +382,7 @@ function resolveWindow(
   calendars: Readonly<Record<string, readonly string[]>>,
   targets: Readonly<Record<string, TargetSelector>>,
   selectors: readonly { name: string; selector: TargetSelector }[],
-): PolicyJob {
+): Omit<PolicyJob, 'secrets'> {
   const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
   const uptime = parseUptime(document.uptime);
   if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
@@ -381,7 +405,6 @@ function resolveWindow(
     schedule: { cron: '', timezone: settings.timezone, kind: 'window' },
     action: WINDOW_ACTION,
     params: {},
-    secretParams: [],
     target: resolveTarget(document.target, targets),
     skip,
     skipDates: new Set(),
@@ -398,15 +421,6 @@ function resolveWindow(
 /** How often a window is reconciled when it does not say. */
 export const DEFAULT_EVERY_MS = 5 * 60_000;
 
-/** The strings below `at` that came from `${VAR}`s, with their values and their text as written. */
-function secretParamsBelow(source: YamlSource, at: readonly string[]): SecretParam[] {
-  return source.interpolatedBelow(at).map((path) => {
-    let value: unknown = source.value;
-    for (const segment of [...at, ...path]) value = (value as Record<string, unknown>)[segment];
-    return { path: path.join('.'), value: String(value), written: source.templateOf([...at, ...path]) ?? '' };
-  });
-}
-
 function resolveTarget(
   target: JobDocument['target'],
   targets: Readonly<Record<string, TargetSelector>>,
@@ -420,21 +434,4 @@ function resolveTarget(
 /** A problem about a job, at its name in the file: for later stages that refuse a run. */
 export function jobProblem(job: Pick<PolicyJob, 'location'>, message: string): PolicyProblem {
   return { ...job.location, message };
-}
-
-/** The job's parameters with every value that came from the environment shown as written (`${VAR}`), for logs. */
-export function redactParams(job: Pick<PolicyJob, 'params' | 'secretParams'>): Record<string, unknown> {
-  const copy = structuredClone(job.params) as Record<string, unknown>;
-  for (const { path, written } of job.secretParams) {
-    const segments = path.split('.');
-    let parent: unknown = copy;
-    for (const segment of segments.slice(0, -1)) {
-      parent = isMap(parent) || Array.isArray(parent) ? (parent as RawMap)[segment] : undefined;
-    }
-    const last = segments[segments.length - 1];
-    if (last !== undefined && parent !== null && typeof parent === 'object' && last in parent) {
-      (parent as Record<string, unknown>)[last] = written;
-    }
-  }
-  return copy;
 }

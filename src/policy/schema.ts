@@ -352,6 +352,20 @@ export function policySchema<Job extends z.ZodType, Window extends z.ZodType>(jo
       .optional()
       .meta({ description: 'Desired states over time (uptime), reconciled; see docs/windows.md.' }),
     pricing: PricingSchema.optional(),
+    secrets: z
+      .array(
+        z.string().regex(
+          /^[A-Za-z_][A-Za-z0-9_]*$/,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
+          'expected a variable name, as "${NAME}" writes it: letters, digits and "_", not starting with a digit',
+        ),
+      )
+      .optional()
+      .meta({
+        description:
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
+          'Variables whose values are secrets, shown as ${NAME} wherever they are used; so are those named like one (password, token, secret, key, auth, …) and those a notification url reads.',
+      }),
   });
 }
 

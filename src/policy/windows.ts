@@ -98,7 +98,7 @@ export function checkWindow(context: CheckContext, name: string, window: unknown
     const parsed = parseUptime(window.uptime);
     if (!parsed.ok) problems.push(problemAt(source, [...at, 'uptime'], `invalid uptime: ${parsed.message}`));
   }
-  problems.push(...checkTimeZone(source, [...at, 'timezone'], window.timezone));
+  problems.push(...checkTimeZone(context, [...at, 'timezone'], window.timezone));
   problems.push(...checkNotify(context, [...at, 'notify'], window.notify));
   problems.push(...checkTarget(context, [...at, 'target'], window.target));
   problems.push(...checkCalendarNames(context, [...at, 'skip'], window.skip));

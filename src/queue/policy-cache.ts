@@ -17,6 +17,8 @@ export interface PolicyCacheOptions {
   env: PolicyEnv;
   /** Hears of each run refused because its policy text is not signed with a key this worker holds. Default: none. */
   onRefused?: ((data: RunJobData, refusal: PolicyRefusedError) => void) | undefined;
+  /** nightshift's own variables policies may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  allowEnv?: readonly string[];
 }
 
 /** Counts runs refused for their policy (src/ops implements it, as `nightshift_policy_refusals_total`). */
@@ -93,6 +95,7 @@ export class PolicyCache {
     const policy = parsePolicy(stored.text, `policy@${sha.slice(0, 12)}`, {
       registry: this.#options.registry,
       env: this.#options.env,
+      allowEnv: this.#options.allowEnv,
     });
     this.#parsed.set(sha, policy);
     return policy;

@@ -69,6 +69,8 @@ export interface RunWorkerOptions {
   registry: ActionCatalog;
   /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
   env: PolicyEnv;
+  /** nightshift's own variables policies may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  allowEnv?: readonly string[];
   policies: PolicyStore;
   history: RunHistory;
   checkpoints: CheckpointStore;

@@ -51,8 +51,8 @@ jobs:
     const error = refusal(text);
     // each alias used to be resolved by walking the whole document: 10,000 walks, 20-30 s
     expect(performance.now() - started).toBeLessThan(3_000);
-    expect(error.problems.map((p) => p.message)).toContain(
-      'more than 10000 alias expansions: aliases nested too deep',
+    expect(error.problems.map((p) => `${p.line}:${p.col}: ${p.message}`)).toContain(
+      '9:40: a5[6]: alias "*a4" copies 66430 values, past the 500000 that aliases may add to a policy (an alias bomb?)',
     );
   });
 });

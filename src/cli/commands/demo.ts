@@ -31,7 +31,7 @@ import {
 import { EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
-import { loadPolicy, policyCommandDeps } from '../policy-io.js';
+import { loadPolicy, policyCommandDeps, policyVariables } from '../policy-io.js';
 import {
   actionApiClient,
   apiSettings,
@@ -155,7 +155,7 @@ async function startRoles(
   log: Logger,
   opsSettings: OpsSettings | undefined,
 ) {
-  const ops = await startOpsRole(opsSettings, runtime, log, { env: settings.environment });
+  const ops = await startOpsRole(opsSettings, runtime, log, { variables: policyVariables(settings) });
   const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
     metrics: ops.metrics,
   });

@@ -8,7 +8,7 @@ import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
 import { opsSettings, startOpsRole } from '../ops.js';
-import { loadOrReport, policyCommandDeps, sinkCommandProblems } from '../policy-io.js';
+import { loadOrReport, policyCommandDeps, policyVariables, sinkCommandProblems } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
 import {
   cliLogger,
@@ -67,7 +67,7 @@ export async function startSchedulerRole(
     notifier,
     metrics,
     log,
-    env: settings.environment,
+    ...policyVariables(settings),
     // a job this machine could not run refuses the edit, like an invalid one
     check: (policy) => [...(check?.(policy) ?? []), ...sinkCommandProblems(policy, settings.sinks.commands)],
   });
@@ -163,7 +163,7 @@ export function registerSchedulerCommand(program: Command, settings: Settings): 
       const runtime = redisRuntime(settings, log, 'scheduler', { keyring });
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
-        env: settings.environment,
+        variables: policyVariables(settings),
         ready: () => ({ policy: status.readiness() }),
       }).catch(async (error: unknown) => {
         await runtime.close();

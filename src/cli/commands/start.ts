@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
 import { opsSettings, startOpsRole } from '../ops.js';
-import { loadOrReport, policyCommandDeps } from '../policy-io.js';
+import { loadOrReport, policyCommandDeps, policyVariables } from '../policy-io.js';
 import { bearerTokenProblems, PolicyStatus } from '../policy-reload.js';
 import {
   apiSettings,
@@ -42,7 +42,7 @@ export function registerStartCommand(program: Command, settings: Settings): void
       const runtime = redisRuntime(settings, log, 'start', { keyring });
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
-        env: settings.environment,
+        variables: policyVariables(settings),
         ready: () => ({ policy: status.readiness() }),
       }).catch(async (error: unknown) => {
         await runtime.close();

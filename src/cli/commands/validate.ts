@@ -4,6 +4,7 @@ import {
   checkPolicyFile,
   formatLocal,
   formatProblem,
+  hideSecrets,
   isWarning,
   nextFiring,
   nextWindowEdges,
@@ -33,13 +34,15 @@ function nextWhen(job: PolicyJob, now: Date): string {
 }
 
 function summaryRows(policy: Policy, now: Date): string[][] {
+  // a target, a note or a zone may come from a secret variable: shown as ${NAME}, as everywhere
+  const hide = hideSecrets(policy.secrets);
   const rows = [['JOB', 'ACTION', 'TARGET', 'NEXT FIRING', 'TIME ZONE', 'NOTES']];
   for (const job of policy.jobs) {
     const uptime = job.window ? `uptime ${job.window.uptimeText}` : '';
     const notes = [uptime, job.dryRun ? 'dry run' : '', job.description ?? ''].filter(Boolean).join('; ');
     // a window shows as such: its engine action is no name a job could use
     const action = job.window ? 'window' : job.action;
-    rows.push([job.name, action, describeTarget(job), nextWhen(job, now), job.timezone, notes]);
+    rows.push(hide([job.name, action, describeTarget(job), nextWhen(job, now), job.timezone, notes]));
   }
   return rows;
 }
@@ -99,6 +102,7 @@ export function registerValidateCommand(
       const options = {
         registry: deps.registry,
         env: deps.env,
+        allowEnv: deps.allowEnv,
         now: deps.now(),
         unsetVariables: flags.strictEnv ? ('error' as const) : ('warning' as const),
       };

@@ -7,6 +7,7 @@ import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { RunWorker } from '../../queue/index.js';
 import { opsSettings, startOpsRole } from '../ops.js';
+import { policyVariables } from '../policy-io.js';
 import {
   actionApiClient,
   actionRegistry,
@@ -70,7 +71,7 @@ export function startWorkerRole(
     actions,
     io: nodeActionIo({ environment: settings.environment, sinkCommands: settings.sinks.commands }),
     registry: actionRegistry,
-    env: settings.environment,
+    ...policyVariables(settings),
     policies: runtime.policies,
     history: runtime.history,
     checkpoints: runtime.checkpoints,
@@ -114,7 +115,7 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
       const ops = opsSettings(settings);
       const log = cliLogger(settings, 'stdout', { role: 'worker' });
       const runtime = redisRuntime(settings, log, 'worker', { keyring });
-      const server = await startOpsRole(ops, runtime, log, { env: settings.environment }).catch(
+      const server = await startOpsRole(ops, runtime, log, { variables: policyVariables(settings) }).catch(
         async (error: unknown) => {
           await runtime.close();
           throw error;

@@ -1,5 +1,6 @@
 import type { PolicyProblem, Severity } from '../errors.js';
 import type { PolicyEnv } from '../interpolate.js';
+import { aliasPastLimit, MAX_ALIASES } from './alias-limit.js';
 import { lineLocator } from './lines.js';
 import { yaml } from './package.js';
 import { sourceOf, type YamlSource } from './source.js';
@@ -11,13 +12,15 @@ export interface ReadYamlOptions {
    * its secrets are not set (CI). Either way the string keeps its text as written.
    */
   readonly unsetVariables?: Severity;
+  /** nightshift's own variables the text may read after all (NIGHTSHIFT_POLICY_ENV_ALLOW). Default: none. */
+  readonly allowEnv?: readonly string[];
 }
 
 /**
  * Reads YAML into plain values with the `yaml` package, `${VAR}`s replaced with their origin
  * recorded. Every problem (a syntax error, a duplicate key, a bad alias, a failed `${VAR}`) is
  * placed at its line and column; a syntax error gives no value, since the tree behind it is not
- * reliable.
+ * reliable, and neither does a text of more than MAX_ALIASES aliases, which is not parsed.
  */
 export function readYaml(
   text: string,
@@ -25,11 +28,17 @@ export function readYaml(
   env: PolicyEnv,
   options: ReadYamlOptions = {},
 ): YamlSource {
-  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   const at = lineLocator(text, file);
   const problems: PolicyProblem[] = [];
   const report = (offset: number, message: string, severity: Severity = 'error') =>
     problems.push(severity === 'warning' ? { ...at(offset), message, severity } : { ...at(offset), message });
+  const tooMany = aliasPastLimit(text);
+  if (tooMany !== undefined) {
+    report(tooMany, `more than ${MAX_ALIASES} aliases: refused unread, as an alias bomb`);
+    return sourceOf(file, undefined, problems, () => at(0), new Map());
+  }
+
+  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
 
   for (const error of [...doc.errors, ...doc.warnings]) {
     report(error.pos[0], `invalid YAML: ${yamlMessage(error.code, error.message, text, error.pos[0])}`);
@@ -37,7 +46,12 @@ export function readYaml(
   if (problems.length > 0) return sourceOf(file, undefined, problems, () => at(0), new Map());
 
   const lineOf = (offset: number) => at(offset).line;
-  const walked = walkDocument(doc, env, options.unsetVariables ?? 'error', report, lineOf);
+  const variables = {
+    env,
+    allowEnv: new Set(options.allowEnv),
+    unset: options.unsetVariables ?? 'error',
+  } as const;
+  const walked = walkDocument(doc, variables, report, lineOf);
   const locate: YamlSource['locate'] = (path, anchor = 'value') => at(walked.offsetOf(path, anchor));
   return sourceOf(file, walked.value, problems, locate, walked.interpolated);
 }

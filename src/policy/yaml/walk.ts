@@ -3,12 +3,17 @@ import type { Severity } from '../errors.js';
 import { interpolate, type PolicyEnv } from '../interpolate.js';
 import { labelled, pathKey, type ValuePath } from '../paths.js';
 import { yaml } from './package.js';
-import type { Anchor } from './source.js';
+import type { Anchor, Interpolation } from './source.js';
 
 const { isAlias, isMap, isScalar, isSeq } = yaml;
 
-/** Beyond this many alias expansions a file is taken as an alias bomb, not a policy. */
-export const MAX_ALIAS_EXPANSIONS = 10_000;
+/**
+ * How many values aliases may add to a document, each alias (and each map a `<<` merges in)
+ * weighed by the size of what it copies: a collection counts itself and everything in it, aliases
+ * inside it as the values they copy. A merge key of 10 values on each of 10,000 jobs adds
+ * 100,000; an alias bomb is refused at the alias that would cross it, before any of it is copied.
+ */
+export const MAX_ALIAS_VALUES = 500_000;
 /** Values nested deeper than this are refused; following an alias counts as a level. */
 export const MAX_DEPTH = 64;
 
@@ -18,8 +23,8 @@ export type Report = (offset: number, message: string, severity?: Severity) => v
 /** The document as plain values, and where each value was written. */
 export interface Walked {
   readonly value: unknown;
-  /** The text as written of each interpolated string, by `pathKey` of its path, in document order. */
-  readonly interpolated: ReadonlyMap<string, string>;
+  /** Each interpolated string, by `pathKey` of its path, in document order. */
+  readonly interpolated: ReadonlyMap<string, Interpolation>;
   /** The offset of the node at `path`, or of its nearest ancestor that exists. */
   offsetOf(path: ValuePath, anchor: Anchor): number;
 }
@@ -39,17 +44,41 @@ interface Place {
  */
 export function walkDocument(
   doc: Document.Parsed,
-  env: PolicyEnv,
-  unsetVariables: Severity,
+  variables: { readonly env: PolicyEnv; readonly allowEnv: ReadonlySet<string>; readonly unset: Severity },
   report: Report,
   lineOf: (offset: number) => number,
 ): Walked {
   const maps = new WeakMap<object, Map<string, Place>>();
   const lists = new WeakMap<object, (number | undefined)[]>();
-  const interpolated = new Map<string, string>();
+  // Every copy of a node has the places of the node: an alias copies values, not positions. Kept
+  // for copies only, so a policy without aliases pays nothing for them.
+  const placesOf = new WeakMap<Node, Map<string, Place>>();
+  const offsetsOf = new WeakMap<Node, (number | undefined)[]>();
+  const interpolated = new Map<string, Interpolation>();
   const aliasTarget = aliasTargets(doc);
+  const sizeOf = expandedSizes(aliasTarget);
   const expanding = new Set<Node>();
-  let aliasExpansions = 0;
+  let aliasValues = 0;
+
+  /**
+   * Whether copying `target` here stays within MAX_ALIAS_VALUES. Inside a copy, what is copied
+   * again was weighed with the copy. Past the budget, the first alias is reported and none is read.
+   */
+  const withinBudget = (alias: Alias, target: Node): boolean => {
+    if (expanding.size > 0) return true;
+    if (aliasValues > MAX_ALIAS_VALUES) return false;
+    const size = sizeOf(target);
+    aliasValues += size;
+    if (aliasValues <= MAX_ALIAS_VALUES) return true;
+    report(
+      start(alias),
+      labelled(
+        path,
+        `alias "*${alias.source}" copies ${size} values, past the ${MAX_ALIAS_VALUES} that aliases may add to a policy (an alias bomb?)`,
+      ),
+    );
+    return false;
+  };
 
   // The path of the node being read: pushed and popped rather than copied, as most nodes need it
   // only if they have a problem.
@@ -71,22 +100,24 @@ export function walkDocument(
     if (isScalar(node)) {
       const raw = node.value;
       if (typeof raw !== 'string' || !raw.includes('${')) return raw;
-      const result = interpolate(raw, env);
+      const result = interpolate(raw, variables.env, variables.allowEnv);
       if (!result.ok) {
-        const severity = result.unset === undefined ? 'error' : unsetVariables;
+        const severity = result.unset === undefined ? 'error' : variables.unset;
         report(start(node), labelled(path, result.message), severity);
         return raw;
       }
-      if (result.interpolated) interpolated.set(pathKey(path), raw);
+      if (result.interpolated) interpolated.set(pathKey(path), { template: raw, reads: result.reads });
       return result.value;
     }
     if (isSeq(node)) {
       const items = node.items as (Node | null)[];
       const list = items.map((item, index) => at(index, item, depth + 1));
-      lists.set(
-        list,
-        items.map((item) => (item ? start(item) : undefined)),
-      );
+      let offsets = expanding.size > 0 ? offsetsOf.get(node) : undefined;
+      if (!offsets) {
+        offsets = items.map((item) => (item ? start(item) : undefined));
+        if (expanding.size > 0) offsetsOf.set(node, offsets);
+      }
+      lists.set(list, offsets);
       return list;
     }
     if (isMap(node)) return mapToValue(node, depth);
@@ -103,34 +134,32 @@ export function walkDocument(
       report(start(node), labelled(path, `alias "*${node.source}" refers to a node that contains it`));
       return null;
     }
-    aliasExpansions += 1;
-    if (aliasExpansions > MAX_ALIAS_EXPANSIONS) {
-      if (aliasExpansions === MAX_ALIAS_EXPANSIONS + 1) {
-        report(start(node), `more than ${MAX_ALIAS_EXPANSIONS} alias expansions: aliases nested too deep`);
-      }
-      return null;
-    }
+    if (!withinBudget(node, target)) return null;
     expanding.add(target);
     const value = toValue(target, depth + 1);
     expanding.delete(target);
     return value;
   };
 
+  /** Reads an entry into `object`; `places` is undefined when the node's places are known already. */
   const addEntry = (
     object: Record<string, unknown>,
-    places: Map<string, Place>,
+    places: Map<string, Place> | undefined,
     key: string,
     pair: Pair,
     depth: number,
   ): void => {
     const keyOffset = start(pair.key as Node);
-    places.set(key, { key: keyOffset, value: pair.value ? start(pair.value as Node) : keyOffset });
+    places?.set(key, { key: keyOffset, value: pair.value ? start(pair.value as Node) : keyOffset });
     object[key] = at(key, pair.value as Node | null, depth + 1);
   };
 
   const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
     const object: Record<string, unknown> = Object.create(null);
-    const places = new Map<string, Place>();
+    const copying = expanding.size > 0;
+    const known = copying ? placesOf.get(node) : undefined;
+    const places = known ?? new Map<string, Place>();
+    const adding = known ? undefined : places;
     const merges: Pair[] = [];
     for (const pair of node.items) {
       const keyNode = pair.key as Node | null;
@@ -143,29 +172,36 @@ export function walkDocument(
         report(start(keyNode ?? node), labelled(path, 'a key must be a plain string'));
         continue;
       }
-      const first = places.get(key);
-      if (first) {
-        report(start(keyNode as Node), `duplicate key "${key}" (first defined on line ${lineOf(first.key)})`);
+      if (key in object) {
+        // a copy's duplicates were reported with its node
+        const first = places.get(key) as Place;
+        if (!known)
+          report(
+            start(keyNode as Node),
+            `duplicate key "${key}" (first defined on line ${lineOf(first.key)})`,
+          );
         continue;
       }
-      addEntry(object, places, key, pair, depth);
+      addEntry(object, adding, key, pair, depth);
     }
     // Merged keys never override the map's own keys, wherever `<<` stands in it (YAML merge spec).
     for (const merge of merges) {
-      for (const source of mergeSources(merge.value as Node | null, aliasTarget)) {
-        if (!source) {
+      for (const { map, alias } of mergeSources(merge.value as Node | null, aliasTarget)) {
+        if (!map) {
           report(
             start((merge.value as Node | null) ?? (merge.key as Node)),
             labelled(path, 'a "<<" merge takes a map or a list of maps'),
           );
           continue;
         }
-        for (const pair of source.items) {
+        if (alias && !withinBudget(alias, map)) continue;
+        for (const pair of map.items) {
           const key = keyName(pair.key as Node | null);
-          if (key !== undefined && !places.has(key)) addEntry(object, places, key, pair, depth);
+          if (key !== undefined && !(key in object)) addEntry(object, adding, key, pair, depth);
         }
       }
     }
+    if (copying) placesOf.set(node, places);
     maps.set(object, places);
     return object;
   };
@@ -203,7 +239,7 @@ export function walkDocument(
 /**
  * Each alias's target (the last node before it with its anchor), found in one walk of the
  * document on the first alias: `Alias.resolve` walks the whole document on every call, so an
- * alias bomb cost MAX_ALIAS_EXPANSIONS walks (half a minute beside a deeply nested value).
+ * alias bomb of 10,000 aliases cost 10,000 walks (half a minute beside a deeply nested value).
  */
 function aliasTargets(doc: Document.Parsed): (alias: Alias) => Node | undefined {
   let targets: Map<Alias, Node> | undefined;
@@ -227,20 +263,70 @@ function aliasTargets(doc: Document.Parsed): (alias: Alias) => Node | undefined 
   };
 }
 
-/** The maps a `<<` merges in; undefined for an entry that is not a map. */
+/** The maps a `<<` merges in, each with the alias it was written as; no map for an entry that is not one. */
 function mergeSources(
   value: Node | null,
   aliasTarget: (alias: Alias) => Node | undefined,
-): (YAMLMap | undefined)[] {
+): { map: YAMLMap | undefined; alias?: Alias }[] {
+  const entry = (node: Node | null) => {
+    const resolved = isAlias(node) ? aliasTarget(node) : node;
+    return { map: isMap(resolved) ? resolved : undefined, ...(isAlias(node) ? { alias: node } : {}) };
+  };
   const resolved = isAlias(value) ? (aliasTarget(value) ?? null) : value;
-  if (isMap(resolved)) return [resolved];
-  if (isSeq(resolved)) {
-    return resolved.items.map((item) => {
-      const entry = isAlias(item) ? aliasTarget(item) : item;
-      return isMap(entry) ? entry : undefined;
-    });
-  }
-  return [undefined];
+  if (isSeq(resolved)) return (resolved.items as (Node | null)[]).map(entry);
+  return [entry(value)];
+}
+
+/**
+ * The number of values a node stands for once its aliases are copied: itself, and what is in it,
+ * map keys included. Sizes of aliased nodes are kept, so each is weighed once, and the walk is a
+ * loop, not a recursion, so no document is too deep to weigh. An alias inside the node it refers
+ * to counts one (the walk refuses it).
+ */
+function expandedSizes(aliasTarget: (alias: Alias) => Node | undefined): (node: Node) => number {
+  const sizes = new Map<Node, number>();
+  const children = (node: Node): (Node | null)[] => {
+    if (isSeq(node)) return node.items as (Node | null)[];
+    if (isMap(node))
+      return node.items.flatMap((pair) => [pair.key as Node | null, pair.value as Node | null]);
+    return [];
+  };
+  return (root) => {
+    const known = sizes.get(root);
+    if (known !== undefined) return known;
+    interface Frame {
+      readonly node: Node;
+      readonly items: (Node | null)[];
+      next: number;
+      total: number;
+    }
+    const open = new Set<Node>([root]);
+    const stack: Frame[] = [{ node: root, items: children(root), next: 0, total: 1 }];
+    let size = 0;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as Frame;
+      if (frame.next === frame.items.length) {
+        stack.pop();
+        open.delete(frame.node);
+        if (frame.node === root || frame.node.anchor) sizes.set(frame.node, frame.total);
+        const parent = stack[stack.length - 1];
+        if (parent) parent.total += frame.total;
+        else size = frame.total;
+        continue;
+      }
+      const item = frame.items[frame.next++] ?? null;
+      const node = isAlias(item) ? aliasTarget(item) : item;
+      if (!node) continue;
+      const cached = sizes.get(node);
+      if (cached !== undefined) frame.total += cached;
+      else if (open.has(node) || !(isSeq(node) || isMap(node))) frame.total += 1;
+      else {
+        open.add(node);
+        stack.push({ node, items: children(node), next: 0, total: 1 });
+      }
+    }
+    return size;
+  };
 }
 
 function start(node: Node): number {

@@ -171,6 +171,20 @@ describe('rotate-db-password against the simulator', () => {
     expect(readFileSync(path, 'utf8')).toBe('');
   });
 
+  it('names the sink file it refused by its path, when the policy has it from a variable (no secret)', async () => {
+    const path = sinks.fresh();
+    writeFileSync(path, '', { mode: 0o600 });
+    chmodSync(path, 0o644);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
+    const reference = '${SINK_PATH:-/var/lib/nightshift/passwords.jsonl}';
+    const run = await harness.run(policy(fileSink(reference)), 'rotate', { env: { SINK_PATH: path } });
+    expect(run.summary.outcome).toBe('failed');
+    for (const target of run.summary.targets)
+      expect(target.error?.message).toBe(
+        `secret sink ${path}: refused: the file has mode 0644, so group or others may read it; make it private (chmod 600 ${path}) or use a new file`,
+      );
+  });
+
   it('delivers to a command: the record on stdin, the identity in NIGHTSHIFT_SECRET_* variables', async () => {
     const { command, out } = sinks.recorder();
     const { workspaceId, target } = onlyWorkspace();

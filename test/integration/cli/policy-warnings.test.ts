@@ -31,10 +31,10 @@ jobs:
   drill:
     schedule: "0 3 * * 0"
     action: restore-drill
-    with: { workgroup: ops, workspace: drill, backupId: "\${NIGHTSHIFT_TEST_UNSET_BACKUP}" }
+    with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_TEST_UNSET_BACKUP}" }
 `);
   const UNSET_MESSAGE =
-    'jobs.drill.with.backupId: environment variable NIGHTSHIFT_TEST_UNSET_BACKUP is not set (set it, or give a default: "${NIGHTSHIFT_TEST_UNSET_BACKUP:-default}")';
+    'jobs.drill.with.backupId: environment variable DRILL_TEST_UNSET_BACKUP is not set (set it, or give a default: "${DRILL_TEST_UNSET_BACKUP:-default}")';
 
   it.each([
     ['start', (file: string) => ['start', file]],

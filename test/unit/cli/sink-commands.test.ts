@@ -35,6 +35,7 @@ const LISTED = write(
   policy('{ command: ["/usr/local/bin/store-secret", "--vault", "prod"] }'),
 );
 const FROM_VARIABLE = write('variable.yaml', policy('{ command: ["${SINK_PROGRAM}"] }'));
+const FROM_SECRET = write('secret.yaml', `secrets: [SINK_PROGRAM]\n${policy('{ command: ["${SINK_PROGRAM}"] }')}`);
 const FILE_SINK = write('file.yaml', policy('{ file: /var/lib/nightshift/secrets.jsonl }'));
 const OWN_VARIABLE = write(
   'own.yaml',
@@ -80,10 +81,14 @@ describe('a policy naming a sink command NIGHTSHIFT_SINK_COMMANDS does not allow
     ]);
   });
 
-  it('shows a program that came from a variable as written, never its value', async () => {
+  it('shows a program that came from a variable as it is, and one from a secret variable as its ${NAME}, never its value', async () => {
     const { problems } = await validate(FROM_VARIABLE, new Set());
     expect(problems.map((problem) => problem.message)).toEqual([
-      'jobs.rotate.with.sink.command.0: the sink command\'s program from "${SINK_PROGRAM}" may not run here: no sink command may run here (NIGHTSHIFT_SINK_COMMANDS=none)',
+      'jobs.rotate.with.sink.command.0: the sink command\'s program "/opt/secret-tool" may not run here: no sink command may run here (NIGHTSHIFT_SINK_COMMANDS=none)',
+    ]);
+    const secret = await validate(FROM_SECRET, new Set());
+    expect(secret.problems.map((problem) => problem.message)).toEqual([
+      'jobs.rotate.with.sink.command.0: the sink command\'s program "${SINK_PROGRAM}" may not run here: no sink command may run here (NIGHTSHIFT_SINK_COMMANDS=none)',
     ]);
   });
 

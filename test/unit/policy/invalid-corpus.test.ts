@@ -48,7 +48,7 @@ describe('invalid policy corpus', () => {
     expect(error?.problems.length).toBeGreaterThan(0);
   });
 
-  it('never prints a value that came from the environment, in any problem of the corpus', () => {
+  it('never prints a secret value, in any problem of the corpus', () => {
     for (const file of files) {
       const error = reportedProblems(file, readFileSync(new URL(file, directory), 'utf8'));
       const output = error?.message ?? '';

@@ -22,8 +22,16 @@ describe('durations', () => {
 describe('interpolation', () => {
   const env = { NAME: 'value', EMPTY: '' };
 
-  it('replaces ${NAME} and marks the result as interpolated', () => {
-    expect(interpolate('a-${NAME}-b', env)).toEqual({ ok: true, value: 'a-value-b', interpolated: true });
+  it('replaces ${NAME}, marks the result as interpolated and says what each reference became', () => {
+    expect(interpolate('a-${NAME}-b-${MISSING:-x}', env)).toEqual({
+      ok: true,
+      value: 'a-value-b-x',
+      interpolated: true,
+      reads: [
+        { name: 'NAME', value: 'value' },
+        { name: 'MISSING', value: 'x' },
+      ],
+    });
   });
 
   it('leaves text without references alone', () => {
@@ -31,6 +39,49 @@ describe('interpolation', () => {
       ok: true,
       value: 'plain $ text $NAME',
       interpolated: false,
+      reads: [],
+    });
+  });
+
+  const own = {
+    NIGHTSHIFT_API_KEY: 'k-3Wx',
+    NIGHTSHIFT_CUSTOM: 'c',
+    REDIS_URL: 'redis://:pw@r',
+    SINK_FILE: '/run/s',
+    USER: 'ops',
+    nightshift_ui_token: 't',
+  };
+  it.each([
+    ['NIGHTSHIFT_API_KEY', "is one of nightshift's own settings"],
+    ['REDIS_URL', "is one of nightshift's own settings"],
+    ['USER', "is one of nightshift's own settings"],
+    ['nightshift_ui_token', "is one of nightshift's own settings"],
+    ['NIGHTSHIFT_CUSTOM', "is in nightshift's own namespace (NIGHTSHIFT_*)"],
+    ['SINK_FILE', "names a secret's file (*_FILE)"],
+  ])(
+    'refuses nightshift’s own variable %s, set or not, with a default or not, and says how to allow it',
+    (name, why) => {
+      const message = `environment variable ${name} ${why}, which a policy may not read; to let policies read it, add it to NIGHTSHIFT_POLICY_ENV_ALLOW where nightshift runs`;
+      for (const text of [`x-\${${name}}`, `\${${name}:-default}`]) {
+        expect(interpolate(text, own)).toEqual({ ok: false, message });
+        expect(interpolate(text, {})).toEqual({ ok: false, message });
+      }
+    },
+  );
+
+  it('reads nightshift’s own variable once the installation allows it, by its exact name', () => {
+    expect(interpolate('${REDIS_URL}', own, new Set(['REDIS_URL']))).toMatchObject({
+      value: 'redis://:pw@r',
+    });
+    expect(interpolate('${redis_url}', own, new Set(['REDIS_URL']))).toMatchObject({ ok: false });
+  });
+
+  it('suggests no variable of nightshift’s own for an unset one', () => {
+    expect(interpolate('${REDIS_UR}', own)).toMatchObject({
+      message: 'environment variable REDIS_UR is not set (set it, or give a default: "${REDIS_UR:-default}")',
+    });
+    expect(interpolate('${REDIS_UR}', own, new Set(['REDIS_URL']))).toMatchObject({
+      message: expect.stringContaining('did you mean "REDIS_URL"?'),
     });
   });
 

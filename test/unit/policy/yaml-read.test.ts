@@ -2,7 +2,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import * as yamlMain from 'yaml';
-import { MAX_ALIAS_EXPANSIONS, MAX_DEPTH, readYaml } from '../../../src/policy/yaml/index.js';
+import { aliasPastLimit } from '../../../src/policy/yaml/alias-limit.js';
+import { MAX_ALIAS_VALUES, MAX_ALIASES, MAX_DEPTH, readYaml } from '../../../src/policy/yaml/index.js';
 import { yaml } from '../../../src/policy/yaml/package.js';
 
 const ENV = { A: 'from-a' };
@@ -111,24 +112,28 @@ describe('anchors, aliases and merge keys', () => {
 });
 
 describe('limits', () => {
-  /** 99 aliases in `l`, then `l` aliased 99 times: 99 + 99 × (1 + 99) = 9,999 expansions, plus `extra`. */
-  const aliases = (extra: number) =>
-    [
-      's: &s x',
-      `l: &l [${Array(99).fill('*s').join(', ')}]`,
-      `m: [${Array(99).fill('*l').join(', ')}]`,
-      `extra: [${Array(extra).fill('*s').join(', ')}]`,
-      '',
-    ].join('\n');
+  const problemsOf = (text: string) =>
+    readYaml(text, 'doc.yaml', ENV).problems.map(({ line, col, message }) => `${line}:${col}: ${message}`);
+  const pastBudget = (alias: string, size: number) =>
+    `alias "*${alias}" copies ${size} values, past the ${MAX_ALIAS_VALUES} that aliases may add to a policy (an alias bomb?)`;
 
-  it(`reads ${MAX_ALIAS_EXPANSIONS} alias expansions, and refuses one more`, () => {
-    expect(messagesOf(aliases(MAX_ALIAS_EXPANSIONS - 9_999))).toEqual([]);
-    expect(messagesOf(aliases(MAX_ALIAS_EXPANSIONS - 9_999 + 1))).toEqual([
-      `more than ${MAX_ALIAS_EXPANSIONS} alias expansions: aliases nested too deep`,
-    ]);
+  it(`reads aliases that copy ${MAX_ALIAS_VALUES} values, and refuses the alias or merge that would copy more`, () => {
+    // `l` is 999 scalars (1,000 values with itself), copied 500 times: 500,000 values
+    const copies = (extra: string) =>
+      [
+        's: &s x',
+        'm: &m { a: 1 }',
+        `l: &l [${Array(999).fill('x').join(', ')}]`,
+        `c: [${Array(500).fill('*l').join(', ')}]`,
+        extra,
+        '',
+      ].join('\n');
+    expect(problemsOf(copies(''))).toEqual([]);
+    expect(problemsOf(copies('extra: [*s]'))).toEqual([`5:9: extra[0]: ${pastBudget('s', 1)}`]);
+    expect(problemsOf(copies('extra: { <<: *m }'))).toEqual([`5:14: extra: ${pastBudget('m', 3)}`]);
   });
 
-  it('refuses an alias bomb without expanding it', () => {
+  it('weighs an alias by everything it copies, the aliases inside it included, and copies nothing past the budget', () => {
     const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let level = 1; level < 9; level += 1) {
       levels.push(
@@ -138,10 +143,30 @@ describe('limits', () => {
       );
     }
     const started = performance.now();
-    expect(messagesOf(`${levels.join('\n')}\n`)).toContain(
-      `more than ${MAX_ALIAS_EXPANSIONS} alias expansions: aliases nested too deep`,
-    );
+    const read = readYaml(`${levels.join('\n')}\n`, 'doc.yaml', ENV);
+    // a1 to a4 copy 123,440 values in place; a5's fourth alias of a4 (111,111 values) would cross
+    expect(read.problems.map(({ line, col, message }) => `${line}:${col}: ${message}`)).toEqual([
+      `6:25: a5[3]: ${pastBudget('a4', 111_111)}`,
+    ]);
     expect(performance.now() - started).toBeLessThan(2_000);
+    expect((read.value as Record<string, unknown[]>).a8).toEqual(Array(10).fill(null));
+  });
+
+  it(`refuses a text of more than ${MAX_ALIASES} aliases without parsing it, at the alias past them`, () => {
+    const aliases = (count: number) => `s: &s x\nl: [${Array(count).fill('*s').join(', ')}]\n`;
+    expect(problemsOf(aliases(MAX_ALIASES + 1))).toEqual([
+      `2:${5 + 4 * MAX_ALIASES}: more than ${MAX_ALIASES} aliases: refused unread, as an alias bomb`,
+    ]);
+    // one "*" more that could start an alias has the text lexed: it holds no more than the limit
+    expect(aliasPastLimit(`${aliases(MAX_ALIASES)}q: " *x"\n`)).toBeUndefined();
+    expect(aliasPastLimit(`${aliases(MAX_ALIASES)}q: [ *s ]\n`)).toBe(17 + 4 * MAX_ALIASES);
+  });
+
+  it('does not take a "*" in a quoted or block scalar for an alias', () => {
+    const lines = Array(MAX_ALIASES + 1).fill('  *x');
+    const read = readYaml(`block: |\n${lines.join('\n')}\nquoted: "${lines.join(' ')}"\n`, 'doc.yaml', ENV);
+    expect(read.problems).toEqual([]);
+    expect((read.value as Record<string, string>).block?.startsWith('*x\n*x\n')).toBe(true);
   });
 
   it(`reads ${MAX_DEPTH} levels of nesting, and refuses one more`, () => {

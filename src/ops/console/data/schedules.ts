@@ -1,5 +1,6 @@
 import {
   describeInstant,
+  hideSecrets,
   nextFiring,
   nextWindowEdges,
   type Policy,
@@ -71,10 +72,12 @@ async function entriesOf(policy: Policy, sources: ConsoleSources, now: Date): Pr
     sources.suspensions.all(),
     Promise.all(policy.jobs.map((job) => sources.history.list({ job: job.name, limit: 1 }))),
   ]);
+  // what the policy says is shown as the scheduler and the CLI show it: secrets as ${NAME}
+  const hide = hideSecrets(policy.secrets);
   return policy.jobs.map((job, i) => {
     const suspension = suspendedOf(job, suspended.get(job.name));
     const last = lastRuns[i]?.[0];
-    return {
+    return hide({
       name: job.name,
       kind: job.kind,
       action: job.window ? 'window' : job.action,
@@ -85,7 +88,7 @@ async function entriesOf(policy: Policy, sources: ConsoleSources, now: Date): Pr
       next: suspension ? null : nextOf(job, now),
       suspended: suspension,
       lastRun: last ? runBrief(last) : null,
-    };
+    });
   });
 }
 
