@@ -1,4 +1,5 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import type { Clock } from './clock.js';
@@ -6,6 +7,15 @@ import type { OwnershipLedger } from './ownership.js';
 import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
 import { type ErrorRecord, errorRecord } from './summary.js';
+
+/**
+ * The ownership ledger did not answer when a run read its sequence before listing the fleet: the
+ * run cannot order what it sees against the pauses on record, so it acts on nothing.
+ */
+export class LedgerUnansweredError extends NightshiftError {
+  override name = 'LedgerUnansweredError';
+  readonly code = 'NS_LEDGER_UNANSWERED';
+}
 
 /** The listing a run starts from: when it was asked for, and the ledger's sequence read just before. */
 export interface StartingListing {
@@ -48,7 +58,12 @@ export async function firstListing(
       deps.signal,
       async () => {
         at = deps.clock.now();
-        seq = await deps.ledger?.sequence();
+        seq = await deps.ledger?.sequence().catch((error: unknown) => {
+          throw new LedgerUnansweredError(
+            `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(error as Error).message}`,
+            { cause: error },
+          );
+        });
         return (await deps.api.listWorkgroups({ signal: deps.signal })).result;
       },
       logWaits(deps.log, 'fleet listing failed; retrying'),

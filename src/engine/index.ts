@@ -24,6 +24,7 @@ export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
 export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
+export { LedgerUnansweredError } from './first-listing.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export {
   type FleetListing,

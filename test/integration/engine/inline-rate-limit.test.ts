@@ -95,7 +95,7 @@ describe('NIGHTSHIFT_API_RATE_LIMIT in this process (run --inline, plan)', () =>
     expect(await engine.redis.pttl(redisKeys(prefix).rateLimit('api'))).toBeGreaterThan(0);
   });
 
-  it('run --inline whose REDIS_URL does not answer fails its calls naming the rate limit, without calling the API', async () => {
+  it('run --inline whose REDIS_URL does not answer fails naming Redis, without calling the API', async () => {
     const once = join(mkdtempSync(join(tmpdir(), 'nightshift-rate-')), 'policy.yaml');
     writeFileSync(
       once,
@@ -112,7 +112,7 @@ describe('NIGHTSHIFT_API_RATE_LIMIT in this process (run --inline, plan)', () =>
       },
     );
     expect(code, output).toBe(1);
-    expect(output).toContain('rate limit \\"api\\": Redis did not answer');
+    expect(output).toContain('Redis did not answer the ownership ledger');
     expect(times).toEqual([]);
   });
 });

@@ -282,5 +282,6 @@ describe('a stranded workspace from the command line', () => {
     }
     expect((await engine.state.ledger.all()).size).toBe(0);
     expect((await engine.state.ledger.journal()).size).toBe(0);
-  });
+    // nine CLI commands, each a process of its own
+  }, 90_000);
 });

@@ -35,7 +35,10 @@ const LISTED = write(
   policy('{ command: ["/usr/local/bin/store-secret", "--vault", "prod"] }'),
 );
 const FROM_VARIABLE = write('variable.yaml', policy('{ command: ["${SINK_PROGRAM}"] }'));
-const FROM_SECRET = write('secret.yaml', `secrets: [SINK_PROGRAM]\n${policy('{ command: ["${SINK_PROGRAM}"] }')}`);
+const FROM_SECRET = write(
+  'secret.yaml',
+  `secrets: [SINK_PROGRAM]\n${policy('{ command: ["${SINK_PROGRAM}"] }')}`,
+);
 const FILE_SINK = write('file.yaml', policy('{ file: /var/lib/nightshift/secrets.jsonl }'));
 const OWN_VARIABLE = write(
   'own.yaml',

@@ -28,6 +28,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   ConfigError: (C) => [new C('NIGHTSHIFT_API_URL is not set')],
   DatabaseInUseError: (C) => [new C('database "db" still has workspaces')],
   LeaseExpiredError: (C) => [new C('its lease was not confirmed by Redis within 30000 ms')],
+  LedgerUnansweredError: (C) => [new C('Redis did not answer the ownership ledger')],
   NoCloudProvidersError: (C) => [new C('no cloud providers')],
   NotFoundInFleetError: (C) => [new C('no workspace named "x"')],
   OpsServerError: (C) => [
