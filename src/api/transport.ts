@@ -178,8 +178,18 @@ export class Transport {
     }
 
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // one timer per call, cleared when it ends: AbortSignal.timeout's would outlive the call, and
+    // AbortSignal.any keeps every call's signal tied to the run's until both are collected
+    const deadline = new AbortController();
+    const { signal } = deadline;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
+    const cancel = () => deadline.abort(options.signal?.reason);
+    if (options.signal?.aborted) cancel();
+    else options.signal?.addEventListener('abort', cancel, { once: true });
     let status: number;
     let read: BodyPrefix;
     let retryAfter: string | string[] | undefined;
@@ -199,7 +209,7 @@ export class Transport {
       if (options.signal?.aborted) {
         throw failure(spec, { type: 'Aborted', reason: 'the call was cancelled', cause: error });
       }
-      if (timeout.aborted || isUndiciTimeout(error)) {
+      if (timedOut || isUndiciTimeout(error)) {
         throw failure(spec, {
           type: 'Timeout',
           reason: `no complete answer within ${timeoutMs} ms`,
@@ -207,6 +217,9 @@ export class Transport {
         });
       }
       throw failure(spec, { type: 'Network', reason: describeNetworkError(error), cause: error });
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', cancel);
     }
     const http: HttpAnswer = { status, retryAfterMs: parseRetryAfter(retryAfter) };
     if (read.truncated && status < 400)

@@ -233,7 +233,8 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     if (!request.part) listed = fleet;
 
     const selection = resolveTargets(action, job, workgroups);
-    if (!selection.allowed) {
+    // the run checked maxTargets against the whole fleet; a part may hold its slice alone
+    if (!selection.allowed && !request.part) {
       const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
       log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
       return refuse(reason);
@@ -290,6 +291,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
           owner: job.name,
           ownerKind: job.kind,
           runId: request.runId,
+          keys: workspaces.map((ws) => workspaceRef(ws).key),
           pricing: request.pricing,
           exclusive: deps.exclusive,
           log,

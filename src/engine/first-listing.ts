@@ -25,8 +25,8 @@ export interface StartingListing {
 }
 
 /**
- * The fleet a run (or part) starts from: a part's first delivery works from the listing its run
- * stored; everything else lists the fleet itself, with the job's retries, reading the ledger's
+ * The fleet a run (or part) starts from: a part's first delivery works from its slice of the
+ * listing its run stored (its own targets' workspaces); everything else lists the fleet itself, with the job's retries, reading the ledger's
  * sequence just before each listing is asked for (the listing is then later than every ledger
  * write numbered up to it). A part started before lists afresh, as a run taken over does: the
  * run's listing predates the pauses its earlier start may have made.
@@ -46,7 +46,7 @@ export async function firstListing(
   request: { runId: string; job: PolicyJob; part?: RunPart | undefined; deliveries?: number | undefined },
 ): Promise<StartingListing | { refused: string; error?: ErrorRecord }> {
   if (request.part && (request.deliveries ?? 1) <= 1) {
-    const shared = await deps.split?.listing(request.runId);
+    const shared = await deps.split?.listing(request.runId, request.part);
     if (!shared) return { refused: 'the fleet listing its run stored for its parts is gone' };
     return { workgroups: shared.workgroups, at: new Date(shared.at), seq: shared.seq };
   }

@@ -56,3 +56,15 @@ export function trimListing(workgroups: readonly Workgroup[]): FleetListing['wor
     })),
   }));
 }
+
+/** The part of `listing` that holds the workspaces of `keys` (`workgroupId/workspaceId`), by workgroup. */
+export function sliceListing(listing: FleetListing, keys: Iterable<string>): FleetListing {
+  const wanted = new Set(keys);
+  const workgroups = listing.workgroups.flatMap((workgroup) => {
+    const workspaces = (workgroup.workspaces ?? []).filter((ws) =>
+      wanted.has(`${workgroup.workgroup_id}/${ws.workspace_id}`),
+    );
+    return workspaces.length > 0 ? [{ ...workgroup, workspaces }] : [];
+  });
+  return { ...listing, workgroups };
+}

@@ -30,6 +30,7 @@ export {
   type FleetListing,
   FleetListingSchema,
   type FleetListingSink,
+  sliceListing,
   trimListing,
 } from './fleet-listing.js';
 export * from './holds.js';

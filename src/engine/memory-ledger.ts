@@ -25,6 +25,10 @@ export class MemoryOwnershipLedger implements OwnershipLedger {
     return new Map(this.records);
   }
 
+  async some(keys: readonly string[]): Promise<Map<string, Ownership>> {
+    return pick(this.records, keys);
+  }
+
   async sequence(): Promise<number> {
     return this.#sequence;
   }
@@ -78,12 +82,15 @@ export class MemoryOwnershipLedger implements OwnershipLedger {
   }
 
   async journal(keys?: readonly string[]): Promise<Map<string, Ownership>> {
-    if (!keys) return new Map(this.journalEntries);
-    return new Map(
-      keys.flatMap((key) => {
-        const entry = this.journalEntries.get(key);
-        return entry ? [[key, entry] as const] : [];
-      }),
-    );
+    return keys ? pick(this.journalEntries, keys) : new Map(this.journalEntries);
   }
+}
+
+function pick(records: ReadonlyMap<string, Ownership>, keys: readonly string[]): Map<string, Ownership> {
+  return new Map(
+    keys.flatMap((key) => {
+      const record = records.get(key);
+      return record ? [[key, record] as const] : [];
+    }),
+  );
 }

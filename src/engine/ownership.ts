@@ -92,6 +92,11 @@ export interface EndCondition {
   intentId?: string | undefined;
   /** Only a record in this state. */
   state?: Ownership['state'];
+  /**
+   * The record as the caller has it: the ledger may end it without reading it first, if the
+   * stored one is still it (the same intent in the same state).
+   */
+  record?: Ownership | undefined;
 }
 
 /**
@@ -103,6 +108,8 @@ export interface EndCondition {
 export interface OwnershipLedger {
   /** Every record, by key. */
   all(): Promise<Map<string, Ownership>>;
+  /** The records of `keys` that exist, by key. */
+  some(keys: readonly string[]): Promise<Map<string, Ownership>>;
   /**
    * The ledger's sequence now. It moves on with every intent and confirmation, atomically with
    * the write, so a listing asked for after reading `n` is later than every write numbered up to
@@ -178,6 +185,8 @@ export interface RunOwnershipOptions {
   owner: string;
   ownerKind: OwnerKind;
   runId: string;
+  /** The workspaces the run acts on: the records it reads are theirs. */
+  keys: readonly string[];
   pricing: Pricing | undefined;
   log: Logger;
   /**
@@ -189,8 +198,9 @@ export interface RunOwnershipOptions {
 }
 
 /**
- * What an action does with the ledger during one run. Records are read once, on first use, and
- * kept in step with the run's own writes; a step that acts on a workspace writes through at once.
+ * What an action does with the ledger during one run. The records of the run's workspaces are read
+ * once, on first use, and kept in step with the run's own writes; a step that acts on a workspace
+ * writes through at once.
  * Every write is conditional in Redis, so a record some other writer changed meanwhile is never
  * overwritten by this run's stale view of it.
  */
@@ -210,7 +220,7 @@ export class RunOwnership {
     this.#now = options.now ?? (() => new Date());
   }
 
-  /** Every record of the ledger, as of this run's first read and its own writes since. */
+  /** The records of the run's workspaces, as of this run's first read and its own writes since. */
   records(): Promise<ReadonlyMap<string, Ownership>> {
     return this.#mutable();
   }
@@ -304,7 +314,8 @@ export class RunOwnership {
   }
 
   async #end(key: string, reason: ReleaseReason, condition?: EndCondition): Promise<void> {
-    const ended = await this.#options.ledger.end(key, reason, this.#now(), condition);
+    const record = (await this.#mutable()).get(key);
+    const ended = await this.#options.ledger.end(key, reason, this.#now(), { ...condition, record });
     if (ended) (await this.#mutable()).delete(key);
     if (ended)
       this.#options.log.info(
@@ -314,7 +325,7 @@ export class RunOwnership {
   }
 
   #mutable(): Promise<Map<string, Ownership>> {
-    this.#records ??= this.#options.ledger.all();
+    this.#records ??= this.#options.ledger.some(this.#options.keys);
     return this.#records;
   }
 }
@@ -336,6 +347,7 @@ export function readOnlyLedger(ledger: OwnershipLedger): OwnershipLedger {
   };
   return {
     all: () => ledger.all(),
+    some: (keys) => ledger.some(keys),
     sequence: () => ledger.sequence(),
     journal: (keys) => ledger.journal(keys),
     intend: refuse,

@@ -13,7 +13,10 @@ export interface FailedPart extends RunPart {
 
 export interface PartsRequest {
   runId: string;
-  /** The fleet as the run listed it: every part reads it instead of listing the fleet again. */
+  /**
+   * The fleet as the run listed it: each part reads its own slice of it (its targets' workspaces)
+   * instead of listing the fleet again.
+   */
   listing: FleetListing;
   parts: readonly RunPart[];
   /** Aborts the wait (shutdown, the run's lock lost); the parts go on and a resumed run waits for them again. */
@@ -41,8 +44,8 @@ export interface RunSplitter {
    * (`work`) and resolves when every part has ended.
    */
   runParts(request: PartsRequest): Promise<FailedPart[]>;
-  /** The listing a split run stored for its parts; undefined when it is gone. */
-  listing(runId: string): Promise<FleetListing | undefined>;
+  /** The slice of the listing a split run stored for one of its parts; undefined when it is gone. */
+  listing(runId: string, part: RunPart): Promise<FleetListing | undefined>;
 }
 
 /** `keys` in order, cut into parts of at most `size` (the last one may be smaller), numbered from 0. */

@@ -23,9 +23,9 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
   const { queue, listings } = options;
   return {
     partSize: options.partSize,
-    listing: (runId) => listings.load(runId),
+    listing: (runId, part) => listings.load(runId, part),
     async runParts({ runId, listing, parts, signal, onPoll, work }) {
-      await listings.save(runId, listing);
+      await listings.save(runId, listing, parts);
       await queue.addBulk(
         parts.map((part) => {
           const data: RunJobData = {

@@ -88,8 +88,8 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     runStart: (runId: string) => `${base}:start:${runId}`,
     /** Hash of the newest fleet listing a run saw: `at` (ISO), `body` (the listing, JSON). */
     fleetListing: `${base}:fleet-listing`,
-    /** The fleet listing a split run stored for its parts (JSON string, with a TTL). */
-    runListing: (runId: string) => `${base}:run-listing:${runId}`,
+    /** Hash of the slices of the fleet listing a split run stored for its parts: part index → listing (JSON), with a TTL. */
+    runListing: (runId: string) => `${base}:run-slices:${runId}`,
     /** Hash of each job's open findings: job → its latest succeeded run's findings, with when each first appeared (JSON). */
     findings: `${base}:findings`,
     /** The policy edit a scheduler refused since the one in force was loaded (JSON). */

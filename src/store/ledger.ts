@@ -10,6 +10,7 @@ import {
   pausedInterval,
   type ReleaseReason,
 } from '../engine/index.js';
+import { GroupCommit } from './group-commit.js';
 import { parseJson } from './json.js';
 import { CONFIRM_OWNERSHIP, END_OWNERSHIP, INTEND_OWNERSHIP } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -29,6 +30,17 @@ export interface SavingsTotals {
 
 const HOUR_MS = 3_600_000;
 
+/** An end on its way to Redis: the record as the caller has it, or the text it was read as. */
+interface PendingEnd {
+  key: string;
+  /** With an `intentId`: ended if the stored record is the same intent in the same state. */
+  record: Ownership | undefined;
+  /** Without one (a record of an older version, or unreadable): ended if stored as this text. */
+  text: string;
+  reason: ReleaseReason;
+  at: Date;
+}
+
 /**
  * The ownership ledger in Redis: one hash of records by workspace key, a sorted set of closed
  * paused intervals (by end time) and a hash of running totals. Every write is one command or
@@ -36,6 +48,20 @@ const HOUR_MS = 3_600_000;
  */
 export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger {
   readonly #retentionMs: number;
+  // every pause of a run writes an intent before its call and a confirmation after it: written
+  // together, many targets' intents cost one round trip, not one each
+  readonly #intents = new GroupCommit((records: readonly Ownership[]) => this.#writeIntents(records));
+  readonly #ends = new GroupCommit((ends: readonly PendingEnd[]) => this.#writeEnds(ends));
+  readonly #confirmations = new GroupCommit(
+    (
+      confirmations: readonly {
+        key: string;
+        owner: string;
+        pausedAt: string;
+        requestId: string | undefined;
+      }[],
+    ) => this.#writeConfirmations(confirmations),
+  );
 
   constructor(redis: RedisConnection, options: RedisOwnershipLedgerOptions = {}) {
     super(redis, options);
@@ -47,37 +73,54 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
     return parseRecords(await this.redis.hgetall(this.keys.owned));
   }
 
+  async some(keys: readonly string[]): Promise<Map<string, Ownership>> {
+    return this.#read(this.keys.owned, keys);
+  }
+
   async sequence(): Promise<number> {
     return Number((await this.redis.get(this.keys.ledgerSequence)) ?? 0);
   }
 
+  /** An intent waits for the ledger's writes already under way, then goes with every intent that came meanwhile. */
   async intend(record: Ownership): Promise<IntendOutcome> {
-    const [written, before, after] = (await INTEND_OWNERSHIP.run(
-      this.redis,
-      [this.keys.owned, this.keys.pauseJournal, this.keys.ledgerSequence],
-      [record.key, JSON.stringify(OwnershipSchema.parse(record)), record.owner],
-    )) as [number, string, string?];
-    const prior = parseRecord(before, record.key);
-    if (written !== 1) {
-      // a record other than this owner's intent was there; one nobody can read stops the pause too
-      return { written: false, prior: prior ?? { ...record, owner: '(unreadable record)' } };
-    }
-    const stored = parseRecord(after ?? '', record.key);
-    if (!stored) throw new Error(`the ledger wrote an intent for ${record.key} it cannot read back`);
-    return { written: true, record: stored, prior };
+    return this.#intents.submit(OwnershipSchema.parse(record));
   }
 
-  async confirm(
+  confirm(
     key: string,
     owner: string,
     { pausedAt, requestId }: { pausedAt: string; requestId?: string | undefined },
   ): Promise<Ownership | undefined> {
-    const text = (await CONFIRM_OWNERSHIP.run(
+    return this.#confirmations.submit({ key, owner, pausedAt, requestId });
+  }
+
+  async #writeIntents(records: readonly Ownership[]): Promise<IntendOutcome[]> {
+    const replies = (await INTEND_OWNERSHIP.run(
       this.redis,
       [this.keys.owned, this.keys.pauseJournal, this.keys.ledgerSequence],
-      [key, owner, pausedAt, requestId ?? ''],
-    )) as string;
-    return parseRecord(text, key);
+      records.flatMap((record) => [record.key, JSON.stringify(record), record.owner]),
+    )) as [number, string, string?][];
+    return replies.map(([written, before, after], index) => {
+      const record = records[index] as Ownership;
+      const prior = parseRecord(before, record.key);
+      // a record other than this owner's intent was there; one nobody can read stops the pause too
+      if (written !== 1)
+        return { written: false, prior: prior ?? { ...record, owner: '(unreadable record)' } };
+      const stored = parseRecord(after ?? '', record.key);
+      if (!stored) throw new Error(`the ledger wrote an intent for ${record.key} it cannot read back`);
+      return { written: true, record: stored, prior };
+    });
+  }
+
+  async #writeConfirmations(
+    confirmations: readonly { key: string; owner: string; pausedAt: string; requestId: string | undefined }[],
+  ): Promise<(Ownership | undefined)[]> {
+    const texts = (await CONFIRM_OWNERSHIP.run(
+      this.redis,
+      [this.keys.owned, this.keys.pauseJournal, this.keys.ledgerSequence],
+      confirmations.flatMap(({ key, owner, pausedAt, requestId }) => [key, owner, pausedAt, requestId ?? '']),
+    )) as string[];
+    return texts.map((text, index) => parseRecord(text, (confirmations[index] as { key: string }).key));
   }
 
   async put(record: Ownership): Promise<void> {
@@ -89,24 +132,43 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
       .exec();
   }
 
+  /**
+   * A record the caller already has (`condition.record`, one with an `intentId`) is ended without
+   * reading it first, if the stored one is still it; ends of many workspaces then go to Redis
+   * together. Otherwise, or when it changed meanwhile, the record is read and decided afresh.
+   */
   async end(
     key: string,
     reason: ReleaseReason,
     at: Date,
     condition: EndCondition = {},
   ): Promise<Ownership | undefined> {
+    let known = condition.record?.intentId === undefined ? undefined : condition.record;
     for (;;) {
-      const text = await this.redis.hget(this.keys.owned, key);
-      if (text === null) return undefined;
-      const record = parseRecord(text, key);
-      if (record && !meets(record, condition)) return undefined;
-      const interval = record && pausedInterval(record, reason, at);
-      const hours = interval ? (Date.parse(interval.to) - Date.parse(interval.from)) / HOUR_MS : 0;
-      const ended = await END_OWNERSHIP.run(
-        this.redis,
-        [this.keys.owned, this.keys.pausedIntervals, this.keys.savingsTotals, this.keys.pauseJournal],
-        [
+      let text = '';
+      if (!known) {
+        const stored = await this.redis.hget(this.keys.owned, key);
+        if (stored === null) return undefined;
+        text = stored;
+        known = parseRecord(stored, key);
+      }
+      if (known && !meets(known, condition)) return undefined;
+      if (await this.#ends.submit({ key, record: known, text, reason, at })) return known;
+      known = undefined;
+    }
+  }
+
+  async #writeEnds(ends: readonly PendingEnd[]): Promise<boolean[]> {
+    const replies = (await END_OWNERSHIP.run(
+      this.redis,
+      [this.keys.owned, this.keys.pausedIntervals, this.keys.savingsTotals, this.keys.pauseJournal],
+      ends.flatMap(({ key, record, text, reason, at }) => {
+        const interval = record && pausedInterval(record, reason, at);
+        const hours = interval ? (Date.parse(interval.to) - Date.parse(interval.from)) / HOUR_MS : 0;
+        return [
           key,
+          record?.intentId ?? '',
+          record?.state ?? '',
           text,
           interval ? JSON.stringify(interval) : '',
           interval ? Date.parse(interval.to) : 0,
@@ -115,11 +177,10 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
           interval?.currency && interval.pricePerHour !== undefined ? `cost:${interval.currency}` : '',
           at.getTime() - this.#retentionMs,
           reason,
-          record?.intentId ?? '',
-        ],
-      );
-      if (ended === 1) return record;
-    }
+        ];
+      }),
+    )) as number[];
+    return replies.map((ended) => ended === 1);
   }
 
   /**
@@ -141,15 +202,21 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
   }
 
   async journal(keys?: readonly string[]): Promise<Map<string, Ownership>> {
-    if (!keys) return parseRecords(await this.redis.hgetall(this.keys.pauseJournal));
+    return keys
+      ? this.#read(this.keys.pauseJournal, keys)
+      : parseRecords(await this.redis.hgetall(this.keys.pauseJournal));
+  }
+
+  /** The records of `keys` in `hash` that exist and can be read. */
+  async #read(hash: string, keys: readonly string[]): Promise<Map<string, Ownership>> {
     if (keys.length === 0) return new Map();
-    const texts = await this.redis.hmget(this.keys.pauseJournal, ...keys);
-    const entries = new Map<string, Ownership>();
+    const texts = await this.redis.hmget(hash, ...keys);
+    const records = new Map<string, Ownership>();
     keys.forEach((key, index) => {
       const record = parseRecord(texts[index] ?? '', key);
-      if (record) entries.set(key, record);
+      if (record) records.set(key, record);
     });
-    return entries;
+    return records;
   }
 
   /** Closed intervals that ended at or after `since`, oldest first. */

@@ -1,5 +1,6 @@
-import type { FleetListing } from '../engine/index.js';
+import { type FleetListing, type RunPart, sliceListing } from '../engine/index.js';
 import { parseListing } from './fleet-listing.js';
+import { SET_FIELDS_AND_TTL } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -9,9 +10,10 @@ export interface RunListingsOptions extends StoreOptions {
 }
 
 /**
- * The fleet listing a split run made, kept for its parts: every part works from the run's one
- * listing instead of listing the fleet itself. The run clears it when its parts have ended; the
- * TTL drops one a run left behind.
+ * The fleet listing a split run made, kept for its parts: each part works from its own slice of
+ * the run's one listing (its targets' workspaces: a part of 500 reads 500, not the fleet) instead of
+ * listing the fleet itself. One hash per run, a field per part. The run clears it when its parts
+ * have ended; the TTL drops one a run left behind.
  */
 export class RunListings extends RedisStore {
   readonly #ttlMs: number;
@@ -21,13 +23,18 @@ export class RunListings extends RedisStore {
     this.#ttlMs = positiveInteger('RunListings: ttlMs', options.ttlMs ?? 24 * 3600_000);
   }
 
-  async save(runId: string, listing: FleetListing): Promise<void> {
-    await this.redis.set(this.keys.runListing(runId), JSON.stringify(listing), 'PX', this.#ttlMs);
+  /** Stores each part's slice of `listing`, in one call. */
+  async save(runId: string, listing: FleetListing, parts: readonly RunPart[]): Promise<void> {
+    const fields = parts.flatMap((part) => [
+      String(part.index),
+      JSON.stringify(sliceListing(listing, part.keys)),
+    ]);
+    await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runListing(runId)], [this.#ttlMs, ...fields]);
   }
 
-  /** The run's listing, or undefined when it is gone or this version cannot read it. */
-  async load(runId: string): Promise<FleetListing | undefined> {
-    return parseListing(await this.redis.get(this.keys.runListing(runId)));
+  /** The part's slice, or undefined when it is gone or this version cannot read it. */
+  async load(runId: string, part: RunPart): Promise<FleetListing | undefined> {
+    return parseListing(await this.redis.hget(this.keys.runListing(runId), String(part.index)));
   }
 
   async clear(runId: string): Promise<void> {

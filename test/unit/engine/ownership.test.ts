@@ -103,6 +103,7 @@ describe('RunOwnership', () => {
       owner: 'pause',
       ownerKind: 'job',
       runId,
+      keys: ['wg1/ws1'],
       pricing: { currency: 'EUR', perHour: { 'TG-8': 1.2 }, default: 0.5 },
       log,
       now: () => now,
@@ -143,6 +144,7 @@ describe('RunOwnership', () => {
       owner: 'pause',
       ownerKind: 'job',
       runId: 'pause@1',
+      keys: ['wg1/ws1'],
       pricing: undefined,
       log,
     });
