@@ -12,7 +12,7 @@ import {
 } from '../engine/index.js';
 import { GroupCommit } from './group-commit.js';
 import { parseJson } from './json.js';
-import { CONFIRM_OWNERSHIP, END_OWNERSHIP, INTEND_OWNERSHIP } from './lua.js';
+import { CONFIRM_OWNERSHIP, END_OWNERSHIP, INTEND_OWNERSHIP } from './ledger-scripts.js';
 import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
