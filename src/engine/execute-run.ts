@@ -22,6 +22,7 @@ import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.
 import { checkpointsWithoutSecrets, secretsHiddenFor } from './redact.js';
 import { AttemptsFailedError, waitForState } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
+import type { RunSlots } from './run-slots.js';
 import { executeSplitRun } from './split-run.js';
 import {
   countTargets,
@@ -106,6 +107,11 @@ export interface RunDependencies {
    * ledger's rules may decide another run's intent by a later listing. Default false.
    */
   exclusive?: boolean;
+  /**
+   * The targets this worker works at once for the run, shared with the run's parts it holds (the
+   * job's `concurrency` in all, not per part). Default: the job's `concurrency` for this call.
+   */
+  slots?: RunSlots;
   /** Interval of the shared poll a run's waits use. */
   pollIntervalMs: number;
   /** Called as targets finish. */
@@ -327,6 +333,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
             done,
             log,
             signal,
+            slots: deps.slots,
             onRecord: (record) => {
               records.set(record.key, record);
               deps.onProgress?.(records.size, Math.max(total, records.size));

@@ -56,6 +56,7 @@ export {
   type RunSplitter,
   splitTargets,
 } from './run-parts.js';
+export { RunSlots, RunSlotsByRun } from './run-slots.js';
 export { type SavingsReport, savingsReport } from './savings.js';
 export {
   isNightshiftVariable,

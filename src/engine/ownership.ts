@@ -211,6 +211,8 @@ export class RunOwnership {
   readonly #options: RunOwnershipOptions;
   readonly #now: () => Date;
   #records: Promise<Map<string, Ownership>> | undefined;
+  /** Intent ids: unique to this run's view of the ledger, then counted (a UUID each costs more than the write). */
+  readonly #intentIds = { prefix: randomUUID(), next: 0 };
 
   constructor(options: RunOwnershipOptions) {
     this.#options = options;
@@ -262,7 +264,7 @@ export class RunOwnership {
       runId: this.runId,
       state: 'intent',
       intendedAt: this.#now().toISOString(),
-      intentId: randomUUID(),
+      intentId: `${this.#intentIds.prefix}.${this.#intentIds.next++}`,
       ...(typeName ? { typeName } : {}),
       ...(price ? price : {}),
     });

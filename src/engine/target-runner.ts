@@ -4,6 +4,7 @@ import { callScope } from './call-scope.js';
 import { type CheckpointStore, progressRecord } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
+import type { RunSlots } from './run-slots.js';
 import { errorRecord, type Finding, type TargetRecord } from './summary.js';
 
 export interface TargetRunnerOptions {
@@ -12,6 +13,8 @@ export interface TargetRunnerOptions {
   retry: RetryPolicy;
   clock: Clock;
   checkpoints: CheckpointStore;
+  /** Shared with the run's other parts on this worker: a lane takes one before each target. Default: none. */
+  slots?: RunSlots | undefined;
   /** Records already final in an earlier delivery of this run. */
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
@@ -46,9 +49,14 @@ export async function runTargets<T>(
         options.onRecord(previous);
         continue;
       }
-      const record = await runOne(options, target, (context) => step(item, context));
-      await options.checkpoints.save(options.runId, record);
-      options.onRecord(record);
+      const release = await options.slots?.take();
+      try {
+        const record = await runOne(options, target, (context) => step(item, context));
+        await options.checkpoints.save(options.runId, record);
+        options.onRecord(record);
+      } finally {
+        release?.();
+      }
     }
   };
   const lanes = Math.max(1, Math.min(options.concurrency, items.length));

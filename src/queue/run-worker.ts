@@ -2,35 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
-import type { ApiClient } from '../api/index.js';
 import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE } from '../config/index.js';
 import {
-  type Action,
-  type ActionIo,
-  type CheckpointStore,
   executeRun,
-  type FleetStateStores,
   LeaseExpiredError,
   type RunDependencies,
   type RunPart,
+  RunSlotsByRun,
   type RunSummary,
   TickGate,
 } from '../engine/index.js';
-import type { Logger } from '../log/index.js';
-import type { Notifier } from '../notify/index.js';
-import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import {
   FindingsLedger,
   LeaseHold,
-  type PolicyStore,
-  type RedisConnection,
   RedisFleetListings,
-  type RunHistory,
   RunLeases,
   RunListings,
   RunLock,
-  type RunStarts,
-  type Suspensions,
 } from '../store/index.js';
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
@@ -56,63 +44,10 @@ import {
   runIdentity,
   runJobResult,
 } from './run-queue.js';
-import { type RunCounter, RunRecorder } from './run-recorder.js';
+import { RunRecorder } from './run-recorder.js';
+import type { RunWorkerOptions } from './run-worker-options.js';
 
-export interface RunWorkerOptions {
-  /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
-  redis: RedisConnection;
-  prefix: string;
-  api: ApiClient;
-  actions: ReadonlyMap<string, Action>;
-  /** The files and programs actions reach. */
-  io: ActionIo;
-  registry: ActionCatalog;
-  /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
-  env: PolicyEnv;
-  /** nightshift's own variables policies may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
-  allowEnv?: readonly string[];
-  policies: PolicyStore;
-  history: RunHistory;
-  checkpoints: CheckpointStore;
-  log: Logger;
-  /** Runs processed at once by this worker. Default 50. */
-  concurrency?: number;
-  /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
-  pollIntervalMs?: number;
-  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_MS` (30 s). */
-  lockDurationMs?: number;
-  /**
-   * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
-   * once more and it is failed, its summary saying so, so a run that kills every worker it
-   * reaches does not go round forever. Default 5.
-   */
-  maxStalledCount?: number;
-  /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
-  overlapRetryMs?: number;
-  /**
-   * Looked up when a scheduled run is about to start, so a job suspended after its tick was
-   * handed over (schedulers hand ticks over ahead of time) is still skipped.
-   */
-  suspensions?: Suspensions;
-  /** Sends finished runs to the job's notification sinks; never fails a run. */
-  notifier?: Notifier;
-  /** Counts every summary this worker records (skipped runs included). Default: none. */
-  metrics?: RunCounter;
-  /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
-  state?: FleetStateStores;
-  /** Records each run's first start and worker, so a takeover keeps the one and names the other. */
-  runStarts?: RunStarts;
-  /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
-  id?: string;
-  /** The clock ticks are waited for by, and runs decide by; tests pass a shifted one. Default: the system's. */
-  now?: () => number;
-  /**
-   * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
-   * split into parts of this size on the queue, for any worker to take; the run works those no
-   * worker has taken itself. Default 500.
-   */
-  partSize?: number;
-}
+export type { RunWorkerOptions } from './run-worker-options.js';
 
 /**
  * The worker role: takes runs off the queue and executes them. A worker that dies mid-run
@@ -128,6 +63,8 @@ export class RunWorker {
   readonly #now: () => number;
   readonly #lock: RunLock;
   readonly #leases: RunLeases;
+  /** A run's parts this worker holds share the job's concurrency: its calls in flight here. */
+  readonly #slots = new RunSlotsByRun();
   readonly #policies: PolicyCache;
   readonly #gate: RunGate;
   readonly #recorder: RunRecorder;
@@ -323,14 +260,19 @@ export class RunWorker {
   ): Promise<RunSummary> {
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
+    const held = this.#slots.hold(data.runId, policyJob.concurrency);
     try {
       const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
-      const summary = await executeRun(this.#runDependencies({ job, data }, signal, lease, exclusive), {
-        ...runRequest(job, data, { policy, job: policyJob }),
-        startedAt: start?.startedAt ?? startedAt,
-        takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
-      });
+      const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
+      const summary = await executeRun(
+        { ...deps, slots: held.slots },
+        {
+          ...runRequest(job, data, { policy, job: policyJob }),
+          startedAt: start?.startedAt ?? startedAt,
+          takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
+        },
+      );
       await this.#recorder.finished(summary);
       return summary;
     } catch (error) {
@@ -351,6 +293,7 @@ export class RunWorker {
       log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
       throw new WaitingError();
     } finally {
+      held.release();
       if (exclusive && !keepLock) await this.#lock.release(data.job, data.runId);
     }
   }
@@ -377,12 +320,17 @@ export class RunWorker {
     const { policy, job: policyJob } = await this.#policies.resolve(data);
     const exclusive = policyJob.overlap !== 'allow';
     if (exclusive) guardJobLock(lease, data, log);
+    const held = this.#slots.hold(data.runId, policyJob.concurrency);
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
-      const summary = await executeRun(this.#runDependencies({ job, data }, signal, lease, exclusive), {
-        ...runRequest(job, data, { policy, job: policyJob }),
-        part,
-      });
+      const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
+      const summary = await executeRun(
+        { ...deps, slots: held.slots },
+        {
+          ...runRequest(job, data, { policy, job: policyJob }),
+          part,
+        },
+      );
       log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
       // refused before any target (its listing gone…): the run's summary gives the reason
       if (summary.counts.total === 0 && part.keys.length > 0)
@@ -394,6 +342,8 @@ export class RunWorker {
       await job.moveToWait(token);
       log.warn({ part: part.index, progress: job.progress }, 'run part handed back to the queue at shutdown');
       throw new WaitingError();
+    } finally {
+      held.release();
     }
   }
 

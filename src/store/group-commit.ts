@@ -1,7 +1,7 @@
 /**
  * Writes that many callers make at once go to Redis together: the first write of a burst leaves
- * at the end of the current turn of the event loop, and whatever arrives while it is under way
- * goes in the next one, one round trip for all of them. No caller's promise settles before its
+ * once the event loop has handled every callback ready now (the answers that arrived together),
+ * and whatever arrives while it is under way goes in the next one, one round trip for all of them. No caller's promise settles before its
  * own item was written (or failed with the batch's error), so a write that must be durable
  * before what follows it still is.
  */
@@ -21,7 +21,7 @@ export class GroupCommit<In, Out> {
       this.#queue.push({ item, resolve, reject });
       if (this.#draining) return;
       this.#draining = true;
-      queueMicrotask(() => void this.#drain());
+      setImmediate(() => void this.#drain());
     });
   }
 

@@ -1,0 +1,64 @@
+import type { ApiClient } from '../api/index.js';
+import type { Action, ActionIo, CheckpointStore, FleetStateStores } from '../engine/index.js';
+import type { Logger } from '../log/index.js';
+import type { Notifier } from '../notify/index.js';
+import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
+import type { PolicyStore, RedisConnection, RunHistory, RunStarts, Suspensions } from '../store/index.js';
+import type { RunCounter } from './run-recorder.js';
+
+/** What a worker is made of and how it behaves (src/cli wires it from the Settings). */
+export interface RunWorkerOptions {
+  /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
+  redis: RedisConnection;
+  prefix: string;
+  api: ApiClient;
+  actions: ReadonlyMap<string, Action>;
+  /** The files and programs actions reach. */
+  io: ActionIo;
+  registry: ActionCatalog;
+  /** The worker's own environment: `${VAR}`s in policies resolve here, never in Redis. */
+  env: PolicyEnv;
+  /** nightshift's own variables policies may read after all (`NIGHTSHIFT_POLICY_ENV_ALLOW`). Default: none. */
+  allowEnv?: readonly string[];
+  policies: PolicyStore;
+  history: RunHistory;
+  checkpoints: CheckpointStore;
+  log: Logger;
+  /** Runs processed at once by this worker. Default 50. */
+  concurrency?: number;
+  /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
+  pollIntervalMs?: number;
+  /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_MS` (30 s). */
+  lockDurationMs?: number;
+  /**
+   * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
+   * once more and it is failed, its summary saying so, so a run that kills every worker it
+   * reaches does not go round forever. Default 5.
+   */
+  maxStalledCount?: number;
+  /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
+  overlapRetryMs?: number;
+  /**
+   * Looked up when a scheduled run is about to start, so a job suspended after its tick was
+   * handed over (schedulers hand ticks over ahead of time) is still skipped.
+   */
+  suspensions?: Suspensions;
+  /** Sends finished runs to the job's notification sinks; never fails a run. */
+  notifier?: Notifier;
+  /** Counts every summary this worker records (skipped runs included). Default: none. */
+  metrics?: RunCounter;
+  /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
+  state?: FleetStateStores;
+  /** Records each run's first start and worker, so a takeover keeps the one and names the other. */
+  runStarts?: RunStarts;
+  /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
+  id?: string;
+  /** The clock ticks are waited for by, and runs decide by; tests pass a shifted one. Default: the system's. */
+  now?: () => number;
+  /**
+   * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
+   * split into parts of this size on the queue, for any worker to take; the run works those no
+   * worker has taken itself. Default 500.
+   */
+  partSize?: number;
+}
