@@ -204,7 +204,11 @@ export class Transport {
       });
       status = res.statusCode;
       retryAfter = res.headers['retry-after'];
-      read = await readAtMost(res.body, status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes);
+      read = await readAtMost(
+        res.body,
+        status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes,
+        declaredLength(res.headers['content-length']),
+      );
     } catch (error) {
       if (options.signal?.aborted) {
         throw failure(spec, { type: 'Aborted', reason: 'the call was cancelled', cause: error });
@@ -261,4 +265,10 @@ function describeNetworkError(error: unknown): string {
   const code = err?.cause?.code ?? err?.code;
   const message = err?.cause?.message ?? err?.message ?? String(error);
   return typeof code === 'string' ? `${code}: ${String(message)}` : String(message);
+}
+
+/** The length a response declares, when it declares one as a plain number. */
+function declaredLength(header: string | string[] | undefined): number | undefined {
+  if (typeof header !== 'string' || !/^\d{1,15}$/.test(header)) return undefined;
+  return Number(header);
 }

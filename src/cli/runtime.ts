@@ -227,6 +227,12 @@ export function redisRuntime(
     role,
     ...(oneShot ? { maxRetriesPerRequest: 3, connectTimeout: 5_000 } : {}),
   });
+  // A service's runs write their checkpoints and the ownership ledger for every target: on a
+  // connection of their own, whose commands of one turn of the event loop leave in one write (not
+  // BullMQ's, whose scripts auto-pipelining is known to disturb). One-shot commands write little.
+  const stores = oneShot
+    ? redis
+    : connect(() => serviceRedis(settings), { log, role: `${role}-state`, enableAutoPipelining: true });
   const keyPrefix = settings.redis.prefix;
   const queue = createRunQueue({ connection: redis, prefix: keyPrefix });
   // an outage is already reported once by the Redis client; an unhandled queue error would print a stack per retry
@@ -243,14 +249,15 @@ export function redisRuntime(
     }),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
     policies: new PolicyStore(redis, { prefix: keyPrefix, keyring }),
-    checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
+    checkpoints: new RedisCheckpointStore(stores, { prefix: keyPrefix }),
     queue,
-    state: fleetStateStores(redis, keyPrefix),
+    state: fleetStateStores(stores, keyPrefix),
     runStarts: new RunStarts(redis, { prefix: keyPrefix }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
       await Promise.race([queue.close(), sleep(2_000, undefined, { ref: false })]);
       redis.disconnect();
+      if (stores !== redis) stores.disconnect();
     },
   };
 }
