@@ -10,7 +10,6 @@ export const pause: Action<typeof params> = {
   description: 'Pause the selected workspaces (stops compute; data and settings stay).',
   destructive: false,
   scope: 'workspace',
-  splittable: true,
   params,
   example: `version: 1
 targets:
@@ -28,6 +27,11 @@ jobs:
 
   async plan(ctx) {
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, (ws) => planPause(ctx, ws));
+  },
+
+  // each target is one independent step: a large run is shared out whole, and the run has nothing to add
+  async split(ctx, _params, partSize) {
+    return ctx.workspaces.length > partSize ? { targets: ctx.workspaces, finish: async () => {} } : undefined;
   },
 
   async run(ctx) {

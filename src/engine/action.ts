@@ -8,7 +8,8 @@ import type { FleetView } from './fleet.js';
 import type { Hold } from './holds.js';
 import type { RunOwnership } from './ownership.js';
 import type { StateWait } from './retry.js';
-import type { Finding } from './summary.js';
+import type { RunPart } from './run-parts.js';
+import type { Finding, TargetRecord } from './summary.js';
 import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
@@ -147,8 +148,13 @@ export interface ActionContext extends ActionIo {
   job: { name: string; concurrency: number; window?: PolicyWindow | undefined };
   /** The fleet, listed when the run started; shared polls keep it fresh while steps wait. */
   fleet: FleetView;
-  /** The job's target, resolved when the run started (scope `workspace`). */
+  /** The job's target, resolved when the run started (scope `workspace`); a part's own only. */
   workspaces: readonly SelectedWorkspace[];
+  /**
+   * Set when this run is one part of a split run (`Action.split`): it acts on its workspaces only,
+   * and leaves what the whole run decides and records to the run.
+   */
+  part?: RunPart | undefined;
   /** The job's target, resolved when the run started (scope `workgroup`). */
   workgroups: readonly SelectedWorkgroup[];
   /**
@@ -189,6 +195,17 @@ export interface ActionContext extends ActionIo {
   markRun(outcome: RunVerdict, reason: string): void;
 }
 
+/** A run's work shared out in parts (see `Action.split`). */
+export interface SplitPlan {
+  /** What the parts act on: cut into parts of the part size, each worked by any worker. */
+  readonly targets: readonly SelectedWorkspace[];
+  /**
+   * What the run does once every part has ended, in the run's context, given the records of every
+   * target the parts had: its own targets' records (`forEachTarget`), evidence, verdicts.
+   */
+  finish(records: ReadonlyMap<string, TargetRecord>): Promise<void>;
+}
+
 /** What an action may make of a whole run beyond its targets' outcomes. */
 export type RunVerdict = 'partial' | 'failed';
 
@@ -213,11 +230,13 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
   readonly destructive: boolean;
   readonly scope: ActionScope;
   /**
-   * A `workspace` action whose run is nothing but one independent step per target (no run-level
-   * verdict, findings or evidence, no state kept per run): a run over more targets than the
-   * engine's part size is then split into parts that any worker may work. Default false.
+   * How a run of this `workspace` action shares its work between workers, for an action whose
+   * targets are independent of each other. Called in the run once it has listed the fleet, with
+   * the engine's part size: resolves with the workspaces the parts act on and what the run does
+   * once every part has ended, or undefined when this run is not worth splitting (then `run` does
+   * it all). Each part runs `run` over its own workspaces, `ctx.part` set. Default: never split.
    */
-  readonly splittable?: boolean;
+  split?(ctx: ActionContext, params: z.output<Params>, partSize: number): Promise<SplitPlan | undefined>;
   /**
    * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
    * provider ids) may leave `target` out; without this, a target is required.

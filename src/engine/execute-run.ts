@@ -1,15 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing } from '../policy/index.js';
-import {
-  type Action,
-  type ActionContext,
-  type ActionIo,
-  type PlanContext,
-  type RunVerdict,
-  readOnlyApi,
-  workspaceRef,
-} from './action.js';
+import { type Action, type ActionIo, workspaceRef } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
@@ -18,25 +10,23 @@ import { FleetView } from './fleet.js';
 import { type FleetListingSink, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
-import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
-import { checkpointsWithoutSecrets, secretsHiddenFor } from './redact.js';
-import { AttemptsFailedError, waitForState } from './retry.js';
+import type { OwnershipLedger } from './ownership.js';
+import { secretsHiddenFor } from './redact.js';
+import { AttemptsFailedError } from './retry.js';
+import { type RunContext, runContext } from './run-context.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
 import type { RunSlots } from './run-slots.js';
-import { executeSplitRun } from './split-run.js';
+import { runInParts } from './split-run.js';
 import {
   countTargets,
   type ErrorRecord,
   errorRecord,
-  type Finding,
   type RunIdentity,
   type RunSummary,
   type RunTrigger,
   runOutcome,
   summarize,
-  type TargetRecord,
 } from './summary.js';
-import { runTargets } from './target-runner.js';
 import { resolveTargets, type SelectedWorkspace } from './targets.js';
 import type { WindowStateStore } from './window-state.js';
 
@@ -59,9 +49,9 @@ export interface RunRequest {
   /** The price table of the run's policy: the ledger records what a pause saves per hour. */
   pricing?: Pricing;
   /**
-   * Set when this is one part of a split run: it reads the fleet the run listed (`split.listing`;
-   * on a later delivery it lists it afresh) and works only the part's targets, under the run's
-   * id. Its summary is not the run's.
+   * Set when this is one part of a split run: it reads its slice of the fleet the run listed
+   * (`split.listing`; on a later delivery it lists it afresh) and works only the part's targets,
+   * under the run's id. Its summary is not the run's.
    */
   part?: RunPart;
 }
@@ -73,20 +63,6 @@ export interface FleetStateStores {
   windows: WindowStateStore;
 }
 
-/**
- * A dry run's context: the reading halves of the client and the I/O ports alone, so a plan cannot
- * write at run time either, not only at compile time.
- */
-function planContext(ctx: ActionContext): PlanContext {
-  const { files, secretSinks } = ctx;
-  return {
-    ...ctx,
-    api: readOnlyApi(ctx.api),
-    files: { exists: (path) => files.exists(path) },
-    secretSinks: { checkFile: (path) => secretSinks.checkFile(path) },
-  };
-}
-
 export interface RunDependencies {
   api: ApiClient;
   /** The files and programs actions reach (`ActionContext.files`, `.secretSinks`). */
@@ -94,7 +70,7 @@ export interface RunDependencies {
   actions: ReadonlyMap<string, Action>;
   checkpoints: CheckpointStore;
   log: Logger;
-  /** Aborts the run from outside (shutdown past its grace period, the run's lock lost). */
+  /** Aborts the run from outside (shutdown past its grace period, the run's lease or lock lost). */
   signal: AbortSignal;
   /**
    * The execution's lease: asked before every API call, so none starts once this execution may no
@@ -125,8 +101,8 @@ export interface RunDependencies {
    */
   listings?: FleetListingSink;
   /**
-   * Shares a run of a `splittable` action over more than `split.partSize` targets between
-   * workers, and gives parts the run's listing. Default: none (every run is worked whole).
+   * Shares a run of an action that can `split` between workers, and gives parts the run's listing.
+   * Default: none (every run is worked whole).
    */
   split?: RunSplitter;
   /**
@@ -139,25 +115,6 @@ export interface RunDependencies {
    * on a shifted clock passes it. Default: the clock's.
    */
   now?: () => Date;
-}
-
-/** A run that could not act: its summary says why; no target was touched. */
-function refused(
-  request: RunRequest,
-  startedAt: Date,
-  finishedAt: Date,
-  reason: string,
-  requestIds: string[],
-  error?: ErrorRecord,
-): RunSummary {
-  return summarize(identity(request), {
-    startedAt,
-    finishedAt,
-    outcome: 'failed',
-    reason,
-    error,
-    requestIds,
-  });
 }
 
 function identity(request: RunRequest): RunIdentity {
@@ -173,229 +130,217 @@ function identity(request: RunRequest): RunIdentity {
   };
 }
 
+/** What every phase of one run shares: its clock, log, start and the request IDs made for the run itself. */
+interface RunFrame {
+  request: RunRequest;
+  clock: Clock;
+  log: Logger;
+  startedAt: Date;
+  requestIds: string[];
+  /** The listing the run keeps for readers (not a part's). */
+  listed?: FleetView;
+}
+
+/** A run that could not act: its summary says why; no target was touched. */
+function refused(frame: RunFrame, reason: string, error?: ErrorRecord): RunSummary {
+  return summarize(identity(frame.request), {
+    startedAt: frame.startedAt,
+    finishedAt: frame.clock.now(),
+    outcome: 'failed',
+    reason,
+    error,
+    requestIds: frame.requestIds,
+  });
+}
+
 /**
- * Runs one job once: lists the fleet, resolves the job's target, refuses a run past
- * `maxTargets`, then has the action plan (dry run) or act on every target, and returns the
- * run's summary. A target's failure is part of the summary, never an exception; the function
- * throws only when `deps.signal` aborts (the run is then picked up again and resumes from its
- * checkpoints).
+ * Runs one job once, in phases: lists the fleet, selects the job's targets (refusing a run past
+ * `maxTargets`), builds the action's context, has the action plan (dry run) or act (shared out
+ * in parts when the action splits and the run is large), and summarizes. A target's failure is
+ * part of the summary, never an exception; the function throws only when `deps.signal` aborts (the
+ * run is then picked up again and resumes from its checkpoints).
  */
 export async function executeRun(given: RunDependencies, request: RunRequest): Promise<RunSummary> {
   // every API call of the run, the fleet's listings and polls included, asks the lease first
   const deps = given.lease ? { ...given, api: leasedApi(given.api, given.lease), lease: undefined } : given;
   const { job } = request;
   const clock = deps.clock ?? systemClock;
-  const startedAt = request.startedAt ?? clock.now();
   // what the run shows and stores has the policy's secrets as ${NAME}; only the action sees them
   const hide = secretsHiddenFor(job);
   const log = deps.log.child(
     { runId: request.runId, job: job.name, action: job.action },
     { formatters: { log: hide } },
   );
-  const runRequestIds: string[] = [];
-  const refuse = (reason: string, error?: ErrorRecord) =>
-    refused(request, startedAt, clock.now(), reason, runRequestIds, error);
-  let listed: FleetView | undefined;
-  const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
-    const action = deps.actions.get(job.action);
-    if (!action) return refuse(`unknown action "${job.action}"`);
+  const frame: RunFrame = {
+    request,
+    clock,
+    log,
+    startedAt: request.startedAt ?? clock.now(),
+    requestIds: [],
+  };
+  const finished = await callScope.run({ log, requestIds: frame.requestIds }, () => runPhases(deps, frame));
+  if (frame.listed && deps.listings) await saveListing(deps.listings, frame.listed, request, log);
+  return hide(finished);
+}
 
-    const timeout = AbortSignal.timeout(job.timeout);
-    const signal = AbortSignal.any([deps.signal, timeout]);
-    log.info(
-      {
-        trigger: request.trigger,
-        dryRun: request.dryRun,
-        params: hide(job.params),
-        part: request.part?.index,
-      },
-      'run started',
-    );
-    if (request.takenOverFrom)
-      log.warn(
-        { takenOverFrom: request.takenOverFrom, deliveries: request.deliveries, startedAt },
-        'run taken over from a worker that stopped mid-run: finished targets are kept, the rest resume',
-      );
+async function runPhases(deps: RunDependencies, frame: RunFrame): Promise<RunSummary> {
+  const { request, clock, log } = frame;
+  const { job } = request;
+  const action = deps.actions.get(job.action);
+  if (!action) return refused(frame, `unknown action "${job.action}"`);
+  const timeout = AbortSignal.timeout(job.timeout);
+  const signal = AbortSignal.any([deps.signal, timeout]);
+  logStart(frame);
 
-    const ledger = deps.state?.ledger;
-    const first = await firstListing(
-      { ...deps, signal, interrupted: deps.signal, log, clock, ledger },
+  const ledger = deps.state?.ledger;
+  const first = await firstListing(
+    { ...deps, signal, interrupted: deps.signal, log, clock, ledger },
+    request,
+  );
+  if ('refused' in first) return refused(frame, first.refused, first.error);
+  const fleet = new FleetView({
+    api: deps.api,
+    log,
+    workgroups: first.workgroups,
+    listedAt: first.at,
+    listedSeq: first.seq,
+    sequence: ledger ? () => ledger.sequence() : undefined,
+    pollIntervalMs: deps.pollIntervalMs,
+    retry: job.retry,
+    clock,
+    signal,
+  });
+  if (!request.part) frame.listed = fleet;
+
+  const selection = resolveTargets(action, job, first.workgroups);
+  // the run checked maxTargets against the whole fleet; a part may hold its slice alone
+  if (!selection.allowed && !request.part) {
+    log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
+    const problem = jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`);
+    return refused(frame, `refused: ${formatProblem(problem)}`);
+  }
+  const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
+  const built = await runContext(
+    { ...deps, signal, interrupted: deps.signal, clock, log },
+    {
       request,
-    );
-    if ('refused' in first) return refuse(first.refused, first.error);
-    const { workgroups, at: listedAt, seq: listedSeq } = first;
-    const fleet = new FleetView({
-      api: deps.api,
-      log,
-      workgroups,
-      listedAt,
-      listedSeq,
-      sequence: ledger ? () => ledger.sequence() : undefined,
-      pollIntervalMs: deps.pollIntervalMs,
-      retry: job.retry,
-      clock,
-      signal,
-    });
-    if (!request.part) listed = fleet;
-
-    const selection = resolveTargets(action, job, workgroups);
-    // the run checked maxTargets against the whole fleet; a part may hold its slice alone
-    if (!selection.allowed && !request.part) {
-      const reason = `refused: ${formatProblem(jobProblem(job, `${selection.count} targets exceed maxTargets (${selection.limit})`))}`;
-      log.error({ selected: selection.count, limit: selection.limit }, 'run refused by maxTargets');
-      return refuse(reason);
-    }
-    // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
-    if (!request.part && action.splittable && deps.split && selection.workspaces.length > deps.split.partSize)
-      return executeSplitRun(
-        {
-          split: deps.split,
-          checkpoints: deps.checkpoints,
-          clock,
-          log,
-          signal: deps.signal,
-          onProgress: deps.onProgress,
-          workPart: (part, deliveries) => workPart(deps, { ...request, part, deliveries }),
-        },
-        {
-          run: identity(request),
-          startedAt,
-          listing: {
-            at: listedAt.toISOString(),
-            ...(listedSeq === undefined ? {} : { seq: listedSeq }),
-            runId: request.runId,
-            job: job.name,
-            workgroups: trimListing(workgroups),
-          },
-          targets: selection.workspaces.map(workspaceRef),
-          requestIds: runRequestIds,
-        },
-      );
-    const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
-
-    const done = await deps.checkpoints.load(request.runId, request.part?.keys);
-    const records = new Map<string, TargetRecord>();
-    const findings: Finding[] = [];
-    let evidence: Record<string, unknown> | undefined;
-    const verdicts: { outcome: RunVerdict; reason: string }[] = [];
-    const total = workspaces.length + selection.workgroups.length;
-    const now = deps.now ?? (() => clock.now());
-    let holds: Awaited<ReturnType<HoldReader['active']>> | undefined;
-    // holds are about workspaces: a run over workgroups or named resources does not read them
-    if (deps.state && action.scope === 'workspace') {
-      try {
-        holds = await deps.state.holds.active(now(), { readOnly: request.dryRun });
-      } catch (error) {
-        if (deps.signal.aborted) throw deps.signal.reason;
-        log.error({ err: errorRecord(error) }, 'run could not read the holds');
-        return refuse('could not read the holds in Redis', errorRecord(error));
-      }
-    }
-    const ownership = deps.state
-      ? new RunOwnership({
-          ledger: request.dryRun ? readOnlyLedger(deps.state.ledger) : deps.state.ledger,
-          owner: job.name,
-          ownerKind: job.kind,
-          runId: request.runId,
-          keys: workspaces.map((ws) => workspaceRef(ws).key),
-          pricing: request.pricing,
-          exclusive: deps.exclusive,
-          log,
-          // the ledger's times are compared with the fleet's listing time: both on the run's clock
-          now: () => clock.now(),
-        })
-      : undefined;
-    const ctx: ActionContext = {
-      api: deps.api,
-      files: deps.io.files,
-      secretSinks: deps.io.secretSinks,
-      log,
-      signal,
-      dryRun: request.dryRun,
-      runId: request.runId,
-      job: { name: job.name, concurrency: job.concurrency, window: job.window },
+      action,
       fleet,
       workspaces,
       workgroups: selection.workgroups,
-      ownership,
-      holds,
-      windowStates: deps.state?.windows,
-      now,
-      waitForState: (wait) => waitForState({ ...wait, policy: job.retry, clock }),
-      forEachTarget: (items, ref, step) =>
-        runTargets(
+      hide: secretsHiddenFor(job),
+    },
+  );
+  if ('refused' in built) return refused(frame, built.refused, built.error);
+  const runError = await act(deps, frame, action, built, timeout);
+  return summarizeRun(frame, built, runError);
+}
+
+function logStart({ request, log, startedAt }: RunFrame): void {
+  const { job } = request;
+  log.info(
+    {
+      trigger: request.trigger,
+      dryRun: request.dryRun,
+      params: secretsHiddenFor(job)(job.params),
+      part: request.part?.index,
+    },
+    'run started',
+  );
+  if (request.takenOverFrom)
+    log.warn(
+      { takenOverFrom: request.takenOverFrom, deliveries: request.deliveries, startedAt },
+      'run taken over from a worker that stopped mid-run: finished targets are kept, the rest resume',
+    );
+}
+
+/**
+ * Has the action plan (dry run) or act, sharing its work out in parts when it splits and the run
+ * is large; resolves with what stopped the action early, if anything did.
+ */
+async function act(
+  deps: RunDependencies,
+  frame: RunFrame,
+  action: Action,
+  built: RunContext,
+  timeout: AbortSignal,
+): Promise<ErrorRecord | undefined> {
+  const { request, log } = frame;
+  const { job } = request;
+  const { ctx } = built;
+  try {
+    if (request.dryRun) await action.plan(built.planContext(), job.params);
+    else {
+      const plan =
+        request.part || !deps.split ? undefined : await action.split?.(ctx, job.params, deps.split.partSize);
+      if (plan && deps.split) {
+        // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
+        const outcome = await runInParts(
+          {
+            split: deps.split,
+            checkpoints: deps.checkpoints,
+            log,
+            signal: deps.signal,
+            onProgress: deps.onProgress,
+            workPart: (part, deliveries) => workPart(deps, { ...request, part, deliveries }),
+          },
           {
             runId: request.runId,
-            concurrency: job.concurrency,
-            retry: job.retry,
-            clock,
-            checkpoints: checkpointsWithoutSecrets(deps.checkpoints, hide),
-            done,
-            log,
-            signal,
-            slots: deps.slots,
-            onRecord: (record) => {
-              records.set(record.key, record);
-              deps.onProgress?.(records.size, Math.max(total, records.size));
+            listing: {
+              at: ctx.fleet.listedAt.toISOString(),
+              ...(ctx.fleet.first.seq === undefined ? {} : { seq: ctx.fleet.first.seq }),
+              runId: request.runId,
+              job: job.name,
+              workgroups: trimListing(ctx.fleet.workgroups),
             },
+            targets: plan.targets.map(workspaceRef),
           },
-          items,
-          ref,
-          step,
-        ),
-      finding: (finding) => (callScope.getStore()?.findings ?? findings).push(finding),
-      findings: () => [...findings, ...[...records.values()].flatMap((record) => record.findings ?? [])],
-      evidence: (record) => {
-        evidence = { ...evidence, ...record };
-      },
-      markRun: (outcome, reason) => {
-        verdicts.push({ outcome, reason });
-      },
-    };
-
-    let runError: ErrorRecord | undefined;
-    try {
-      await (request.dryRun ? action.plan(planContext(ctx), job.params) : action.run(ctx, job.params));
-    } catch (error) {
-      if (deps.signal.aborted) throw deps.signal.reason;
-      runError = timeout.aborted
-        ? { message: `the run timed out after ${job.timeout} ms` }
-        : errorRecord(error instanceof AttemptsFailedError ? error.cause : error);
-      log.error({ err: runError }, 'run stopped early');
+        );
+        built.adopt(outcome.records, outcome.reason);
+        await plan.finish(outcome.records);
+      } else await action.run(ctx, job.params);
     }
+    return undefined;
+  } catch (error) {
+    if (deps.signal.aborted) throw deps.signal.reason;
+    const runError = timeout.aborted
+      ? { message: `the run timed out after ${job.timeout} ms` }
+      : errorRecord(error instanceof AttemptsFailedError ? error.cause : error);
+    log.error({ err: runError }, 'run stopped early');
+    return runError;
+  }
+}
 
-    // a target an earlier execution finished stays in the run's summary, whether or not this one
-    // came to it again (a window's reconciliation leaves out what it finds already as wanted)
-    for (const [key, record] of done) if (!records.has(key)) records.set(key, record);
-    const counts = countTargets([...records.values()]);
-    const finishedAt = clock.now();
-    const fromTargets = runError
-      ? counts.succeeded + counts.skipped > 0
-        ? 'partial'
-        : 'failed'
-      : runOutcome(counts);
-    const reasons = [runError?.message, ...verdicts.map((verdict) => verdict.reason)].filter(
-      (reason): reason is string => reason !== undefined,
-    );
-    const summary = summarize(identity(request), {
-      startedAt,
-      finishedAt,
-      outcome: worstOutcome(fromTargets, verdicts),
-      reason: reasons.length > 0 ? reasons.join('; ') : undefined,
-      error: runError,
-      targets: records.values(),
-      findings,
-      evidence,
-      requestIds: runRequestIds,
-    });
-    log.info(
-      { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },
-      'run finished',
-    );
-    return summary;
+function summarizeRun(frame: RunFrame, built: RunContext, runError: ErrorRecord | undefined): RunSummary {
+  const collected = built.collected();
+  const counts = countTargets(collected.records);
+  const fromTargets = runError
+    ? counts.succeeded + counts.skipped > 0
+      ? 'partial'
+      : 'failed'
+    : runOutcome(counts);
+  const reasons = [
+    runError?.message,
+    ...collected.verdicts.map((verdict) => verdict.reason),
+    ...collected.notes,
+  ];
+  const given = reasons.filter((reason): reason is string => reason !== undefined);
+  const summary = summarize(identity(frame.request), {
+    startedAt: frame.startedAt,
+    finishedAt: frame.clock.now(),
+    outcome: worstOutcome(fromTargets, collected.verdicts),
+    reason: given.length > 0 ? given.join('; ') : undefined,
+    error: runError,
+    targets: collected.records,
+    findings: collected.findings,
+    evidence: collected.evidence,
+    requestIds: frame.requestIds,
   });
-  if (listed && deps.listings) await saveListing(deps.listings, listed, request, log);
-  return hide(finished);
+  frame.log.info(
+    { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },
+    'run finished',
+  );
+  return summary;
 }
 
 /** Leaves the run's latest view of the fleet where readers that make no API call find it. */
@@ -420,7 +365,7 @@ async function saveListing(
 /** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */
 function worstOutcome(
   fromTargets: RunSummary['outcome'],
-  verdicts: readonly { outcome: RunVerdict }[],
+  verdicts: readonly { outcome: RunSummary['outcome'] }[],
 ): RunSummary['outcome'] {
   if (fromTargets === 'failed' || verdicts.some((verdict) => verdict.outcome === 'failed')) return 'failed';
   return verdicts.length > 0 ? 'partial' : fromTargets;

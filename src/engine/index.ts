@@ -14,6 +14,7 @@ export {
   SecretSinkError,
   type SecretSinkIo,
   type SinkCommand,
+  type SplitPlan,
   type StepContext,
   type StepResult,
   type TargetRef,

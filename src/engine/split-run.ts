@@ -1,30 +1,13 @@
 import type { Logger } from '../log/index.js';
 import type { TargetRef } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
-import type { Clock } from './clock.js';
 import type { FleetListing } from './fleet-listing.js';
-import { type RunPart, type RunSplitter, splitTargets } from './run-parts.js';
-import {
-  countTargets,
-  type RunIdentity,
-  type RunSummary,
-  runOutcome,
-  summarize,
-  type TargetRecord,
-} from './summary.js';
+import { type FailedPart, type RunPart, type RunSplitter, splitTargets } from './run-parts.js';
+import type { TargetRecord } from './summary.js';
 
-export interface SplitRunRequest {
-  run: RunIdentity;
-  startedAt: Date;
-  listing: FleetListing;
-  targets: readonly TargetRef[];
-  requestIds: readonly string[];
-}
-
-export interface SplitRunDependencies {
+export interface PartsDependencies {
   split: RunSplitter;
   checkpoints: CheckpointStore;
-  clock: Clock;
   log: Logger;
   signal: AbortSignal;
   onProgress?: ((done: number, total: number) => void) | undefined;
@@ -32,16 +15,25 @@ export interface SplitRunDependencies {
   workPart: (part: RunPart, deliveries: number) => Promise<string | undefined>;
 }
 
+/** What the parts of a split run came to. */
+export interface PartsOutcome {
+  /** A record per target the parts had: its checkpoint, or a failure when no part finished it. */
+  records: Map<string, TargetRecord>;
+  failedParts: FailedPart[];
+  /** Why parts failed, for the run's reason; undefined when none did. */
+  reason: string | undefined;
+}
+
 /**
- * The run's side of a split run: hands its targets out in parts, waits for every part, then
- * summarises the run from its checkpoints as a run worked by one worker would. A target no part
- * finished (its part failed for good, or ended early) is a failed target, never a silent gap.
+ * The run's side of a split run: hands `targets` out in parts, waits for every part, and reads
+ * their records back from the run's checkpoints. A target no part finished (its part failed for
+ * good, or ended early) is a failed target, never a silent gap.
  */
-export async function executeSplitRun(
-  deps: SplitRunDependencies,
-  request: SplitRunRequest,
-): Promise<RunSummary> {
-  const { runId } = request.run;
+export async function runInParts(
+  deps: PartsDependencies,
+  request: { runId: string; listing: FleetListing; targets: readonly TargetRef[] },
+): Promise<PartsOutcome> {
+  const { runId } = request;
   const total = request.targets.length;
   const parts = splitTargets(
     request.targets.map((target) => target.key),
@@ -61,10 +53,15 @@ export async function executeSplitRun(
       deps.onProgress?.(await deps.checkpoints.count(runId), total);
     },
   });
-  const done = await deps.checkpoints.load(runId);
+  const done = await deps.checkpoints.load(
+    runId,
+    request.targets.map((target) => target.key),
+  );
   const lost = new Map(failedParts.flatMap((part) => part.keys.map((key) => [key, part.reason])));
-  const records: TargetRecord[] = request.targets.map(
-    (target) =>
+  const records = new Map<string, TargetRecord>();
+  for (const target of request.targets)
+    records.set(
+      target.key,
       done.get(target.key) ?? {
         ...target,
         outcome: 'failed',
@@ -72,24 +69,12 @@ export async function executeSplitRun(
         requestIds: [],
         error: { message: `not finished: ${lost.get(target.key) ?? 'its part ended before it'}` },
       },
-  );
-  deps.onProgress?.(records.length, total);
+    );
   for (const part of failedParts)
     deps.log.error({ part: part.index, reason: part.reason }, 'run part failed');
-  const summary = summarize(request.run, {
-    startedAt: request.startedAt,
-    finishedAt: deps.clock.now(),
-    outcome: runOutcome(countTargets(records)),
-    reason:
-      failedParts.length > 0
-        ? `${failedParts.length} of ${parts.length} parts failed: ${failedParts.map((part) => `part ${part.index}: ${part.reason}`).join('; ')}`
-        : undefined,
-    targets: records,
-    requestIds: request.requestIds,
-  });
-  deps.log.info(
-    { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },
-    'run finished',
-  );
-  return summary;
+  const reason =
+    failedParts.length > 0
+      ? `${failedParts.length} of ${parts.length} parts failed: ${failedParts.map((part) => `part ${part.index}: ${part.reason}`).join('; ')}`
+      : undefined;
+  return { records, failedParts, reason };
 }

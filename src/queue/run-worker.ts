@@ -198,7 +198,11 @@ export class RunWorker {
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
     const delivery: Delivery = { job, token, data, log };
     const lease = await this.#leases.acquire(job.id ?? data.runId, randomUUID());
-    if (!(lease instanceof LeaseHold)) return waitForLease(delivery, lease.heldForMs);
+    if (!(lease instanceof LeaseHold)) {
+      // the run is alive, only taken over slowly: its job's lock must not lapse meanwhile
+      await this.#lock.extend(data.job, data.runId);
+      return waitForLease(delivery, lease.heldForMs);
+    }
     let released = false;
     try {
       return await (data.part

@@ -30,7 +30,7 @@ export class GroupCommit<In, Out> {
       const batch = this.#queue.splice(0, this.#maxBatch);
       try {
         const outs = await this.#write(batch.map(({ item }) => item));
-        batch.forEach(({ resolve }, index) => resolve(outs[index] as Out));
+        for (const [index, { resolve }] of batch.entries()) resolve(outs[index] as Out);
       } catch (error) {
         for (const { reject } of batch) reject(error);
       }

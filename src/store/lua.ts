@@ -67,6 +67,11 @@ export class LuaScript {
 
 // Run lock (run-lock.ts)
 
+/** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. Returns 1 if extended. */
+export const RENEW_IF_OWNER = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
+);
+
 /** Deletes a run lock (or an execution's lease) if its holder still holds it. KEYS: the key. ARGV: the holder. */
 export const DELETE_IF_OWNER = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/index.js';
 import { type RedisKeys, redisKeys } from './keys.js';
-import { DELETE_IF_OWNER } from './lua.js';
+import { DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
 import type { RedisConnection } from './redis.js';
 
 export interface RunLockOptions {
@@ -38,6 +38,15 @@ export class RunLock {
     if (taken === 'OK') return undefined;
     const holder = (await this.#redis.get(key)) ?? '';
     return holder === runId ? undefined : holder;
+  }
+
+  /**
+   * Keeps the lock another full TTL if the run still holds it: for a delivery of the run that
+   * waits for its own earlier execution to let go of the run's lease, so no other run of the job
+   * slips in meanwhile. Resolves with whether it was kept.
+   */
+  async extend(job: string, runId: string): Promise<boolean> {
+    return (await RENEW_IF_OWNER.run(this.#redis, [this.#keys.runLock(job)], [runId, this.#ttlMs])) === 1;
   }
 
   /** Releases the lock if the run still holds it; a failure is logged, the lock then expires. */
