@@ -27,7 +27,7 @@
  *   that was executing nothing affects no run: its recovery is "idle".
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,7 +43,6 @@ import {
   type FaultConfigInput,
   type RequestLogEntry,
   type SimulatorHandle,
-  seedState,
   startSimulator,
 } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
@@ -51,7 +50,9 @@ import { RunHistory } from '../../src/store/history.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { type LocalRedis, startLocalRedis } from '../../src/store/local-server.js';
 import { createRedis } from '../../src/store/redis.js';
+import { activeFleet } from './active-fleet.js';
 import { eventually } from './eventually.js';
+import { assertBuiltFrom } from './nightshift-process.js';
 
 export interface ChaosDrillOptions {
   /** Workgroups in the simulated fleet; every workspace starts Active. Default 20. */
@@ -248,7 +249,6 @@ export interface ChaosDrillReport {
 }
 
 const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Sources the drill's processes exercise most; dist/ must be newer than each. */
 const EXERCISED = [
@@ -267,13 +267,7 @@ const EXERCISED = [
 
 /** Throws unless `npm run build` has run since the exercised sources last changed: the processes run the built CLI. */
 export function assertDistFresh(): void {
-  if (!existsSync(join(ROOT, 'dist/src/cli/main.js')))
-    throw new Error('dist/ is missing: run `npm run build` first');
-  for (const source of EXERCISED) {
-    const built = join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, source)).mtimeMs)
-      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first`);
-  }
+  assertBuiltFrom(EXERCISED);
 }
 
 /** The drill's policy: a pause and a resume of every workspace, alternating every `tickSeconds`. */
@@ -458,13 +452,10 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
   let queue: ReturnType<typeof createRunQueue> | undefined;
   try {
     server = await startLocalRedis({ appendOnly: true });
-    const fleet = seedState({
-      seed: options.seed,
-      fleet: { workgroups: options.workgroups, workspacesPerWorkgroup: options.workspacesPerWorkgroup },
-    });
-    for (const ws of fleet.workspaces)
-      Object.assign(ws, { status: 'Active', display_status: 'Running', condition_type: 'Ready' });
-    fleet.transitions = [];
+    const fleet = activeFleet(
+      { workgroups: options.workgroups, workspacesPerWorkgroup: options.workspacesPerWorkgroup },
+      options.seed,
+    );
     sim = await startSimulator({
       port: 0,
       state: fleet,
