@@ -72,6 +72,8 @@ export class RunLogs {
   readonly ready = new Map<string, number>();
   /** The next tick of each job, as each scheduler announced it when it started. */
   readonly announced: { process: string; job: string; next: number | undefined }[] = [];
+  /** Runs split into parts, with how many targets each split. */
+  readonly #splitTargets = new Map<string, number>();
 
   /** The reader of one process's lines. */
   reader(process: string): (line: LogLine) => void {
@@ -106,9 +108,19 @@ export class RunLogs {
             end: undefined,
           });
         break;
+      case 'run split into parts':
+        if (runId && typeof line.targets === 'number') this.#splitTargets.set(runId, line.targets);
+        break;
+      case 'run part finished':
+      case 'run part handed back to the queue at shutdown':
+        this.#close(process, runId, typeof line.part === 'number' ? line.part : undefined, line.time);
+        break;
       case 'run finished': {
-        const open = this.executions.findLast((e) => e.process === process && e.runId === runId && !e.end);
-        if (open) Object.assign(open, { endedAt: line.time, end: 'finished' });
+        // a part logs `run finished` too, without its index (its `run part finished` line follows);
+        // the run itself is the one whose count is all the targets it split
+        const split = runId === undefined ? undefined : this.#splitTargets.get(runId);
+        const counts = line.counts as { total?: unknown } | undefined;
+        if (split === undefined || counts?.total === split) this.#close(process, runId, undefined, line.time);
         break;
       }
       case 'api call':
@@ -131,6 +143,13 @@ export class RunLogs {
         break;
       }
     }
+  }
+
+  #close(process: string, runId: string | undefined, part: number | undefined, at: number): void {
+    const open = this.executions.findLast(
+      (e) => e.process === process && e.runId === runId && e.part === part && !e.end,
+    );
+    if (open) Object.assign(open, { endedAt: at, end: 'finished' });
   }
 
   /** Closes the executions of a process that ended. */
