@@ -18,7 +18,9 @@
  * - lost: expected ticks without such a summary (none at all, or only `missed`/`skipped`);
  * - duplicated: a tick with more than one summary, or a run executed twice other than because
  *   a kill interrupted it: two executions at once (on two workers), or an execution that starts
- *   after an earlier one logged `run finished` on a worker that was not killed afterwards;
+ *   after an earlier one logged `run finished` on a worker that was not killed afterwards; each
+ *   part of a run split into parts (over NIGHTSHIFT_RUN_PART_SIZE targets) counts as a run of its
+ *   own here, so parts working side by side are not taken for a run executed twice;
  * - retries spent: the sum of (attempts - 1) over the target records of every summary, and the
  *   sum of (deliveries - 1) over the summaries (runs redelivered after a kill);
  * - time to recover after a kill: for each run the killed worker was executing (it had logged
@@ -313,6 +315,11 @@ interface LogLine {
   runId?: string;
   outcome?: string;
   jobs?: { job: string; next?: string }[];
+  /** The part of a split run (`run started`, `run part finished`). */
+  part?: number;
+  /** How many targets a run split into parts (`run split into parts`). */
+  targets?: number;
+  counts?: { total?: number };
 }
 
 /** Lines the drill reads; the others only go to the process's log file. */
@@ -321,6 +328,8 @@ const READ = new Set([
   'scheduler started',
   'run started',
   'run finished',
+  'run split into parts',
+  'run part finished',
   'target done',
   'Redis connection restored',
 ]);
@@ -342,6 +351,7 @@ interface Proc {
 }
 
 interface Execution {
+  /** The run, or `<runId>#<part>` for a part of a split run. */
   runId: string;
   instance: string;
   startedAt: number;
@@ -358,6 +368,8 @@ class Observed {
   readonly restored: { instance: string; at: number }[] = [];
   readonly errors = new Map<string, number>();
   readonly schedulerStarts: { instance: string; at: number; jobs: { job: string; next?: string }[] }[] = [];
+  /** Runs split into parts, with how many targets each split. */
+  readonly #splitTargets = new Map<string, number>();
 
   line(proc: Proc, line: LogLine): void {
     if (line.level >= 50) this.errors.set(line.msg, (this.errors.get(line.msg) ?? 0) + 1);
@@ -371,25 +383,35 @@ class Observed {
         break;
       case 'run started': {
         if (!line.runId) break;
-        proc.active.add(line.runId);
+        // a part of a split run is executed on its own: `<runId>#<part>`
+        const run = line.part === undefined ? line.runId : `${line.runId}#${line.part}`;
+        proc.active.add(run);
         const execution: Execution = {
-          runId: line.runId,
+          runId: run,
           instance: proc.instance,
           startedAt: line.time,
           endedAt: undefined,
           end: undefined,
         };
         this.executions.push(execution);
-        const list = this.starts.get(line.runId) ?? [];
+        const list = this.starts.get(run) ?? [];
         list.push(execution);
-        this.starts.set(line.runId, list);
+        this.starts.set(run, list);
         break;
       }
+      case 'run split into parts':
+        if (line.runId && line.targets !== undefined) this.#splitTargets.set(line.runId, line.targets);
+        break;
+      case 'run part finished':
+        if (line.runId && line.part !== undefined)
+          this.#finished(proc, `${line.runId}#${line.part}`, line.time);
+        break;
       case 'run finished': {
         if (!line.runId) break;
-        proc.active.delete(line.runId);
-        const open = this.starts.get(line.runId)?.find((e) => e.instance === proc.instance && !e.end);
-        if (open) Object.assign(open, { endedAt: line.time, end: 'finished' });
+        // a part logs `run finished` too, without its index (its `run part finished` follows); the
+        // run itself is the one whose count is all the targets it split
+        const split = this.#splitTargets.get(line.runId);
+        if (split === undefined || line.counts?.total === split) this.#finished(proc, line.runId, line.time);
         break;
       }
       case 'target done': {
@@ -403,6 +425,12 @@ class Observed {
         this.restored.push({ instance: proc.instance, at: line.time });
         break;
     }
+  }
+
+  #finished(proc: Proc, run: string, at: number): void {
+    proc.active.delete(run);
+    const open = this.starts.get(run)?.find((e) => e.instance === proc.instance && !e.end);
+    if (open) Object.assign(open, { endedAt: at, end: 'finished' });
   }
 
   /** Closes the executions of a process that died or was stopped; returns their runs. */
@@ -888,7 +916,8 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         if (target.outcome === 'succeeded') targets.succeeded++;
         else if (target.outcome === 'skipped') {
           targets.skipped++;
-          const reason = target.reason ?? '(none)';
+          // counted by kind: the time in `paused by job … since <time>` differs for every workspace
+          const reason = (target.reason ?? '(none)').replace(/ since \d{4}-\d\d-\d\dT[\d:.]+Z/, '');
           targets.skipReasons[reason] = (targets.skipReasons[reason] ?? 0) + 1;
         } else if (target.outcome === 'failed') {
           targets.failed++;
