@@ -649,7 +649,8 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     for (const event of events) {
       await sleep(Math.max(0, firstTick + event.at - Date.now()));
       if (event.kind === 'kill') {
-        const candidates = alive('worker');
+        // a replacement still starting (slow on a loaded machine) is not killed: its start is awaited
+        const candidates = alive('worker').filter((p) => p.readyAt !== undefined);
         if (candidates.length === 0) continue;
         const busy = candidates.filter((p) => p.active.size > 0);
         const victim = rng.pick(options.victims === 'busy' && busy.length > 0 ? busy : candidates);
