@@ -645,6 +645,14 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       `chaos for ${options.chaosMs / 1000} s: ${events.filter((e) => e.kind === 'kill').length} kills, ${events.length - events.filter((e) => e.kind === 'kill').length} restarts`,
     );
     const replacements: Promise<void>[] = [];
+    // a replacement that never starts fails the drill where they are awaited, after the chaos,
+    // inside this try: not as an unhandled rejection that ends the drill before its finally
+    // stops what it started
+    const replace = (restart: () => Promise<void>) => {
+      const replacement = restart();
+      replacement.catch(() => {});
+      replacements.push(replacement);
+    };
 
     for (const event of events) {
       await sleep(Math.max(0, firstTick + event.at - Date.now()));
@@ -668,14 +676,12 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         progress(
           `${(rel(killedAt) / 1000).toFixed(1)} s: SIGKILL ${victim.instance}${runs.length ? ` executing ${runs.join(', ')}` : ' (idle)'}`,
         );
-        replacements.push(
-          (async () => {
-            await sleep(options.restartAfterMs);
-            const next = start('worker', victim.slot);
-            await ready(next, 'worker started');
-            record.replacementReadyMs = (next.readyAt as number) - killedAt;
-          })(),
-        );
+        replace(async () => {
+          await sleep(options.restartAfterMs);
+          const next = start('worker', victim.slot);
+          await ready(next, 'worker started');
+          record.replacementReadyMs = (next.readyAt as number) - killedAt;
+        });
       } else if (event.kind === 'redis') {
         const at = Date.now();
         const inFlight = alive('worker').flatMap((p) => [...p.active]);
@@ -699,14 +705,12 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         };
         restarts.push(record);
         progress(`${(rel(at) / 1000).toFixed(1)} s: SIGKILL ${victim.instance}`);
-        replacements.push(
-          (async () => {
-            await sleep(options.restartAfterMs);
-            const next = start('scheduler', victim.slot);
-            await ready(next, 'scheduler started');
-            record.downMs = (next.readyAt as number) - at;
-          })(),
-        );
+        replace(async () => {
+          await sleep(options.restartAfterMs);
+          const next = start('scheduler', victim.slot);
+          await ready(next, 'scheduler started');
+          record.downMs = (next.readyAt as number) - at;
+        });
       }
     }
     await sleep(Math.max(0, firstTick + options.chaosMs - Date.now()));
