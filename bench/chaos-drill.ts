@@ -4,21 +4,27 @@
  * `nightshift scheduler` processes, the simulator with 5 % 500s, 2 % hangs and a throttle of
  * 400 req/s; for three minutes a worker is SIGKILLed every few seconds and started again, Redis
  * is restarted once and a scheduler once; then one tick runs in quiet and the report is printed
- * as Markdown tables, followed by the bad-input round (bench/harness/bad-input.ts). Exit 1 if any
- * goal fails.
+ * as Markdown tables, followed by the bad-input round (bench/harness/bad-input.ts) and one run of
+ * each edge drill scenario (bench/harness/edge-drill.ts; bench/edge-drill.ts runs them with every
+ * option and `--repeat`). Exit 1 if any goal fails.
  *
  *   npm run build && npm run chaos [-- --workgroups 200] [--per-workgroup 10] [--chaos-s 180]
  *     [--tick-s 30] [--kill-every-s 8] [--victims any|busy] [--throttle 400] [--concurrency 200]
- *     [--lock-ms 5000] [--max-stalls 10] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input] [--json]
+ *     [--lock-ms 5000] [--max-stalls 10] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input]
+ *     [--edge redis-outage,sigkill,sentinel,split-outage] [--no-edge] [--json]
  *
  * A kill hits a worker executing a run whenever one is (`--victims any`: any of the three, most
  * often an idle one). A resume run of the whole fleet lasts about 45 s under these kills, so it
  * can lose its worker six times or more: the drill lets a run survive 10 (NIGHTSHIFT_MAX_STALLS;
- * the workers' default is 5, past which a run is recorded as failed, `abandoned`). Run one at a time: it needs most of a 2-core machine for about six minutes.
+ * the workers' default is 5, past which a run is recorded as failed, `abandoned`). Run one at a time:
+ * it needs most of a 2-core machine for about six minutes, and the edge drill for about 15 more.
  */
 import { parseArgs } from 'node:util';
 import { runBadInputRound } from './harness/bad-input.js';
 import { assertDistFresh, formatReport, runChaosDrill } from './harness/chaos-drill.js';
+import { EDGE_EXERCISED, EDGE_SCENARIOS, type EdgeScenario } from './harness/edge-drill.js';
+import { runEdgeDrills } from './harness/edge-drill-report.js';
+import { assertBuiltFrom } from './harness/nightshift-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,11 +42,20 @@ const { values } = parseArgs({
     policies: { type: 'string', default: '1000' },
     responses: { type: 'string', default: '10000' },
     'no-bad-input': { type: 'boolean', default: false },
+    edge: { type: 'string', default: EDGE_SCENARIOS.join(',') },
+    'no-edge': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
 
+const edge = values['no-edge'] ? [] : (values.edge ?? '').split(',').map((s) => s.trim());
+for (const scenario of edge)
+  if (!EDGE_SCENARIOS.includes(scenario as EdgeScenario)) {
+    process.stderr.write(`chaos-drill: --edge: "${scenario}" is not one of ${EDGE_SCENARIOS.join(', ')}\n`);
+    process.exit(2);
+  }
 assertDistFresh();
+assertBuiltFrom(EDGE_EXERCISED);
 const started = (at: number) => `[${((Date.now() - at) / 1000).toFixed(1).padStart(6)} s]`;
 const t0 = Date.now();
 const report = await runChaosDrill({
@@ -73,5 +88,14 @@ if (!values['no-bad-input']) {
   });
   process.stdout.write(`\n${bad.text}\n`);
   ok &&= bad.ok;
+}
+
+if (edge.length > 0) {
+  const series = await runEdgeDrills(edge as EdgeScenario[], 1, {
+    progress: (line) => process.stderr.write(`${started(t0)} ${line}\n`),
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(series.reports, null, 2)}\n`);
+  else process.stdout.write(`\n${series.text}\n`);
+  ok &&= series.ok;
 }
 process.exitCode = ok ? 0 : 1;

@@ -18,7 +18,9 @@
  * - lost: expected ticks without such a summary (none at all, or only `missed`/`skipped`);
  * - duplicated: a tick with more than one summary, or a run executed twice other than because
  *   a kill interrupted it: two executions at once (on two workers), or an execution that starts
- *   after an earlier one logged `run finished` on a worker that was not killed afterwards;
+ *   after an earlier one logged `run finished` on a worker that was not killed afterwards; each
+ *   part of a run split into parts (over NIGHTSHIFT_RUN_PART_SIZE targets) counts as a run of its
+ *   own here, so parts working side by side are not taken for a run executed twice;
  * - retries spent: the sum of (attempts - 1) over the target records of every summary, and the
  *   sum of (deliveries - 1) over the summaries (runs redelivered after a kill);
  * - time to recover after a kill: for each run the killed worker was executing (it had logged
@@ -27,7 +29,7 @@
  *   that was executing nothing affects no run: its recovery is "idle".
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,7 +45,6 @@ import {
   type FaultConfigInput,
   type RequestLogEntry,
   type SimulatorHandle,
-  seedState,
   startSimulator,
 } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
@@ -51,7 +52,9 @@ import { RunHistory } from '../../src/store/history.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { type LocalRedis, startLocalRedis } from '../../src/store/local-server.js';
 import { createRedis } from '../../src/store/redis.js';
+import { activeFleet } from './active-fleet.js';
 import { eventually } from './eventually.js';
+import { assertBuiltFrom } from './nightshift-process.js';
 import { HARNESS_POLICY_KEY } from './policy-key.js';
 
 export interface ChaosDrillOptions {
@@ -249,7 +252,6 @@ export interface ChaosDrillReport {
 }
 
 const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Sources the drill's processes exercise most; dist/ must be newer than each. */
 const EXERCISED = [
@@ -268,13 +270,7 @@ const EXERCISED = [
 
 /** Throws unless `npm run build` has run since the exercised sources last changed: the processes run the built CLI. */
 export function assertDistFresh(): void {
-  if (!existsSync(join(ROOT, 'dist/src/cli/main.js')))
-    throw new Error('dist/ is missing: run `npm run build` first');
-  for (const source of EXERCISED) {
-    const built = join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, source)).mtimeMs)
-      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first`);
-  }
+  assertBuiltFrom(EXERCISED);
 }
 
 /** The drill's policy: a pause and a resume of every workspace, alternating every `tickSeconds`. */
@@ -320,6 +316,11 @@ interface LogLine {
   runId?: string;
   outcome?: string;
   jobs?: { job: string; next?: string }[];
+  /** The part of a split run (`run started`, `run part finished`). */
+  part?: number;
+  /** How many targets a run split into parts (`run split into parts`). */
+  targets?: number;
+  counts?: { total?: number };
 }
 
 /** Lines the drill reads; the others only go to the process's log file. */
@@ -328,6 +329,8 @@ const READ = new Set([
   'scheduler started',
   'run started',
   'run finished',
+  'run split into parts',
+  'run part finished',
   'target done',
   'Redis connection restored',
 ]);
@@ -349,6 +352,7 @@ interface Proc {
 }
 
 interface Execution {
+  /** The run, or `<runId>#<part>` for a part of a split run. */
   runId: string;
   instance: string;
   startedAt: number;
@@ -365,6 +369,8 @@ class Observed {
   readonly restored: { instance: string; at: number }[] = [];
   readonly errors = new Map<string, number>();
   readonly schedulerStarts: { instance: string; at: number; jobs: { job: string; next?: string }[] }[] = [];
+  /** Runs split into parts, with how many targets each split. */
+  readonly #splitTargets = new Map<string, number>();
 
   line(proc: Proc, line: LogLine): void {
     if (line.level >= 50) this.errors.set(line.msg, (this.errors.get(line.msg) ?? 0) + 1);
@@ -378,25 +384,35 @@ class Observed {
         break;
       case 'run started': {
         if (!line.runId) break;
-        proc.active.add(line.runId);
+        // a part of a split run is executed on its own: `<runId>#<part>`
+        const run = line.part === undefined ? line.runId : `${line.runId}#${line.part}`;
+        proc.active.add(run);
         const execution: Execution = {
-          runId: line.runId,
+          runId: run,
           instance: proc.instance,
           startedAt: line.time,
           endedAt: undefined,
           end: undefined,
         };
         this.executions.push(execution);
-        const list = this.starts.get(line.runId) ?? [];
+        const list = this.starts.get(run) ?? [];
         list.push(execution);
-        this.starts.set(line.runId, list);
+        this.starts.set(run, list);
         break;
       }
+      case 'run split into parts':
+        if (line.runId && line.targets !== undefined) this.#splitTargets.set(line.runId, line.targets);
+        break;
+      case 'run part finished':
+        if (line.runId && line.part !== undefined)
+          this.#finished(proc, `${line.runId}#${line.part}`, line.time);
+        break;
       case 'run finished': {
         if (!line.runId) break;
-        proc.active.delete(line.runId);
-        const open = this.starts.get(line.runId)?.find((e) => e.instance === proc.instance && !e.end);
-        if (open) Object.assign(open, { endedAt: line.time, end: 'finished' });
+        // a part logs `run finished` too, without its index (its `run part finished` follows); the
+        // run itself is the one whose count is all the targets it split
+        const split = this.#splitTargets.get(line.runId);
+        if (split === undefined || line.counts?.total === split) this.#finished(proc, line.runId, line.time);
         break;
       }
       case 'target done': {
@@ -410,6 +426,12 @@ class Observed {
         this.restored.push({ instance: proc.instance, at: line.time });
         break;
     }
+  }
+
+  #finished(proc: Proc, run: string, at: number): void {
+    proc.active.delete(run);
+    const open = this.starts.get(run)?.find((e) => e.instance === proc.instance && !e.end);
+    if (open) Object.assign(open, { endedAt: at, end: 'finished' });
   }
 
   /** Closes the executions of a process that died or was stopped; returns their runs. */
@@ -459,13 +481,10 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
   let queue: ReturnType<typeof createRunQueue> | undefined;
   try {
     server = await startLocalRedis({ appendOnly: true });
-    const fleet = seedState({
-      seed: options.seed,
-      fleet: { workgroups: options.workgroups, workspacesPerWorkgroup: options.workspacesPerWorkgroup },
-    });
-    for (const ws of fleet.workspaces)
-      Object.assign(ws, { status: 'Active', display_status: 'Running', condition_type: 'Ready' });
-    fleet.transitions = [];
+    const fleet = activeFleet(
+      { workgroups: options.workgroups, workspacesPerWorkgroup: options.workspacesPerWorkgroup },
+      options.seed,
+    );
     sim = await startSimulator({
       port: 0,
       state: fleet,
@@ -628,11 +647,20 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       `chaos for ${options.chaosMs / 1000} s: ${events.filter((e) => e.kind === 'kill').length} kills, ${events.length - events.filter((e) => e.kind === 'kill').length} restarts`,
     );
     const replacements: Promise<void>[] = [];
+    // a replacement that never starts fails the drill where they are awaited, after the chaos,
+    // inside this try: not as an unhandled rejection that ends the drill before its finally
+    // stops what it started
+    const replace = (restart: () => Promise<void>) => {
+      const replacement = restart();
+      replacement.catch(() => {});
+      replacements.push(replacement);
+    };
 
     for (const event of events) {
       await sleep(Math.max(0, firstTick + event.at - Date.now()));
       if (event.kind === 'kill') {
-        const candidates = alive('worker');
+        // a replacement still starting (slow on a loaded machine) is not killed: its start is awaited
+        const candidates = alive('worker').filter((p) => p.readyAt !== undefined);
         if (candidates.length === 0) continue;
         const busy = candidates.filter((p) => p.active.size > 0);
         const victim = rng.pick(options.victims === 'busy' && busy.length > 0 ? busy : candidates);
@@ -650,14 +678,12 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         progress(
           `${(rel(killedAt) / 1000).toFixed(1)} s: SIGKILL ${victim.instance}${runs.length ? ` executing ${runs.join(', ')}` : ' (idle)'}`,
         );
-        replacements.push(
-          (async () => {
-            await sleep(options.restartAfterMs);
-            const next = start('worker', victim.slot);
-            await ready(next, 'worker started');
-            record.replacementReadyMs = (next.readyAt as number) - killedAt;
-          })(),
-        );
+        replace(async () => {
+          await sleep(options.restartAfterMs);
+          const next = start('worker', victim.slot);
+          await ready(next, 'worker started');
+          record.replacementReadyMs = (next.readyAt as number) - killedAt;
+        });
       } else if (event.kind === 'redis') {
         const at = Date.now();
         const inFlight = alive('worker').flatMap((p) => [...p.active]);
@@ -681,14 +707,12 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         };
         restarts.push(record);
         progress(`${(rel(at) / 1000).toFixed(1)} s: SIGKILL ${victim.instance}`);
-        replacements.push(
-          (async () => {
-            await sleep(options.restartAfterMs);
-            const next = start('scheduler', victim.slot);
-            await ready(next, 'scheduler started');
-            record.downMs = (next.readyAt as number) - at;
-          })(),
-        );
+        replace(async () => {
+          await sleep(options.restartAfterMs);
+          const next = start('scheduler', victim.slot);
+          await ready(next, 'scheduler started');
+          record.downMs = (next.readyAt as number) - at;
+        });
       }
     }
     await sleep(Math.max(0, firstTick + options.chaosMs - Date.now()));
@@ -899,7 +923,8 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         if (target.outcome === 'succeeded') targets.succeeded++;
         else if (target.outcome === 'skipped') {
           targets.skipped++;
-          const reason = target.reason ?? '(none)';
+          // counted by kind: the time in `paused by job … since <time>` differs for every workspace
+          const reason = (target.reason ?? '(none)').replace(/ since \d{4}-\d\d-\d\dT[\d:.]+Z/, '');
           targets.skipReasons[reason] = (targets.skipReasons[reason] ?? 0) + 1;
         } else if (target.outcome === 'failed') {
           targets.failed++;
