@@ -87,15 +87,14 @@ export const reconcileWindow: Action<typeof params> = {
       )
         await ctx.ownership.confirm(d.key, undefined, d.owner.intendedAt);
     }
-    const done = new Set<string>();
-    await ctx.forEachTarget(
+    const records = await ctx.forEachTarget(
       [...reported(decision), ...byEarlierExecution(decision, name, ctx.runId)],
       (d) => workspaceRef(d.ws),
-      async (d, step) => {
-        const result = await act(ctx, d, step);
-        if (result.outcome === 'succeeded') done.add(d.key);
-        return result;
-      },
+      (d, step) => act(ctx, d, step),
+    );
+    // what succeeded, in this execution or an earlier one of the run
+    const done = new Set(
+      records.filter((record) => record.outcome === 'succeeded').map((record) => record.key),
     );
     const stranded = await strandedOf(ctx, decision);
     for (const finding of stranded) ctx.finding(finding);

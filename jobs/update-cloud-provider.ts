@@ -83,7 +83,7 @@ async function readProvider(
  * every attempt (the update of a failed attempt may have been made after all) and skipped when
  * it has everything asked already.
  */
-function forPendingUpdate(
+async function forPendingUpdate(
   ctx: PlanContext,
   p: Params,
   step: (
@@ -94,7 +94,7 @@ function forPendingUpdate(
   ) => Promise<StepResult>,
 ): Promise<void> {
   const ref = resolveProviderReference(ctx.fleet.workgroups, p.cloudProvider, p.name);
-  return ctx.forEachTarget([ref], providerRef, async (_, context) => {
+  await ctx.forEachTarget([ref], providerRef, async (_, context) => {
     const cp = await readProvider(ctx, ref, p.cloudProvider, context.signal);
     const update = pendingUpdate(cp, p);
     if (isEmpty(update)) return already(p);

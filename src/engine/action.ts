@@ -173,12 +173,16 @@ export interface ActionContext extends ActionIo {
    * the engine's rule for failed looks (retry.ts) under the job's retry policy and the run's clock.
    */
   waitForState<T>(wait: Omit<StateWait<T>, 'policy' | 'clock'>): Promise<T>;
-  /** Runs `step` for each item with the job's concurrency, retrying each on its own. */
+  /**
+   * Runs `step` for each item with the job's concurrency, retrying each on its own. Resolves with
+   * the items' records, those an earlier execution of the run finished (and this one did not run
+   * again) included.
+   */
   forEachTarget<T>(
     items: readonly T[],
     ref: (item: T) => TargetRef,
     step: (item: T, context: StepContext) => Promise<StepResult>,
-  ): Promise<void>;
+  ): Promise<TargetRecord[]>;
   finding(finding: Finding): void;
   /**
    * Every finding of the run so far: the run's own and those of every finished target, including
@@ -272,15 +276,19 @@ export type ReadOnlyDone = (detail: Record<string, unknown>) => StepResult;
  * tells a dry run from a real one.
  */
 export function readOnlyVerbs<Params>(
-  read: (ctx: PlanContext, params: Params, done: ReadOnlyDone) => Promise<void>,
+  read: (ctx: PlanContext, params: Params, done: ReadOnlyDone) => Promise<unknown>,
   plannedAs: string,
 ): {
   plan(ctx: PlanContext, params: Params): Promise<void>;
   run(ctx: ActionContext, params: Params): Promise<void>;
 } {
   return {
-    plan: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'planned', reason: plannedAs, detail })),
-    run: (ctx, params) => read(ctx, params, (detail) => ({ outcome: 'succeeded', detail })),
+    plan: async (ctx, params) => {
+      await read(ctx, params, (detail) => ({ outcome: 'planned', reason: plannedAs, detail }));
+    },
+    run: async (ctx, params) => {
+      await read(ctx, params, (detail) => ({ outcome: 'succeeded', detail }));
+    },
   };
 }
 

@@ -30,15 +30,17 @@ export interface TargetRunnerOptions {
  * is checkpointed before the next one starts, and one that finished in an earlier delivery of the
  * run is not run again; one under way keeps its action's progress record in the checkpoint. Once a lane fails (or the run is aborted) no lane takes another target,
  * and this settles only when every lane has stopped, so a summary built next sees every record.
+ * Resolves with the targets' records, those an earlier delivery finished included.
  */
 export async function runTargets<T>(
   options: TargetRunnerOptions,
   items: readonly T[],
   ref: (item: T) => TargetRef,
   step: (item: T, context: StepContext) => Promise<StepResult>,
-): Promise<void> {
+): Promise<TargetRecord[]> {
   let next = 0;
   let stopped = false;
+  const records: TargetRecord[] = [];
   const lane = async () => {
     while (!stopped && next < items.length) {
       options.signal.throwIfAborted();
@@ -46,6 +48,7 @@ export async function runTargets<T>(
       const target = ref(item);
       const previous = options.done.get(target.key);
       if (previous) {
+        records.push(previous);
         options.onRecord(previous);
         continue;
       }
@@ -53,6 +56,7 @@ export async function runTargets<T>(
       try {
         const record = await runOne(options, target, (context) => step(item, context));
         await options.checkpoints.save(options.runId, record);
+        records.push(record);
         options.onRecord(record);
       } finally {
         release?.();
@@ -70,6 +74,7 @@ export async function runTargets<T>(
   );
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) throw failed.reason;
+  return records;
 }
 
 async function runOne(
