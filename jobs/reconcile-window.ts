@@ -8,6 +8,7 @@ import {
   type StepContext,
   type StepResult,
   strandedFinding,
+  type TargetRecord,
   WINDOW_ACTION,
   type WindowDecision,
   type WindowState,
@@ -32,7 +33,7 @@ export const reconcileWindow: Action<typeof params> = {
   example: '',
 
   async plan(ctx) {
-    const decision = await decide(ctx);
+    const decision = await decide(ctx, await ctx.windowStates?.get(ctx.job.name));
     if (ctx.ownership && ctx.windowStates) {
       await ctx.forEachTarget(
         reported(decision),
@@ -54,73 +55,143 @@ export const reconcileWindow: Action<typeof params> = {
     ctx.evidence({ window: evidence(decision, undefined) });
   },
 
+  // an edge over a large fleet is shared out: the parts make its pauses and resumes; the
+  // reconciliation decides, writes the edge first, and settles the window's state once they ended
+  async split(ctx, _params, partSize) {
+    const begun = await begin(ctx);
+    const acting = begun.decision.decisions.filter((d) => d.act !== undefined);
+    if (acting.length <= partSize) return undefined;
+    const pending = await recordEdge(ctx, begun);
+    await settleLedger(ctx, begun.decision);
+    return {
+      targets: acting.map((d) => d.ws),
+      finish: async (records) => {
+        const rest = await ctx.forEachTarget(
+          [
+            ...reported(begun.decision).filter((d) => d.act === undefined),
+            ...byEarlierExecution(begun.decision, ctx),
+          ],
+          (d) => workspaceRef(d.ws),
+          (d, step) => act(ctx, d, step),
+        );
+        await settle(ctx, begun, pending, succeededIn([...records.values(), ...rest]));
+      },
+    };
+  },
+
   async run(ctx) {
-    if (!ctx.ownership || !ctx.windowStates)
-      throw new Error(
-        'a window needs Redis (set REDIS_URL, or let a worker run it): its ownership ledger and state live there',
+    const begun = await begin(ctx);
+    if (ctx.part) {
+      // one part of a split edge: the run wrote the edge and settles the window; this part acts
+      await ctx.forEachTarget(
+        begun.decision.decisions.filter((d) => d.act !== undefined),
+        (d) => workspaceRef(d.ws),
+        (d, step) => act(ctx, d, step),
       );
-    const decision = await decide(ctx);
-    const name = ctx.job.name;
-    const state = await ctx.windowStates.get(name);
-    // durable intent: what the period's edge decided is written before anything is done, so a
-    // crash leaves it pending for the next reconciliation instead of forgotten
-    const pending = new Set(
-      decision.newPeriod
-        ? decision.decisions.filter((d) => d.owed).map((d) => d.key)
-        : (state?.pending ?? []),
-    );
-    // (an edge that owes nothing has nothing to lose: its period is recorded at the end)
-    if (decision.newPeriod && pending.size > 0)
-      await ctx.windowStates.save(name, { period: decision.period, pending: [...pending] });
-    const listing = ctx.fleet.first;
-    for (const d of decision.decisions) {
-      // running as wanted: whatever pause was recorded for it was undone, or never took
-      if (d.owner && d.act === undefined && d.actual && ['Active', 'Resuming'].includes(d.actual))
-        await ctx.ownership.seenRunning(d.key, listing);
-      // paused, and this window's intent came first: the intent's call made the pause
-      else if (
-        d.owner &&
-        pausedBy(d, name) &&
-        d.owner.state === 'intent' &&
-        d.owner.runId !== ctx.runId &&
-        (d.owner.intentSeq ?? 0) <= (listing.seq ?? -1)
-      )
-        await ctx.ownership.confirm(d.key, undefined, d.owner.intendedAt);
+      return;
     }
+    const pending = await recordEdge(ctx, begun);
+    await settleLedger(ctx, begun.decision);
     const records = await ctx.forEachTarget(
-      [...reported(decision), ...byEarlierExecution(decision, name, ctx.runId)],
+      [...reported(begun.decision), ...byEarlierExecution(begun.decision, ctx)],
       (d) => workspaceRef(d.ws),
       (d, step) => act(ctx, d, step),
     );
-    // what succeeded, in this execution or an earlier one of the run
-    const done = new Set(
-      records.filter((record) => record.outcome === 'succeeded').map((record) => record.key),
-    );
-    const stranded = await strandedOf(ctx, decision);
-    for (const finding of stranded) ctx.finding(finding);
-    // what the period's edge owes a workspace is paid once the window itself had its way with it;
-    // a held workspace keeps its debt until the hold ends
-    for (const d of decision.decisions) {
-      if (!d.hold && (done.has(d.key) || d.act === undefined)) pending.delete(d.key);
-    }
-    const found = { ...evidence(decision, done), stranded: stranded.length };
-    const settled: WindowState = {
-      period: decision.period,
-      pending: [...pending],
-      workspaces: found.workspaces,
-      drift: found.drift,
-      held: found.held,
-      stranded: found.stranded,
-    };
-    // a reconciliation that found what the last one found writes nothing
-    const before = decision.newPeriod ? undefined : state;
-    if (!before || JSON.stringify(before) !== JSON.stringify(settled))
-      await ctx.windowStates.save(name, settled);
-    ctx.evidence({ window: found });
+    await settle(ctx, begun, pending, succeededIn(records));
   },
 };
 
-async function decide(ctx: PlanContext): Promise<WindowDecision> {
+/** What a reconciliation decides at its start, with the window's state as it found it. */
+interface Begun {
+  decision: WindowDecision;
+  state: WindowState | undefined;
+  ownership: NonNullable<ActionContext['ownership']>;
+  windowStates: NonNullable<ActionContext['windowStates']>;
+}
+
+async function begin(ctx: ActionContext): Promise<Begun> {
+  const { ownership, windowStates } = ctx;
+  if (!ownership || !windowStates)
+    throw new Error(
+      'a window needs Redis (set REDIS_URL, or let a worker run it): its ownership ledger and state live there',
+    );
+  const state = await windowStates.get(ctx.job.name);
+  return { decision: await decide(ctx, state), state, ownership, windowStates };
+}
+
+/**
+ * Durable intent: what the period's edge decided is written before anything is done, so a crash
+ * leaves it pending for the next reconciliation instead of forgotten. Resolves with what the edge
+ * (or an earlier one of this period) left to do.
+ */
+async function recordEdge(
+  ctx: ActionContext,
+  { decision, state, windowStates }: Begun,
+): Promise<Set<string>> {
+  const pending = new Set(
+    decision.newPeriod ? decision.decisions.filter((d) => d.owed).map((d) => d.key) : (state?.pending ?? []),
+  );
+  // (an edge that owes nothing has nothing to lose: its period is recorded at the end)
+  if (decision.newPeriod && pending.size > 0)
+    await windowStates.save(ctx.job.name, { period: decision.period, pending: [...pending] });
+  return pending;
+}
+
+/** What the listing says of pauses on record that the reconciliation does not act on. */
+async function settleLedger(ctx: ActionContext, decision: WindowDecision): Promise<void> {
+  const { ownership } = ctx;
+  if (!ownership) return;
+  const listing = ctx.fleet.first;
+  for (const d of decision.decisions) {
+    // running as wanted: whatever pause was recorded for it was undone, or never took
+    if (d.owner && d.act === undefined && d.actual && ['Active', 'Resuming'].includes(d.actual))
+      await ownership.seenRunning(d.key, listing);
+    // paused, and this window's intent came first: the intent's call made the pause
+    else if (
+      d.owner &&
+      pausedBy(d, ctx.job.name) &&
+      d.owner.state === 'intent' &&
+      d.owner.runId !== ctx.runId &&
+      (d.owner.intentSeq ?? 0) <= (listing.seq ?? -1)
+    )
+      await ownership.confirm(d.key, undefined, d.owner.intendedAt);
+  }
+}
+
+/** The keys of the records that succeeded, in this execution or an earlier one of the run. */
+function succeededIn(records: readonly TargetRecord[]): Set<string> {
+  return new Set(records.filter((record) => record.outcome === 'succeeded').map((record) => record.key));
+}
+
+/**
+ * The window's state once the reconciliation had its way: what the period's edge owes a workspace
+ * is paid once the window acted on it (a held one keeps its debt until its hold ends); stranded
+ * workspaces reported; the state written unless it is what the last reconciliation found.
+ */
+async function settle(ctx: ActionContext, begun: Begun, pending: Set<string>, done: ReadonlySet<string>) {
+  const { decision, state, windowStates } = begun;
+  const stranded = await strandedOf(ctx, decision);
+  for (const finding of stranded) ctx.finding(finding);
+  for (const d of decision.decisions) {
+    if (!d.hold && (done.has(d.key) || d.act === undefined)) pending.delete(d.key);
+  }
+  const found = { ...evidence(decision, done), stranded: stranded.length };
+  const settled: WindowState = {
+    period: decision.period,
+    pending: [...pending],
+    workspaces: found.workspaces,
+    drift: found.drift,
+    held: found.held,
+    stranded: found.stranded,
+  };
+  // a reconciliation that found what the last one found writes nothing
+  const before = decision.newPeriod ? undefined : state;
+  if (!before || JSON.stringify(before) !== JSON.stringify(settled))
+    await windowStates.save(ctx.job.name, settled);
+  ctx.evidence({ window: found });
+}
+
+async function decide(ctx: PlanContext, state: WindowState | undefined): Promise<WindowDecision> {
   const window = ctx.job.window;
   if (!window) throw new Error(`${ctx.job.name} is not a window`);
   const owned = (await ctx.ownership?.records()) ?? new Map();
@@ -132,7 +203,7 @@ async function decide(ctx: PlanContext): Promise<WindowDecision> {
     workgroups: ctx.fleet.workgroups,
     owned,
     holds: ctx.holds,
-    state: await ctx.windowStates?.get(ctx.job.name),
+    state,
   });
 }
 
@@ -196,14 +267,14 @@ function pausedBy(d: WorkspaceDecision, window: string): boolean {
  * Workspaces an earlier execution of this run paused and left as wanted (its worker stopped before
  * their checkpoints): reported by this run, so its summary holds every pause the run made.
  */
-function byEarlierExecution(decision: WindowDecision, window: string, runId: string): WorkspaceDecision[] {
+function byEarlierExecution(decision: WindowDecision, ctx: PlanContext): WorkspaceDecision[] {
   return decision.decisions.filter(
     (d) =>
       d.act === undefined &&
       !d.drift &&
       d.conflict === undefined &&
-      pausedBy(d, window) &&
-      d.owner?.runId === runId,
+      pausedBy(d, ctx.job.name) &&
+      d.owner?.runId === ctx.runId,
   );
 }
 

@@ -136,6 +136,22 @@ jobs:
     });
   },
 
+  // one resume per workspace, each independent: a large run is shared out; the run itself says
+  // what the pause job still owns once every part has ended
+  async split(ctx, { onlyPausedBy }: Params, partSize) {
+    if (ctx.workspaces.length <= partSize) return undefined;
+    await pausedByFilter(ctx, onlyPausedBy, false);
+    return {
+      targets: ctx.workspaces,
+      finish: async () => {
+        if (onlyPausedBy && ctx.ownership) {
+          ctx.ownership.refresh();
+          await markStillOwned(ctx, onlyPausedBy);
+        }
+      },
+    };
+  },
+
   async run(ctx, { waitReady, onlyPausedBy }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
     const pausedBy = await pausedByFilter(ctx, onlyPausedBy, false);
@@ -154,7 +170,8 @@ jobs:
       if (!coming || waitMs === undefined) return result;
       return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
     });
-    if (onlyPausedBy && ctx.ownership) await markStillOwned(ctx, onlyPausedBy);
+    // a part leaves the verdict to its run, which sees every part's resumes
+    if (onlyPausedBy && ctx.ownership && !ctx.part) await markStillOwned(ctx, onlyPausedBy);
   },
 };
 

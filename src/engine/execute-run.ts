@@ -167,10 +167,9 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
   const clock = deps.clock ?? systemClock;
   // what the run shows and stores has the policy's secrets as ${NAME}; only the action sees them
   const hide = secretsHiddenFor(job);
-  const log = deps.log.child(
-    { runId: request.runId, job: job.name, action: job.action },
-    { formatters: { log: hide } },
-  );
+  // a part's lines say which part: its run's other parts share its run id
+  const bindings = { runId: request.runId, job: job.name, action: job.action, part: request.part?.index };
+  const log = deps.log.child(bindings, { formatters: { log: hide } });
   const frame: RunFrame = {
     request,
     clock,
@@ -243,7 +242,6 @@ function logStart({ request, log, startedAt }: RunFrame): void {
       trigger: request.trigger,
       dryRun: request.dryRun,
       params: secretsHiddenFor(job)(job.params),
-      part: request.part?.index,
     },
     'run started',
   );

@@ -227,6 +227,11 @@ export class RunOwnership {
     return this.#mutable();
   }
 
+  /** Forgets what this run read, so the next read asks the ledger again (after other executions wrote). */
+  refresh(): void {
+    this.#records = undefined;
+  }
+
   async get(key: string): Promise<Ownership | undefined> {
     return (await this.records()).get(key);
   }

@@ -362,7 +362,8 @@ export class RunWorker {
       io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,
-      log: this.#options.log,
+      // every line of the execution says which one it is: a run taken over has several
+      log: this.#options.log.child({ execution: lease.token.slice(0, 8) }),
       signal,
       lease,
       exclusive,
