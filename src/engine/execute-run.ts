@@ -15,7 +15,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
-import { type FleetListingSink, trimListing } from './fleet-listing.js';
+import { type FleetListingSink, leaveListing, notingWrites, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
 import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
@@ -190,6 +190,9 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
   const refuse = (reason: string, error?: ErrorRecord) =>
     refused(request, startedAt, clock.now(), reason, runRequestIds, error);
   let listed: FleetView | undefined;
+  // `listed.requested` when the run's last write was answered; a split run's writes are its parts'
+  let wroteAt = 0;
+  let split = false;
   const finished = await callScope.run({ log, requestIds: runRequestIds }, async () => {
     const action = deps.actions.get(job.action);
     if (!action) return refuse(`unknown action "${job.action}"`);
@@ -239,7 +242,12 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
       return refuse(reason);
     }
     // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
-    if (!request.part && action.splittable && deps.split && selection.workspaces.length > deps.split.partSize)
+    split =
+      !request.part &&
+      !!action.splittable &&
+      !!deps.split &&
+      selection.workspaces.length > deps.split.partSize;
+    if (split && deps.split)
       return executeSplitRun(
         {
           split: deps.split,
@@ -298,7 +306,9 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
         })
       : undefined;
     const ctx: ActionContext = {
-      api: deps.api,
+      api: notingWrites(deps.api, () => {
+        wroteAt = fleet.requested;
+      }),
       files: deps.io.files,
       secretSinks: deps.io.secretSinks,
       log,
@@ -385,27 +395,13 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     );
     return summary;
   });
-  if (listed && deps.listings) await saveListing(deps.listings, listed, request, log);
-  return hide(finished);
-}
-
-/** Leaves the run's latest view of the fleet where readers that make no API call find it. */
-async function saveListing(
-  listings: FleetListingSink,
-  fleet: FleetView,
-  request: RunRequest,
-  log: Logger,
-): Promise<void> {
-  try {
-    await listings.save({
-      at: fleet.listedAt.toISOString(),
-      runId: request.runId,
-      job: request.job.name,
-      workgroups: trimListing(fleet.workgroups),
-    });
-  } catch (error) {
-    log.warn({ err: errorRecord(error) }, 'could not save the fleet listing the run saw; its outcome stands');
+  if (listed && deps.listings) {
+    const changed = split
+      ? !request.dryRun && finished.counts.succeeded > 0
+      : wroteAt >= listed.stamp.generation;
+    await leaveListing(deps.listings, listed, { runId: request.runId, job: job.name, changed }, log);
   }
+  return hide(finished);
 }
 
 /** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */
