@@ -93,7 +93,20 @@ export interface FleetWorkspaceView {
   state: string;
   /** Whose pause nightshift owns (ledger), since when. */
   owner: { kind: 'job' | 'window'; name: string; since: string; state: 'intent' | 'confirmed' } | null;
-  hold: { pattern: string; state: string; until: string; by: string; reason: string } | null;
+  /**
+   * The hold in force on it, and what acts on it here: only a window brings a workspace to the held
+   * state, so a hold on one no window covers, in the other state, does nothing (`inEffect: false`).
+   */
+  hold: {
+    pattern: string;
+    state: string;
+    until: string;
+    by: string;
+    reason: string;
+    /** Null when the policy in force cannot be read (which windows there are is unknown). */
+    inEffect: boolean | null;
+    effect: string;
+  } | null;
   /** The window covering it, what it wants now and whether the workspace differs. */
   window: { name: string; desired: 'Active' | 'Stopped' | null; drift: boolean; why: string } | null;
 }
@@ -115,7 +128,9 @@ export interface FleetView {
     workspaces: number;
     byState: Record<string, number>;
     owned: number;
+    /** Workspaces a hold keeps (or may keep) in its state; `heldIdle` are under holds nothing acts on. */
     held: number;
+    heldIdle: number;
     drifting: number;
   };
   /** Every workgroup name and state of the listing, for the filters. */

@@ -228,6 +228,7 @@ describe('the console fleet view', () => {
       byState: { Stopped: 2, Active: 2, Stopping: 1 },
       owned: 1,
       held: 1,
+      heldIdle: 0,
       drifting: 1,
     });
     const all = view.workgroups.flatMap((wg) =>
@@ -249,6 +250,48 @@ describe('the console fleet view', () => {
     });
     expect(ws.get('staging/s1')?.window).toMatchObject({ drift: false });
     expect(ws.get('dev/keep')?.window).toBeNull();
+  });
+
+  it('shows a hold on a workspace no window covers, in the other state, as one nothing acts on, and does not count it among the held', async () => {
+    const held = (pattern: string, createdAt: string): Hold => ({ ...hold, pattern, createdAt });
+    const src = sources({
+      holds: [held('dev/*', '2026-11-25T11:00:00.000Z'), held('staging/s2', '2026-11-25T12:00:00.000Z')],
+    });
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    const ws = new Map(
+      view.workgroups.flatMap((wg) => wg.workspaces.map((w) => [`${wg.name}/${w.name}`, w])),
+    );
+    // dev/keep is Active and under no window: nothing will stop it for the hold
+    expect(ws.get('dev/keep')?.hold).toMatchObject({
+      state: 'stopped',
+      inEffect: false,
+      effect:
+        'nothing acts on it here: no window covers this workspace, so nothing brings it to stopped (jobs only skip held workspaces)',
+    });
+    expect(ws.get('dev/keep')?.window).toBeNull();
+    // dev/a is Stopped already: the hold keeps resume jobs away
+    expect(ws.get('dev/a')?.hold).toMatchObject({
+      inEffect: true,
+      effect: 'no window covers it: resume jobs skip it',
+    });
+    // staging/s2 is under the window, which brings it to the held state
+    expect(ws.get('staging/s2')?.hold).toMatchObject({
+      inEffect: true,
+      effect: 'window office-hours keeps it stopped',
+    });
+    expect(view.counts).toMatchObject({ held: 2, heldIdle: 1 });
+  });
+
+  it('does not claim what acts on a hold when the policy in force cannot be read', async () => {
+    const src = sources({ holds: [{ ...hold, pattern: 'dev/keep' }] });
+    src.readPolicy = () => 'unreadable';
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    const keep = view.workgroups.flatMap((wg) => wg.workspaces).find((w) => w.name === 'keep');
+    expect(keep?.hold).toMatchObject({
+      inEffect: null,
+      effect: 'unknown: the policy in force cannot be read here',
+    });
+    expect(view.counts).toMatchObject({ held: 1, heldIdle: 0 });
   });
 
   it('filters by workgroup and state while the counts stay those of the whole fleet', async () => {

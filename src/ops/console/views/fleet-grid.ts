@@ -26,7 +26,7 @@ export function describeWorkspace(ws: FleetWorkspaceView): string {
     if (ws.owner.state === 'intent') text += ' (intent, not confirmed yet)';
   }
   if (ws.hold)
-    text += `; held (${ws.hold.state}) until ${utc(ws.hold.until)} by ${ws.hold.by}: ${ws.hold.reason}`;
+    text += `; held (${ws.hold.state}) until ${utc(ws.hold.until)} by ${ws.hold.by}: ${ws.hold.reason} (${ws.hold.effect})`;
   if (ws.window) {
     text += `; window ${ws.window.name} wants ${ws.window.desired ?? 'no change now'}`;
     if (ws.window.drift) text += `; DRIFT: ${ws.window.why}`;
@@ -36,7 +36,7 @@ export function describeWorkspace(ws: FleetWorkspaceView): string {
 
 function cell(ws: FleetWorkspaceView): string {
   let classes = `cell ${stateClass(ws.state)}`;
-  if (ws.hold) classes += ' h';
+  if (ws.hold) classes += ws.hold.inEffect === false ? ' hx' : ' h';
   if (ws.window?.drift) classes += ' d';
   return `<span class="${classes}" role="img" title="${escapeHtml(describeWorkspace(ws))}"></span>`;
 }
@@ -57,5 +57,6 @@ export const LEGEND = html`<ul class="legend" aria-label="Legend">
 <li><span class="cell s-t" aria-hidden="true"></span> in transition (Stopping, Resuming, …)</li>
 <li><span class="cell s-x" aria-hidden="true"></span> failed or unknown</li>
 <li><span class="cell s-a h" aria-hidden="true"></span> held (outlined)</li>
+<li><span class="cell s-a hx" aria-hidden="true"></span> a hold nothing acts on here (dashed)</li>
 <li><span class="cell s-a d" aria-hidden="true"></span> drift from its window (corner mark)</li>
 </ul>`;

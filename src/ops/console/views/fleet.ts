@@ -45,6 +45,7 @@ function summaryCounts(view: FleetView, shown: number): Html {
 ${states.map(([state, n]) => html`<li><span class="cell ${stateClass(state)}" aria-hidden="true"></span> <strong>${n}</strong> ${state}</li>`)}
 <li><strong>${c.owned}</strong> paused by nightshift</li>
 <li><strong>${c.held}</strong> held</li>
+${c.heldIdle > 0 ? html`<li><span class="cell s-a hx" aria-hidden="true"></span> <strong>${c.heldIdle}</strong> under a hold nothing acts on</li>` : ''}
 <li><strong>${c.drifting}</strong> drifting</li>
 </ul>
 ${filtered ? html`<p class="meta">Counts are of the whole fleet; the filters show ${shown} of them.</p>` : ''}`;
@@ -59,7 +60,7 @@ function ownerText(ws: FleetWorkspaceView, now: string): Html {
 function holdText(ws: FleetWorkspaceView, now: string): Html {
   const h = ws.hold;
   if (!h) return html`<span class="muted">–</span>`;
-  return html`${h.state} <span class="muted">(${h.pattern}) until</span> ${when(h.until, now)}<br>by ${h.by}: ${h.reason}`;
+  return html`${h.state} <span class="muted">(${h.pattern}) until</span> ${when(h.until, now)}<br>by ${h.by}: ${h.reason}<br>${h.inEffect === false ? html`<strong>${h.effect}</strong>` : html`<span class="muted">${h.effect}</span>`}`;
 }
 
 function detailsTable(workgroups: readonly FleetWorkgroupView[], now: string): Html {

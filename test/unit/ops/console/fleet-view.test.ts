@@ -39,11 +39,29 @@ describe('the fleet page', () => {
   it('tells in each cell its owner since when, its hold and its window drift, in words', () => {
     const page = renderFleet(fleetView(1, 2), ctx);
     expect(page).toContain(
-      'title="team-000-ws-0000: Active; held (Active) until 2026-11-27 00:00:00 UTC by bob: demo on Friday; window office-hours wants Stopped; DRIFT: Active outside uptime"',
+      'title="team-000-ws-0000: Active; held (Active) until 2026-11-27 00:00:00 UTC by bob: demo on Friday (window office-hours keeps it active); window office-hours wants Stopped; DRIFT: Active outside uptime"',
     );
     expect(page).toContain(
       'title="team-000-ws-0001: Stopped; paused by window office-hours since 2026-11-25 18:00:00 UTC; window office-hours wants Stopped"',
     );
+  });
+
+  it('marks a hold nothing acts on apart (dashed, not outlined), says so in the cell and the table, and counts it apart', () => {
+    const view = fleetView(1, 1);
+    const ws = view.workgroups[0]?.workspaces[0];
+    if (!ws?.hold) throw new Error('fixture has a held workspace');
+    ws.hold = {
+      ...ws.hold,
+      state: 'stopped',
+      inEffect: false,
+      effect: 'nothing acts on it here: no window covers this workspace',
+    };
+    view.counts.heldIdle = 1;
+    const page = renderFleet(view, ctx);
+    expect(page).toContain('<span class="cell s-a hx d" role="img"');
+    expect(page).toContain('(nothing acts on it here: no window covers this workspace)');
+    expect(page).toContain('<strong>nothing acts on it here: no window covers this workspace</strong>');
+    expect(page).toContain('<strong>1</strong> under a hold nothing acts on');
   });
 
   it('keeps the filters in a GET form that preserves the chosen workgroup and state', () => {

@@ -188,6 +188,8 @@ export function fleetView(
                 until: '2026-11-27T00:00:00.000Z',
                 by: 'bob',
                 reason: 'demo on Friday',
+                inEffect: true,
+                effect: 'window office-hours keeps it active',
               }
             : null,
         window: {
@@ -208,7 +210,7 @@ export function fleetView(
       job: 'office-hours',
     },
     filters: { workgroup: null, state: null },
-    counts: { workspaces: n, byState, owned: byState.Stopped ?? 0, held: 0, drifting: 0 },
+    counts: { workspaces: n, byState, owned: byState.Stopped ?? 0, held: 0, heldIdle: 0, drifting: 0 },
     workgroupNames: groups.map((g) => g.name),
     states: Object.keys(byState).sort(),
     workgroups: groups,
