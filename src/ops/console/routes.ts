@@ -9,6 +9,7 @@ import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js'
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
+  FAVICON,
   type PageContext,
   renderFindings,
   renderFleet,
@@ -165,6 +166,10 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   );
   app.get('/console/console.js', (_request, reply) =>
     sendAsset(reply, 'text/javascript; charset=utf-8', CONSOLE_JS),
+  );
+  // browsers ask for it by this name whatever a page links (the JSON under /api/, the dashboard)
+  app.get('/favicon.ico', (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
   );
 
   app.get('/api/schedules', async (_request, reply) =>

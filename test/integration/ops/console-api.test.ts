@@ -222,6 +222,21 @@ describe('the console behind the ops server', () => {
     }
   });
 
+  it('answers /favicon.ico with an icon, which every page links, so no browser logs a 404 for it', async () => {
+    const { url } = await serve(uniquePrefix('console'));
+    const icon = await fetch(`${url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    const bytes = Buffer.from(await icon.arrayBuffer());
+    // an ICO of one 32×32 image, a PNG
+    expect([...bytes.subarray(0, 8)]).toEqual([0, 0, 1, 0, 1, 0, 32, 32]);
+    expect(bytes.subarray(22, 26).toString('latin1')).toBe('\x89PNG');
+    for (const path of ['/', '/fleet', '/savings', '/findings'])
+      expect(await (await fetch(`${url}${path}`)).text(), path).toContain(
+        '<link rel="icon" href="/favicon.ico">',
+      );
+  });
+
   it('refuses a query it cannot read with 400 naming the parameter', async () => {
     const { url } = await serve(uniquePrefix('console'));
     for (const [path, name] of [

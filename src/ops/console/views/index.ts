@@ -1,4 +1,5 @@
 export { assetVersion, CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+export { FAVICON } from './favicon.js';
 export { renderFindings } from './findings.js';
 export { DETAILS_TABLE_LIMIT, renderFleet } from './fleet.js';
 export type { PageContext } from './layout.js';

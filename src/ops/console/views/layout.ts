@@ -25,6 +25,7 @@ export function paths(base: string) {
     fleet: `${base}/fleet`,
     savings: `${base}/savings`,
     findings: `${base}/findings`,
+    favicon: `${base}/favicon.ico`,
     /** Bull Board, the queue's dashboard. */
     queue: `${base}/ui`,
     css: `${base}/console/console.css?v=${assetVersion}`,
@@ -76,7 +77,7 @@ export function page(ctx: PageContext, options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · nightshift</title>
 <link rel="stylesheet" href="${to.css}">
-<link rel="icon" href="data:,">
+<link rel="icon" href="${to.favicon}">
 <script src="${to.js}"></script>
 </head>
 <body data-refresh-ms="${Math.max(0, Math.round(ctx.refreshMs))}">
