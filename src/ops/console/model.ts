@@ -68,8 +68,30 @@ export interface ScheduleEntry {
   next: FiringView | null;
   /** Null when not suspended; else by whom (`policy`: `suspend: true` in the file) and why. */
   suspended: { by: 'policy' | 'command'; detail: string } | null;
+  /**
+   * The `skip:` calendars (a job does not fire on their dates; a window has no uptime on them), in
+   * the job's zone: whether today is one of their dates, and the next ones; null when none.
+   */
+  skip: { calendars: string[]; today: string | null; upcoming: string[] } | null;
   lastRun: RunBrief | null;
 }
+
+/** Window reconciliations in a row that changed nothing (see `isQuiet`), folded into one entry. */
+export interface QuietRunsView {
+  kind: 'quiet';
+  count: number;
+  /** How many of them each window made. */
+  jobs: { job: string; count: number }[];
+  /** How many reported drift they left alone. */
+  drifting: number;
+  /** When the oldest and the newest of them finished. */
+  from: string;
+  to: string;
+  latest: RunBrief;
+}
+
+/** A row of the newest runs: a run that did something, or quiet reconciliations folded. */
+export type RecentEntry = { kind: 'run'; run: RunBrief } | QuietRunsView;
 
 /** `/api/schedules`. */
 export interface SchedulesView {
@@ -79,8 +101,16 @@ export interface SchedulesView {
   /** Why `entries` is empty: no policy recorded, or it expired or cannot be read here. */
   problem: string | null;
   entries: ScheduleEntry[];
-  /** The newest runs of every job. */
-  recent: RunBrief[];
+  /** The newest runs of every job, quiet window reconciliations folded. */
+  recent: RecentEntry[];
+}
+
+/** `/api/runs?job=&limit=`: one job's runs (or every job's), newest first, none folded. */
+export interface RunsView {
+  generatedAt: string;
+  job: string | null;
+  limit: number;
+  runs: RunBrief[];
 }
 
 /** `/api/runs/:id`: the run's summary as the history keeps it. */

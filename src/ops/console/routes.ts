@@ -6,6 +6,7 @@ import { FleetData } from './data/fleet.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
 import { schedulesView } from './data/schedules.js';
 import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
+import type { RunsView } from './model.js';
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
@@ -14,6 +15,7 @@ import {
   renderFindings,
   renderFleet,
   renderRun,
+  renderRuns,
   renderSavings,
   renderSchedules,
 } from './views/index.js';
@@ -123,7 +125,7 @@ function sendAsset(reply: FastifyReply, type: string, body: string) {
 }
 
 /**
- * The operator's console: pages at `/`, `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
+ * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
  * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
  * calls the API.
  */
@@ -134,6 +136,12 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
   const timeoutMs = options.readTimeoutMs ?? 5_000;
   const read = <T>(work: Promise<T>) => within(work, timeoutMs);
+  const runsView = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
+    generatedAt: (sources.now?.() ?? new Date()).toISOString(),
+    job: query.job ?? null,
+    limit: query.limit,
+    runs: (await sources.history.list(query)).map(runBrief),
+  });
   const findingsView = async () => ({
     generatedAt: (sources.now?.() ?? new Date()).toISOString(),
     findings: await sources.findings.open(),
@@ -175,11 +183,9 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/api/schedules', async (_request, reply) =>
     sendJson(reply, await read(schedulesView(sources, policy))),
   );
-  app.get('/api/runs', async (request, reply) => {
-    const query = parseQuery(RunsQuerySchema, request.query);
-    const runs = await read(sources.history.list(query));
-    return sendJson(reply, { runs: runs.map(runBrief) });
-  });
+  app.get('/api/runs', async (request, reply) =>
+    sendJson(reply, await read(runsView(parseQuery(RunsQuerySchema, request.query)))),
+  );
   app.get('/api/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
     const run = await read(sources.history.get(id));
@@ -201,6 +207,10 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/', async (request, reply) => {
     const view = await read(schedulesView(sources, policy));
     return sendPage(request, reply, view, () => renderSchedules(view, page));
+  });
+  app.get('/runs', async (request, reply) => {
+    const view = await read(runsView(parseQuery(RunsQuerySchema, request.query)));
+    return sendPage(request, reply, view, () => renderRuns(view, page));
   });
   app.get('/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);

@@ -10,6 +10,7 @@ import {
   type FleetView,
   Metrics,
   type OpsServer,
+  type RunsView,
   type SchedulesView,
   startOpsServer,
 } from '../../../src/ops/index.js';
@@ -186,6 +187,24 @@ describe('the console behind the ops server', () => {
     expect(open.findings).toMatchObject([
       { job: 'audit', rule: 'open-cidr', subject: 'dev', firstSeen: first.finishedAt },
     ]);
+  });
+
+  it('serves each job’s runs as a page at /runs?job=, rendered from /api/runs?job= with the same runs', async () => {
+    const { url, history } = await serve(uniquePrefix('console'));
+    const audits = [recentRun({ job: 'audit' }), recentRun({ job: 'audit', failed: 1 })];
+    for (const run of audits) await history.record(run);
+    await history.record(recentRun({ job: 'drill' }));
+    const page = await fetch(`${url}/runs?job=audit`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<h1>Runs of audit</h1>');
+    for (const run of audits) expect(html).toContain(`href="/runs/${encodeURIComponent(run.runId)}"`);
+    expect(html).not.toContain('>drill</a>');
+    expect(html).toContain('href="/api/runs?job=audit&amp;limit=50"');
+    const json = (await (await fetch(`${url}/api/runs?job=audit&limit=50`)).json()) as RunsView;
+    expect(json).toMatchObject({ job: 'audit', limit: 50 });
+    expect(json.runs.map((run) => run.runId).sort()).toEqual(audits.map((run) => run.runId).sort());
+    expect((await fetch(`${url}/runs`)).status).toBe(200);
   });
 
   it('answers an unchanged page with 304 to the ETag it sent, and a changed one in full', async () => {

@@ -165,6 +165,11 @@ function openConsole(options: { colorScheme?: 'light' | 'dark' } = {}) {
   return recordedPage(browser, url, { viewport: { width: 1280, height: 900 }, ...options });
 }
 
+/** The runs the schedules page names: each run's, and the latest of each folded stretch. */
+function recentRunIds(view: SchedulesView): string[] {
+  return view.recent.map((entry) => (entry.kind === 'run' ? entry.run.runId : entry.latest.runId));
+}
+
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
 }
@@ -260,7 +265,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
     try {
       await page.goto(`${url}/`);
       const before = await getJson<SchedulesView>('/api/schedules');
-      const seen = new Set(before.recent.map((run) => run.runId));
+      const seen = new Set(recentRunIds(before));
       // marks the document: a reload would lose the mark, a refresh in place keeps it
       await page.evaluate(() => {
         (globalThis as unknown as { marked: boolean }).marked = true;
@@ -268,11 +273,14 @@ describe('the operator console in a real browser, against `nightshift start`, th
       const fresh = await eventually(
         'a run newer than the page',
         async () =>
-          (await getJson<SchedulesView>('/api/schedules')).recent.find((run) => !seen.has(run.runId)),
+          recentRunIds(await getJson<SchedulesView>('/api/schedules')).find((runId) => !seen.has(runId)),
         20_000,
         250,
       );
-      await page.getByText(fresh.runId.slice(0, 8)).first().waitFor({ timeout: 15_000 });
+      await page
+        .locator(`a[href$="/runs/${encodeURIComponent(fresh)}"]`)
+        .first()
+        .waitFor({ timeout: 15_000 });
       await expect(page.evaluate(() => (globalThis as unknown as { marked?: boolean }).marked)).resolves.toBe(
         true,
       );

@@ -9,6 +9,7 @@ import {
   type RunSummary,
   savingsReport,
   summarize,
+  WINDOW_ACTION,
   type WindowState,
 } from '../../../src/engine/index.js';
 import { FleetData } from '../../../src/ops/console/data/fleet.js';
@@ -180,7 +181,68 @@ describe('the console schedules view', () => {
     expect(byName.get('qa-resume')).toMatchObject({ suspended: { by: 'policy' }, next: null });
     expect(byName.get('weekly-drill')?.suspended).toMatchObject({ by: 'command' });
     expect(byName.get('weekly-drill')?.suspended?.detail).toContain('ana');
-    expect(view.recent.map((r) => r.runId)).toEqual(['r2', 'r1']);
+    expect(view.recent.map((r) => (r.kind === 'run' ? r.run.runId : 'quiet'))).toEqual(['r2', 'r1']);
+  });
+
+  it('folds the window reconciliations that changed nothing, so the runs of every other job stay on the page', async () => {
+    const at = (minutesAgo: number) => new Date(NOW.getTime() - minutesAgo * 60_000).toISOString();
+    const quiet = (minutesAgo: number) =>
+      summarize(
+        {
+          runId: `office-hours@${minutesAgo}`,
+          job: 'office-hours',
+          action: WINDOW_ACTION,
+          trigger: 'schedule',
+          dryRun: false,
+        },
+        { startedAt: new Date(Date.parse(at(minutesAgo)) - 500), finishedAt: new Date(at(minutesAgo)) },
+      );
+    // a reconciliation a minute for an hour, the drill and the pause run among them
+    const runs = [
+      ...Array.from({ length: 30 }, (_, i) => quiet(i)),
+      run('weekly-drill', 'drill-1', at(30.5)),
+      ...Array.from({ length: 29 }, (_, i) => quiet(31 + i)),
+      run('dev-pause', 'pause-1', at(60.5)),
+    ];
+    const src = sources({ runs });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    expect(
+      view.recent.map((entry) => (entry.kind === 'run' ? entry.run.runId : `${entry.count} quiet`)),
+    ).toEqual(['30 quiet', 'drill-1', '29 quiet', 'pause-1']);
+    expect(view.recent[0]).toMatchObject({
+      kind: 'quiet',
+      jobs: [{ job: 'office-hours', count: 30 }],
+      from: at(29),
+      to: at(0),
+      latest: { runId: 'office-hours@0' },
+    });
+  });
+
+  it('shows a window’s skip calendars, and calls out today when it is one of their dates', async () => {
+    const text = POLICY.replace(
+      'windows:',
+      'calendars:\n  holidays: ["2026-11-25", "2026-12-24", "2026-12-25", "2026-12-31"]\nwindows:',
+    ).replace(
+      '    timezone: Europe/Berlin\njobs:',
+      '    timezone: Europe/Berlin\n    skip: [holidays]\njobs:',
+    );
+    const src = sources();
+    src.policies.current = async () => ({
+      sha: SHA,
+      loadedAt: '2026-11-25T08:00:00.000Z',
+      host: 'sched-1',
+      text,
+      stored: { text, verdict: 'signed' as const },
+    });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    const byName = new Map(view.entries.map((entry) => [entry.name, entry]));
+    // 22:00 in Berlin on the 25th: today is a holiday there
+    expect(byName.get('office-hours')?.skip).toEqual({
+      calendars: ['holidays'],
+      today: '2026-11-25',
+      upcoming: ['2026-12-24', '2026-12-25', '2026-12-31'],
+    });
+    expect(byName.get('dev-pause')?.skip).toBeNull();
   });
 
   it('says why it lists nothing when no scheduler has recorded a policy', async () => {

@@ -22,6 +22,8 @@ export function paths(base: string) {
   return {
     schedules: `${base}/`,
     run: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}`,
+    /** A job's runs (every job's without one). */
+    runs: (job?: string) => `${base}/runs${job === undefined ? '' : `?job=${encodeURIComponent(job)}`}`,
     fleet: `${base}/fleet`,
     savings: `${base}/savings`,
     findings: `${base}/findings`,
@@ -33,6 +35,7 @@ export function paths(base: string) {
     api: {
       schedules: `${base}/api/schedules`,
       run: (runId: string) => `${base}/api/runs/${encodeURIComponent(runId)}`,
+      runs: `${base}/api/runs`,
       fleet: `${base}/api/fleet`,
       savings: `${base}/api/savings`,
       findings: `${base}/api/findings`,

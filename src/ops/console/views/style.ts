@@ -78,6 +78,7 @@ th, td { text-align: left; vertical-align: top; padding: 6px 10px; border-bottom
 th { font-weight: 600; background: var(--surface); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:hover { background: var(--surface); }
+tr.quiet td { background: var(--surface); }
 .nowrap { white-space: nowrap; }
 .ids { margin: 0; padding: 0; list-style: none; }
 .ids li { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; word-break: break-all; }

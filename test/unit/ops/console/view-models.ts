@@ -57,6 +57,7 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
         dryRun: false,
         next: { at: '2026-11-26T19:00:00.000Z', local: '2026-11-26 20:00', timezone: 'Europe/Berlin' },
         suspended: null,
+        skip: null,
         lastRun: runBrief(),
       },
       {
@@ -74,6 +75,7 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
           edge: 'uptime starts',
         },
         suspended: null,
+        skip: { calendars: ['holidays'], today: null, upcoming: ['2026-12-24', '2026-12-25'] },
         lastRun: null,
       },
       {
@@ -86,17 +88,21 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
         dryRun: true,
         next: null,
         suspended: { by: 'command', detail: 'alice at 2026-11-25T10:00:00Z: quarter close' },
+        skip: null,
         lastRun: runBrief({ runId: 'audit-users:1', job: 'audit-users', outcome: 'succeeded', findings: 2 }),
       },
     ],
     recent: [
-      runBrief(),
-      runBrief({
-        runId: 'audit-users:1',
-        job: 'audit-users',
-        outcome: 'succeeded',
-        takenOverFrom: 'worker-7',
-      }),
+      { kind: 'run', run: runBrief() },
+      {
+        kind: 'run',
+        run: runBrief({
+          runId: 'audit-users:1',
+          job: 'audit-users',
+          outcome: 'succeeded',
+          takenOverFrom: 'worker-7',
+        }),
+      },
     ],
     ...overrides,
   };
