@@ -55,7 +55,17 @@ export {
   type RunSplitter,
   splitTargets,
 } from './run-parts.js';
-export { type SavingsReport, savingsReport } from './savings.js';
+export {
+  apportion,
+  type OwnerSavings,
+  type PausedStretch,
+  type PausedTime,
+  pausedTime,
+  type SavingsReport,
+  savingsBy,
+  savingsReport,
+  savingsTotal,
+} from './savings.js';
 export {
   isNightshiftVariable,
   SINK_BASE_ENVIRONMENT,

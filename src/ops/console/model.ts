@@ -175,7 +175,7 @@ export interface SavingsAmount {
   estimatedCost: number | null;
 }
 
-/** `/api/savings`. */
+/** `/api/savings`: every table's rows add up to `total` exactly (a day's workgroups to the day). */
 export interface SavingsView {
   generatedAt: string;
   /** Midnight UTC `days - 1` days ago, and now: the span `nightshift savings --since <since>` reports. */
@@ -187,6 +187,8 @@ export interface SavingsView {
   days: (SavingsAmount & { date: string; byWorkgroup: Record<string, SavingsAmount> })[];
   /** Per workgroup over the span, most hours first. */
   workgroups: (SavingsAmount & { workgroup: string })[];
+  /** Per window or job whose pauses they were, most hours first. */
+  owners: (SavingsAmount & { owner: string; kind: 'job' | 'window' })[];
 }
 
 /** A finding of an audit that its job's latest successful run still reports, with when it first appeared. */

@@ -429,4 +429,27 @@ describe('the console savings view', () => {
     });
     expect(view.workgroups.map((w) => w.workgroup)).toEqual(['dev', 'staging']);
   });
+
+  it('gives per-workgroup, per-owner and per-day rows that add up to the total to the cent, and breaks it down by window and job', async () => {
+    // seven workgroups an hour each at 0.867 EUR: 6.069 in all, each row 0.87 when rounded alone (6.09)
+    const intervals = Array.from({ length: 7 }, (_, i) => ({
+      ...interval(`wg-${i}/ws`, '2026-11-24T01:00:00.000Z', '2026-11-24T02:00:00.000Z'),
+      pricePerHour: 0.867,
+      ...(i >= 4 ? { owner: 'dev-pause', ownerKind: 'job' as const } : {}),
+    }));
+    const view = await savingsView(sources({ intervals }));
+    const cents = (values: (number | null)[]) =>
+      Math.round(values.reduce<number>((s, v) => s + (v ?? 0), 0) * 100);
+    expect(view.total.estimatedCost).toBe(6.07);
+    expect(cents(view.workgroups.map((w) => w.estimatedCost))).toBe(607);
+    expect(cents(view.days.map((d) => d.estimatedCost))).toBe(607);
+    expect(view.owners).toEqual([
+      { owner: 'office-hours', kind: 'window', pausedHours: 4, estimatedCost: 3.47 },
+      { owner: 'dev-pause', kind: 'job', pausedHours: 3, estimatedCost: 2.6 },
+    ]);
+    const day = view.days.find((d) => d.date === '2026-11-24');
+    expect(cents(Object.values(day?.byWorkgroup ?? {}).map((w) => w.estimatedCost))).toBe(
+      Math.round((day?.estimatedCost ?? 0) * 100),
+    );
+  });
 });

@@ -249,6 +249,15 @@ export function savingsView(overrides: Partial<SavingsView> = {}): SavingsView {
       { workgroup: 'dev-berlin', pausedHours: sum('dev-berlin'), estimatedCost: sum('dev-berlin') * 0.5 },
       { workgroup: 'ops', pausedHours: sum('ops'), estimatedCost: sum('ops') * 0.5 },
     ],
+    owners: [
+      {
+        owner: 'office-hours',
+        kind: 'window',
+        pausedHours: sum('dev-berlin'),
+        estimatedCost: sum('dev-berlin') * 0.5,
+      },
+      { owner: 'ops-nightly', kind: 'job', pausedHours: sum('ops'), estimatedCost: sum('ops') * 0.5 },
+    ],
     ...overrides,
   };
 }
