@@ -169,6 +169,64 @@ export interface FleetView {
   workgroups: FleetWorkgroupView[];
 }
 
+/** A line of a workspace's timeline, newest first on the page. */
+export type TimelineEvent =
+  /** A run paused, resumed or otherwise acted on it (or failed to). */
+  | {
+      kind: 'run';
+      at: string;
+      job: string;
+      action: string;
+      runId: string;
+      outcome: 'succeeded' | 'failed';
+      reason: string | null;
+      error: string | null;
+      requestIds: string[];
+    }
+  /** A pause nightshift owns now (`until` null), or one that ended, and how (`endedBy`). */
+  | {
+      kind: 'pause';
+      at: string;
+      owner: string;
+      ownerKind: 'job' | 'window';
+      /** The run that paused it; not kept once a pause has ended. */
+      runId: string | null;
+      state: 'intent' | 'confirmed';
+      until: string | null;
+      endedBy: 'resumed' | 'seen-active' | 'not-paused' | 'refused' | null;
+      requestId: string | null;
+    }
+  /** A hold whose pattern covers it was placed, released or ran out. */
+  | {
+      kind: 'hold';
+      at: string;
+      event: 'held' | 'released' | 'expired';
+      pattern: string;
+      state: string;
+      until: string;
+      by: string;
+      reason: string;
+    };
+
+/** `/api/fleet/<workgroupId>/<workspaceId>`: one workspace now, and what happened to it. */
+export interface WorkspaceTimelineView {
+  generatedAt: string;
+  workgroupId: string;
+  workspaceId: string;
+  /** As the fleet page shows it, from the last listing; null when that listing does not have it. */
+  now: (FleetWorkspaceView & { workgroupName: string }) | null;
+  listing: FleetView['listing'];
+  /**
+   * The last pause nightshift sent for it, kept until nightshift resumes it or sees it running;
+   * with no owner and the workspace stopped, it is stranded (`nightshift adopt`).
+   */
+  journal: { owner: string; ownerKind: 'job' | 'window'; runId: string; at: string } | null;
+  stranded: boolean;
+  events: TimelineEvent[];
+  /** How far back each source reaches: every read is bounded. */
+  scope: { runsKept: number; closedPausesScanned: number; holdEventsScanned: number };
+}
+
 export interface SavingsAmount {
   pausedHours: number;
   /** In `currency`; null when no pause was priced. */

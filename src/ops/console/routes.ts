@@ -6,6 +6,7 @@ import { FleetData } from './data/fleet.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
 import { schedulesView } from './data/schedules.js';
 import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
+import { timelineView } from './data/timeline.js';
 import type { RunsView } from './model.js';
 import {
   CONSOLE_CSS,
@@ -18,6 +19,7 @@ import {
   renderRuns,
   renderSavings,
   renderSchedules,
+  renderTimeline,
 } from './views/index.js';
 
 export interface ConsoleOptions {
@@ -55,6 +57,10 @@ const RunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+const WorkspaceParamsSchema = z.object({
+  workgroupId: z.string().min(1).max(200),
+  workspaceId: z.string().min(1).max(200),
+});
 
 /** Redis did not answer a console page in time: 503, and logged at debug only (the connection reports an outage once). */
 export class RedisUnansweredError extends NightshiftError {
@@ -199,6 +205,23 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/api/fleet', async (request, reply) =>
     sendJson(reply, await read(fleet.view(parseQuery(FleetQuerySchema, request.query)))),
   );
+  const workspaceView = (request: FastifyRequest) => {
+    const { workgroupId, workspaceId } = parseQuery(WorkspaceParamsSchema, request.params);
+    return read(timelineView(sources, fleet, workgroupId, workspaceId));
+  };
+  const unknownWorkspace = (request: FastifyRequest) => {
+    const { workgroupId, workspaceId } = request.params as { workgroupId: string; workspaceId: string };
+    return `nothing is known of workspace ${workgroupId}/${workspaceId}: the last listing does not have it, and no run, pause or hold recorded it`;
+  };
+  app.get('/api/fleet/:workgroupId/:workspaceId', async (request, reply) => {
+    const view = await workspaceView(request);
+    if (!view)
+      return reply
+        .code(404)
+        .header('cache-control', 'no-store')
+        .send({ error: 'Not Found', message: unknownWorkspace(request) });
+    return sendJson(reply, view);
+  });
   app.get('/api/savings', async (request, reply) =>
     sendJson(reply, await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days))),
   );
@@ -221,6 +244,11 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/fleet', async (request, reply) => {
     const view = await read(fleet.view(parseQuery(FleetQuerySchema, request.query)));
     return sendPage(request, reply, view, () => renderFleet(view, page));
+  });
+  app.get('/fleet/:workgroupId/:workspaceId', async (request, reply) => {
+    const view = await workspaceView(request);
+    if (!view) return reply.code(404).type('text/plain; charset=utf-8').send(unknownWorkspace(request));
+    return sendPage(request, reply, view, () => renderTimeline(view, page));
   });
   app.get('/savings', async (request, reply) => {
     const view = await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days));

@@ -9,7 +9,7 @@ import {
   startOpsServer,
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
-import { FindingsLedger, RedisFleetListings } from '../../../src/store/index.js';
+import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../../../src/store/index.js';
 import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 
 /**
@@ -57,6 +57,7 @@ async function consoleOf(engine: Engine, now: () => Date): Promise<string> {
     state: engine.state,
     listings: new RedisFleetListings(engine.redis, { prefix: engine.prefix }),
     findings: new FindingsLedger(engine.redis, { prefix: engine.prefix }),
+    timeline: new WorkspaceHistory(engine.redis, { prefix: engine.prefix }),
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {} }).policy ?? 'unreadable',
     now,

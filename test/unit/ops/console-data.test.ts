@@ -16,8 +16,10 @@ import { FleetData } from '../../../src/ops/console/data/fleet.js';
 import { savingsView } from '../../../src/ops/console/data/savings.js';
 import { schedulesView } from '../../../src/ops/console/data/schedules.js';
 import { type ConsoleSources, PolicyInForce } from '../../../src/ops/console/data/sources.js';
+import { timelineView } from '../../../src/ops/console/data/timeline.js';
 import { checkPolicy } from '../../../src/policy/index.js';
-import type { Suspension } from '../../../src/store/index.js';
+import type { HoldEvent } from '../../../src/store/holds.js';
+import type { Suspension, WorkspaceRun } from '../../../src/store/index.js';
 
 const NOW = new Date('2026-11-25T21:00:00Z');
 const SHA = 'a'.repeat(64);
@@ -110,6 +112,9 @@ interface Fixture {
   runs?: RunSummary[];
   windows?: [string, WindowState][];
   listing?: FleetListing | undefined;
+  workspaceRuns?: WorkspaceRun[];
+  journal?: Ownership[];
+  holdLog?: HoldEvent[];
 }
 
 function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number } {
@@ -138,7 +143,10 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
         intervalsSince: async (since: Date) =>
           (fixture.intervals ?? []).filter((i) => Date.parse(i.to) >= since.getTime()),
       },
-      holds: { active: async () => fixture.holds ?? [] },
+      holds: {
+        active: async () => fixture.holds ?? [],
+        log: async (limit: number) => (fixture.holdLog ?? []).slice(0, limit),
+      },
       windows: { all: async () => new Map(fixture.windows ?? []) },
     },
     listings: {
@@ -149,6 +157,17 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
       },
     },
     findings: { open: async () => [] },
+    timeline: {
+      runs: async () => fixture.workspaceRuns ?? [],
+      ownership: async (key: string) => ({
+        owned: (fixture.owned ?? []).find((o) => o.key === key),
+        journal: (fixture.journal ?? []).find((o) => o.key === key),
+      }),
+      closedPauses: async (key: string, scan: number) => {
+        const newest = [...(fixture.intervals ?? [])].sort((a, b) => (a.to < b.to ? 1 : -1)).slice(0, scan);
+        return { pauses: newest.filter((i) => i.key === key), scanned: newest.length };
+      },
+    },
     readPolicy: (text: string) =>
       checkPolicy(text, 'policy', { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
       'unreadable',
@@ -384,6 +403,87 @@ describe('the console fleet view', () => {
     const view = await new FleetData(src, new PolicyInForce(src)).view();
     expect(view.listing).toBeNull();
     expect(view.workgroups).toEqual([]);
+  });
+});
+
+describe('the console timeline of a workspace', () => {
+  const hold: Hold = {
+    pattern: 'dev/*',
+    state: 'stopped',
+    until: '2026-11-26T08:00:00.000Z',
+    reason: 'budget freeze',
+    by: 'ana',
+    createdAt: '2026-11-25T10:00:00.000Z',
+  };
+  const pausedRun: WorkspaceRun = {
+    at: '2026-11-25T19:00:05.000Z',
+    runId: 'dev-pause@1',
+    job: 'dev-pause',
+    action: 'pause',
+    outcome: 'succeeded',
+    requestIds: ['req-pause'],
+  };
+
+  it('tells who paused, resumed and held it, when, under which run or hold, newest first, with the workspace as the fleet page shows it', async () => {
+    const src = sources({
+      owned: [ownership('dev/dev-a', 'dev-pause', 'job')],
+      workspaceRuns: [pausedRun],
+      intervals: [
+        {
+          key: 'dev/dev-a',
+          workgroupId: 'dev',
+          workspaceId: 'dev-a',
+          owner: 'office-hours',
+          ownerKind: 'window',
+          from: '2026-11-24T18:00:00.000Z',
+          to: '2026-11-25T07:00:00.000Z',
+          endedBy: 'seen-active',
+        },
+      ],
+      holdLog: [
+        { at: '2026-11-25T10:00:00.000Z', event: 'held', hold },
+        { at: '2026-11-25T09:00:00.000Z', event: 'held', hold: { ...hold, pattern: 'qa/*' } },
+      ],
+    });
+    const view = await timelineView(src, new FleetData(src, new PolicyInForce(src)), 'dev', 'dev-a');
+    expect(view?.now).toMatchObject({
+      name: 'a',
+      workgroupName: 'dev',
+      state: 'Stopped',
+      owner: { name: 'dev-pause' },
+    });
+    expect(view?.events.map((e) => [e.kind, e.at])).toEqual([
+      ['run', '2026-11-25T19:00:05.000Z'],
+      ['pause', '2026-11-25T19:00:01.000Z'],
+      ['hold', '2026-11-25T10:00:00.000Z'],
+      ['pause', '2026-11-25T07:00:00.000Z'],
+    ]);
+    expect(view?.events[1]).toMatchObject({ owner: 'dev-pause', runId: 'run-1', until: null });
+    expect(view?.events[3]).toMatchObject({ owner: 'office-hours', endedBy: 'seen-active', runId: null });
+    expect(view?.events[2]).toMatchObject({
+      event: 'held',
+      pattern: 'dev/*',
+      by: 'ana',
+      reason: 'budget freeze',
+    });
+    expect(view?.stranded).toBe(false);
+    expect(view?.scope).toEqual({ runsKept: 1, closedPausesScanned: 1, holdEventsScanned: 2 });
+  });
+
+  it('calls a stopped workspace nobody owns, whose last pause the journal keeps, stranded', async () => {
+    const src = sources({ journal: [ownership('dev/dev-a', 'office-hours', 'window')] });
+    const view = await timelineView(src, new FleetData(src, new PolicyInForce(src)), 'dev', 'dev-a');
+    expect(view).toMatchObject({ stranded: true, journal: { owner: 'office-hours', runId: 'run-1' } });
+  });
+
+  it('knows nothing of a workspace neither listed nor recorded, and still shows one recorded but no longer listed', async () => {
+    const src = sources({ workspaceRuns: [{ ...pausedRun }] });
+    const data = new FleetData(src, new PolicyInForce(src));
+    expect(
+      await timelineView(sources(), new FleetData(sources(), new PolicyInForce(sources())), 'dev', 'gone'),
+    ).toBeUndefined();
+    const gone = await timelineView(src, data, 'dev', 'gone');
+    expect(gone).toMatchObject({ now: null, events: [{ kind: 'run', runId: 'dev-pause@1' }] });
   });
 });
 

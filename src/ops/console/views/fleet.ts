@@ -63,11 +63,11 @@ function holdText(ws: FleetWorkspaceView, now: string): Html {
   return html`${h.state} <span class="muted">(${h.pattern}) until</span> ${when(h.until, now)}<br>by ${h.by}: ${h.reason}<br>${h.inEffect === false ? html`<strong>${h.effect}</strong>` : html`<span class="muted">${h.effect}</span>`}`;
 }
 
-function detailsTable(workgroups: readonly FleetWorkgroupView[], now: string): Html {
+function detailsTable(workgroups: readonly FleetWorkgroupView[], now: string, base: string): Html {
   const rows = workgroups.flatMap((wg) =>
     wg.workspaces.map(
       (ws) => html`<tr>
-<th scope="row">${wg.name} / <strong>${ws.name}</strong></th>
+<th scope="row">${wg.name} / <a href="${paths(base).workspace(wg.id, ws.id)}"><strong>${ws.name}</strong></a></th>
 <td><span class="cell ${stateClass(ws.state)}" aria-hidden="true"></span> ${ws.state}</td>
 <td>${ownerText(ws, now)}</td>
 <td>${holdText(ws, now)}</td>
@@ -88,14 +88,14 @@ export function renderFleet(view: FleetView, ctx: PageContext): string {
   const shown = view.workgroups.reduce((n, wg) => n + wg.workspaces.length, 0);
   const grids =
     view.workgroups.length > 0
-      ? html`${LEGEND}${view.workgroups.map(workgroupGrid)}`
+      ? html`${LEGEND}${view.workgroups.map((wg) => workgroupGrid(wg, ctx.base))}`
       : html`<p class="muted">${view.listing ? 'No workspace matches the filters.' : ''}</p>`;
   const body = html`${listingNotice(view, ctx.base)}
 ${filtersForm(view, ctx.base)}
 ${summaryCounts(view, shown)}
 <h2 id="grid">Workgroups</h2>
 ${grids}
-${shown > 0 && shown <= DETAILS_TABLE_LIMIT ? detailsTable(view.workgroups, now) : shown > 0 ? html`<p class="meta">${shown} workspaces: filter by workgroup or state to list them in a table (up to ${DETAILS_TABLE_LIMIT}).</p>` : ''}`;
+${shown > 0 && shown <= DETAILS_TABLE_LIMIT ? detailsTable(view.workgroups, now, ctx.base) : shown > 0 ? html`<p class="meta">${shown} workspaces: filter by workgroup or state to list them in a table (up to ${DETAILS_TABLE_LIMIT}).</p>` : ''}`;
   const query = new URLSearchParams();
   if (view.filters.workgroup) query.set('workgroup', view.filters.workgroup);
   if (view.filters.state) query.set('state', view.filters.state);

@@ -7,3 +7,4 @@ export { renderRun, TARGETS_TABLE_LIMIT } from './run.js';
 export { renderRuns } from './runs.js';
 export { renderSavings } from './savings.js';
 export { renderSchedules } from './schedules.js';
+export { renderTimeline } from './timeline.js';

@@ -25,6 +25,9 @@ export function paths(base: string) {
     /** A job's runs (every job's without one). */
     runs: (job?: string) => `${base}/runs${job === undefined ? '' : `?job=${encodeURIComponent(job)}`}`,
     fleet: `${base}/fleet`,
+    /** One workspace's timeline. */
+    workspace: (workgroupId: string, workspaceId: string) =>
+      `${base}/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
     savings: `${base}/savings`,
     findings: `${base}/findings`,
     favicon: `${base}/favicon.ico`,
@@ -37,6 +40,8 @@ export function paths(base: string) {
       run: (runId: string) => `${base}/api/runs/${encodeURIComponent(runId)}`,
       runs: `${base}/api/runs`,
       fleet: `${base}/api/fleet`,
+      workspace: (workgroupId: string, workspaceId: string) =>
+        `${base}/api/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
       savings: `${base}/api/savings`,
       findings: `${base}/api/findings`,
     },

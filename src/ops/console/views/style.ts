@@ -122,6 +122,7 @@ pre.json { background: var(--surface); border: 1px solid var(--border); border-r
 .cell.s-x::before {
   content: "\\00d7"; position: absolute; inset: 0; color: #fff; font: 700 12px/12px system-ui, sans-serif; text-align: center;
 }
+a.cell:hover { filter: brightness(0.8); }
 .cell.h { outline: 2px solid var(--fg); outline-offset: 1px; }
 .cell.hx { outline: 2px dashed var(--muted); outline-offset: 1px; }
 .cell.d::after {

@@ -7,6 +7,7 @@ import type {
   SavingsAmount,
   SavingsView,
   SchedulesView,
+  WorkspaceTimelineView,
 } from '../../../../src/ops/console/model.js';
 import type { PageContext } from '../../../../src/ops/console/views/index.js';
 
@@ -309,4 +310,75 @@ export function unbalancedTags(html: string): string[] {
     else problems.push(`</${name}> closes <${stack.at(-1) ?? 'nothing'}>`);
   }
   return [...problems, ...stack.map((name) => `<${name}> left open`)];
+}
+
+/** A workspace paused by a window tonight, resumed by hand this morning, held by ana. */
+export function timelineView(overrides: Partial<WorkspaceTimelineView> = {}): WorkspaceTimelineView {
+  const workspace = fleetView(1, 2).workgroups[0]?.workspaces[1] as FleetWorkspaceView;
+  return {
+    generatedAt: NOW,
+    workgroupId: 'wg0',
+    workspaceId: 'ws0-1',
+    now: { ...workspace, workgroupName: 'team-000' },
+    listing: {
+      at: '2026-11-25T19:57:00.000Z',
+      ageMs: 180_000,
+      runId: 'office-hours:reconcile:1',
+      job: 'office-hours',
+    },
+    journal: {
+      owner: 'office-hours',
+      ownerKind: 'window',
+      runId: 'office-hours@19',
+      at: '2026-11-25T18:00:00.000Z',
+    },
+    stranded: false,
+    events: [
+      {
+        kind: 'run',
+        at: '2026-11-25T18:00:05.000Z',
+        job: 'office-hours',
+        action: 'reconcile-window',
+        runId: 'office-hours@19',
+        outcome: 'succeeded',
+        reason: 'outside uptime: pausing',
+        error: null,
+        requestIds: ['req-7f3a'],
+      },
+      {
+        kind: 'pause',
+        at: '2026-11-25T18:00:01.000Z',
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: 'office-hours@19',
+        state: 'confirmed',
+        until: null,
+        endedBy: null,
+        requestId: 'req-7f3a',
+      },
+      {
+        kind: 'hold',
+        at: '2026-11-25T10:00:00.000Z',
+        event: 'held',
+        pattern: 'team-*/ws-1',
+        state: 'stopped',
+        until: '2026-11-27T00:00:00.000Z',
+        by: 'ana',
+        reason: HOSTILE,
+      },
+      {
+        kind: 'pause',
+        at: '2026-11-25T06:12:00.000Z',
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: null,
+        state: 'confirmed',
+        until: '2026-11-25T06:12:00.000Z',
+        endedBy: 'seen-active',
+        requestId: null,
+      },
+    ],
+    scope: { runsKept: 1, closedPausesScanned: 2000, holdEventsScanned: 3 },
+    ...overrides,
+  };
 }
