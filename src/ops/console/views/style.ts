@@ -115,7 +115,7 @@ pre.json { background: var(--surface); border: 1px solid var(--border); border-r
   display: block; position: relative; width: 14px; height: 14px; border-radius: 2px;
   background: var(--c-bad); border: 1px solid transparent;
 }
-.stats .cell, td .cell { display: inline-block; vertical-align: -2px; }
+.stats .cell, td .cell, dd .cell { display: inline-block; vertical-align: -2px; }
 .cell.s-a { background: var(--c-active); }
 .cell.s-s { background: transparent; border: 2px solid var(--c-stopped); }
 .cell.s-t { background: linear-gradient(135deg, var(--c-transition) 50%, transparent 50%); border-color: var(--c-transition); }

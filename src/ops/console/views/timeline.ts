@@ -11,6 +11,11 @@ const ENDED_BY: Record<string, string> = {
   refused: 'the API refused the pause',
 };
 
+/** What a run that succeeded on it without a reason did, by its action. */
+const DONE: Record<string, string> = { pause: 'paused', resume: 'resumed' };
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function runLink(runId: string, base: string): Html {
   return html`<a class="mono" href="${paths(base).run(runId)}">${runId}</a>`;
 }
@@ -20,7 +25,7 @@ function eventRow(event: TimelineEvent, base: string, now: string): Html {
   const at = html`<td class="nowrap">${when(event.at, now)}</td>`;
   if (event.kind === 'run')
     return html`<tr>${at}
-<td>${outcomeBadge(event.outcome)} ${event.reason ?? (event.outcome === 'succeeded' ? 'acted on' : 'failed')}${event.error ? html`<br><span class="muted">${event.error}</span>` : ''}</td>
+<td>${outcomeBadge(event.outcome)} ${event.reason ?? (event.outcome === 'succeeded' ? (DONE[event.action] ?? 'acted on it') : '')}${event.error ? html`<br><span class="muted">${event.error}</span>` : ''}</td>
 <td><a href="${paths(base).runs(event.job)}">${event.job}</a> <span class="muted">(${event.action})</span></td>
 <td>${runLink(event.runId, base)}${event.requestIds.length > 0 ? html`<br><span class="muted mono">${event.requestIds.join(' ')}</span>` : ''}</td>
 </tr>`;
@@ -78,7 +83,7 @@ ${
 </table></div>`
     : html`<p class="muted">Nothing recorded: no run acted on it, nightshift never paused it, and no hold covered it within what is kept.</p>`
 }
-<p class="meta">Looked at: the ${view.scope.runsKept} runs kept for it (the newest that acted on it, within the history's retention), its closed pauses among the fleet's newest ${view.scope.closedPausesScanned}, and the holds log's last ${view.scope.holdEventsScanned} events.</p>`;
+<p class="meta">Looked at: the ${plural(view.scope.runsKept, 'run')} kept for it (the newest that acted on it, within the history's retention), its closed pauses among the fleet's newest ${plural(view.scope.closedPausesScanned, 'closed pause')}, and the holds log's last ${plural(view.scope.holdEventsScanned, 'event')}.</p>`;
   return page(ctx, {
     title: name,
     active: 'fleet',

@@ -21,7 +21,9 @@ describe('the timeline page of a workspace', () => {
     expect(page).toContain('hold <strong>held</strong>: stopped until');
     expect(page).toContain('<code>team-*/ws-1</code>');
     expect(page.indexOf('outside uptime: pausing')).toBeLessThan(page.indexOf('seen running'));
-    expect(page).toContain("its closed pauses among the fleet's newest 2000");
+    expect(page).toContain(
+      "its closed pauses among the fleet's newest 2000 closed pauses, and the holds log's last 3 events",
+    );
   });
 
   it('calls a stranded workspace out with the command that takes it back', () => {
