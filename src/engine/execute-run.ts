@@ -242,15 +242,12 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
       return refuse(reason);
     }
     // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
-    split =
-      !request.part &&
-      !!action.splittable &&
-      !!deps.split &&
-      selection.workspaces.length > deps.split.partSize;
-    if (split && deps.split)
+    const splitter = !request.part && action.splittable ? deps.split : undefined;
+    split = splitter !== undefined && selection.workspaces.length > splitter.partSize;
+    if (split && splitter)
       return executeSplitRun(
         {
-          split: deps.split,
+          split: splitter,
           checkpoints: deps.checkpoints,
           clock,
           log,
