@@ -25,6 +25,7 @@ import {
   RunHistory,
   Suspensions,
   startLocalRedis,
+  WorkspaceHistory,
 } from '../src/store/index.js';
 import { harnessKeyring } from './harness/policy-key.js';
 
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
         state,
         listings,
         findings: new FindingsLedger(redis, { prefix }),
+        timeline: new WorkspaceHistory(redis, { prefix }),
         readPolicy: (text, sha) =>
           checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
           'unreadable',

@@ -1,7 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
 import type { ConsoleSources } from '../ops/index.js';
 import { checkPolicy, formatProblem, type PolicyVariables } from '../policy/index.js';
-import { FindingsLedger, RedisFleetListings } from '../store/index.js';
+import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../store/index.js';
 import type { RedisRuntime } from './runtime.js';
 
 /**
@@ -18,6 +18,7 @@ export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables
     state: runtime.state,
     listings: new RedisFleetListings(runtime.redis, { prefix }),
     findings: new FindingsLedger(runtime.redis, { prefix }),
+    timeline: new WorkspaceHistory(runtime.redis, { prefix }),
     readPolicy(text, sha) {
       const { policy, problems } = checkPolicy(text, `policy@${sha.slice(0, 12)}`, {
         registry: actionRegistry,

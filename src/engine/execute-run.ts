@@ -7,7 +7,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
-import { type FleetListingSink, trimListing } from './fleet-listing.js';
+import { type FleetListingSink, leaveListing, notingWrites, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
 import type { OwnershipLedger } from './ownership.js';
@@ -139,6 +139,10 @@ interface RunFrame {
   requestIds: string[];
   /** The listing the run keeps for readers (not a part's). */
   listed?: FleetView;
+  /** `listed.requested` when the run's last write was answered; a split run's writes are its parts'. */
+  wroteAt: number;
+  /** Whether the run shared its work out in parts. */
+  split: boolean;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
@@ -176,9 +180,16 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     log,
     startedAt: request.startedAt ?? clock.now(),
     requestIds: [],
+    wroteAt: 0,
+    split: false,
   };
   const finished = await callScope.run({ log, requestIds: frame.requestIds }, () => runPhases(deps, frame));
-  if (frame.listed && deps.listings) await saveListing(deps.listings, frame.listed, request, log);
+  if (frame.listed && deps.listings) {
+    const changed = frame.split
+      ? !request.dryRun && finished.counts.succeeded > 0
+      : frame.wroteAt >= frame.listed.stamp.generation;
+    await leaveListing(deps.listings, frame.listed, { runId: request.runId, job: job.name, changed }, log);
+  }
   return hide(finished);
 }
 
@@ -219,8 +230,11 @@ async function runPhases(deps: RunDependencies, frame: RunFrame): Promise<RunSum
     return refused(frame, `refused: ${formatProblem(problem)}`);
   }
   const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
+  const api = notingWrites(deps.api, () => {
+    frame.wroteAt = fleet.requested;
+  });
   const built = await runContext(
-    { ...deps, signal, interrupted: deps.signal, clock, log },
+    { ...deps, api, signal, interrupted: deps.signal, clock, log },
     {
       request,
       action,
@@ -272,6 +286,7 @@ async function act(
       const plan =
         request.part || !deps.split ? undefined : await action.split?.(ctx, job.params, deps.split.partSize);
       if (plan && deps.split) {
+        frame.split = true;
         // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
         const outcome = await runInParts(
           {
@@ -339,25 +354,6 @@ function summarizeRun(frame: RunFrame, built: RunContext, runError: ErrorRecord 
     'run finished',
   );
   return summary;
-}
-
-/** Leaves the run's latest view of the fleet where readers that make no API call find it. */
-async function saveListing(
-  listings: FleetListingSink,
-  fleet: FleetView,
-  request: RunRequest,
-  log: Logger,
-): Promise<void> {
-  try {
-    await listings.save({
-      at: fleet.listedAt.toISOString(),
-      runId: request.runId,
-      job: request.job.name,
-      workgroups: trimListing(fleet.workgroups),
-    });
-  } catch (error) {
-    log.warn({ err: errorRecord(error) }, 'could not save the fleet listing the run saw; its outcome stands');
-  }
 }
 
 /** The outcome from the targets, made worse by what the action marked the run (failed beats partial). */

@@ -58,7 +58,17 @@ export {
   splitTargets,
 } from './run-parts.js';
 export { RunSlots, RunSlotsByRun } from './run-slots.js';
-export { type SavingsReport, savingsReport } from './savings.js';
+export {
+  apportion,
+  type OwnerSavings,
+  type PausedStretch,
+  type PausedTime,
+  pausedTime,
+  type SavingsReport,
+  savingsBy,
+  savingsReport,
+  savingsTotal,
+} from './savings.js';
 export {
   isNightshiftVariable,
   SINK_BASE_ENVIRONMENT,

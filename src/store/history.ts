@@ -4,6 +4,7 @@ import { parseJson } from './json.js';
 import { EVICT_RUNS, FORGET_EXPIRED_RUNS, FORGET_STALE_LAST_RUNS, RECORD_RUN } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
+import { WorkspaceHistory } from './workspace-history.js';
 
 export interface RetentionOptions {
   /** Most runs kept per job. Default 500. */
@@ -70,14 +71,23 @@ function runScore(summary: RunSummary): number {
 /** Run summaries in Redis, newest first, bounded in count per job, in total and in age. */
 export class RunHistory extends RedisStore {
   readonly #retention: Required<RetentionOptions>;
+  readonly #workspaces: WorkspaceHistory;
 
   constructor(redis: RedisConnection, options: RunHistoryOptions = {}) {
     super(redis, options);
     this.#retention = checkRetention(options.retention);
+    this.#workspaces = new WorkspaceHistory(redis, {
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      maxAgeMs: this.#retention.maxAgeMs,
+    });
   }
 
-  /** Stores a run's summary; recording the same `runId` again replaces it. */
+  /**
+   * Stores a run's summary; recording the same `runId` again replaces it. What it did to each
+   * workspace is indexed first (WorkspaceHistory): a reader that sees the run sees that too.
+   */
   async record(summary: RunSummary): Promise<void> {
+    await this.#workspaces.record(summary);
     const { maxAgeMs, maxRunsPerJob, maxRunsTotal } = this.#retention;
     const evicted = await RECORD_RUN.run(
       this.redis,

@@ -40,3 +40,8 @@ export { RunLock } from './run-lock.js';
 export { RunStarts } from './run-starts.js';
 export { describeSuspension, type Suspension, Suspensions } from './suspensions.js';
 export { RedisWindowStates } from './window-state.js';
+export {
+  RUNS_PER_WORKSPACE,
+  WorkspaceHistory,
+  type WorkspaceRun,
+} from './workspace-history.js';

@@ -86,6 +86,11 @@ export function redisKeys(prefix = DEFAULT_PREFIX) {
     windowState: `${base}:windows`,
     /** Hash of a run's first start and the worker running it now, to tell a takeover. */
     runStart: (runId: string) => `${base}:start:${runId}`,
+    /**
+     * List of what the newest runs did to one workspace (`workgroupId/workspaceId`), newest first
+     * (JSON, trimmed): the console's timeline of it (workspace-history.ts).
+     */
+    workspaceRuns: (key: string) => `${base}:ws-runs:${key}`,
     /** Hash of the newest fleet listing a run saw: `at` (ISO), `body` (the listing, JSON). */
     fleetListing: `${base}:fleet-listing`,
     /** Hash of the slices of the fleet listing a split run stored for its parts: part index → listing (JSON), with a TTL. */

@@ -68,8 +68,30 @@ export interface ScheduleEntry {
   next: FiringView | null;
   /** Null when not suspended; else by whom (`policy`: `suspend: true` in the file) and why. */
   suspended: { by: 'policy' | 'command'; detail: string } | null;
+  /**
+   * The `skip:` calendars (a job does not fire on their dates; a window has no uptime on them), in
+   * the job's zone: whether today is one of their dates, and the next ones; null when none.
+   */
+  skip: { calendars: string[]; today: string | null; upcoming: string[] } | null;
   lastRun: RunBrief | null;
 }
+
+/** Window reconciliations in a row that changed nothing (see `isQuiet`), folded into one entry. */
+export interface QuietRunsView {
+  kind: 'quiet';
+  count: number;
+  /** How many of them each window made. */
+  jobs: { job: string; count: number }[];
+  /** How many reported drift they left alone. */
+  drifting: number;
+  /** When the oldest and the newest of them finished. */
+  from: string;
+  to: string;
+  latest: RunBrief;
+}
+
+/** A row of the newest runs: a run that did something, or quiet reconciliations folded. */
+export type RecentEntry = { kind: 'run'; run: RunBrief } | QuietRunsView;
 
 /** `/api/schedules`. */
 export interface SchedulesView {
@@ -79,8 +101,16 @@ export interface SchedulesView {
   /** Why `entries` is empty: no policy recorded, or it expired or cannot be read here. */
   problem: string | null;
   entries: ScheduleEntry[];
-  /** The newest runs of every job. */
-  recent: RunBrief[];
+  /** The newest runs of every job, quiet window reconciliations folded. */
+  recent: RecentEntry[];
+}
+
+/** `/api/runs?job=&limit=`: one job's runs (or every job's), newest first, none folded. */
+export interface RunsView {
+  generatedAt: string;
+  job: string | null;
+  limit: number;
+  runs: RunBrief[];
 }
 
 /** `/api/runs/:id`: the run's summary as the history keeps it. */
@@ -93,7 +123,20 @@ export interface FleetWorkspaceView {
   state: string;
   /** Whose pause nightshift owns (ledger), since when. */
   owner: { kind: 'job' | 'window'; name: string; since: string; state: 'intent' | 'confirmed' } | null;
-  hold: { pattern: string; state: string; until: string; by: string; reason: string } | null;
+  /**
+   * The hold in force on it, and what acts on it here: only a window brings a workspace to the held
+   * state, so a hold on one no window covers, in the other state, does nothing (`inEffect: false`).
+   */
+  hold: {
+    pattern: string;
+    state: string;
+    until: string;
+    by: string;
+    reason: string;
+    /** Null when the policy in force cannot be read (which windows there are is unknown). */
+    inEffect: boolean | null;
+    effect: string;
+  } | null;
   /** The window covering it, what it wants now and whether the workspace differs. */
   window: { name: string; desired: 'Active' | 'Stopped' | null; drift: boolean; why: string } | null;
 }
@@ -115,7 +158,9 @@ export interface FleetView {
     workspaces: number;
     byState: Record<string, number>;
     owned: number;
+    /** Workspaces a hold keeps (or may keep) in its state; `heldIdle` are under holds nothing acts on. */
     held: number;
+    heldIdle: number;
     drifting: number;
   };
   /** Every workgroup name and state of the listing, for the filters. */
@@ -124,13 +169,71 @@ export interface FleetView {
   workgroups: FleetWorkgroupView[];
 }
 
+/** A line of a workspace's timeline, newest first on the page. */
+export type TimelineEvent =
+  /** A run paused, resumed or otherwise acted on it (or failed to). */
+  | {
+      kind: 'run';
+      at: string;
+      job: string;
+      action: string;
+      runId: string;
+      outcome: 'succeeded' | 'failed';
+      reason: string | null;
+      error: string | null;
+      requestIds: string[];
+    }
+  /** A pause nightshift owns now (`until` null), or one that ended, and how (`endedBy`). */
+  | {
+      kind: 'pause';
+      at: string;
+      owner: string;
+      ownerKind: 'job' | 'window';
+      /** The run that paused it; not kept once a pause has ended. */
+      runId: string | null;
+      state: 'intent' | 'confirmed';
+      until: string | null;
+      endedBy: 'resumed' | 'seen-active' | 'not-paused' | 'refused' | null;
+      requestId: string | null;
+    }
+  /** A hold whose pattern covers it was placed, released or ran out. */
+  | {
+      kind: 'hold';
+      at: string;
+      event: 'held' | 'released' | 'expired';
+      pattern: string;
+      state: string;
+      until: string;
+      by: string;
+      reason: string;
+    };
+
+/** `/api/fleet/<workgroupId>/<workspaceId>`: one workspace now, and what happened to it. */
+export interface WorkspaceTimelineView {
+  generatedAt: string;
+  workgroupId: string;
+  workspaceId: string;
+  /** As the fleet page shows it, from the last listing; null when that listing does not have it. */
+  now: (FleetWorkspaceView & { workgroupName: string }) | null;
+  listing: FleetView['listing'];
+  /**
+   * The last pause nightshift sent for it, kept until nightshift resumes it or sees it running;
+   * with no owner and the workspace stopped, it is stranded (`nightshift adopt`).
+   */
+  journal: { owner: string; ownerKind: 'job' | 'window'; runId: string; at: string } | null;
+  stranded: boolean;
+  events: TimelineEvent[];
+  /** How far back each source reaches: every read is bounded. */
+  scope: { runsKept: number; closedPausesScanned: number; holdEventsScanned: number };
+}
+
 export interface SavingsAmount {
   pausedHours: number;
   /** In `currency`; null when no pause was priced. */
   estimatedCost: number | null;
 }
 
-/** `/api/savings`. */
+/** `/api/savings`: every table's rows add up to `total` exactly (a day's workgroups to the day). */
 export interface SavingsView {
   generatedAt: string;
   /** Midnight UTC `days - 1` days ago, and now: the span `nightshift savings --since <since>` reports. */
@@ -142,6 +245,8 @@ export interface SavingsView {
   days: (SavingsAmount & { date: string; byWorkgroup: Record<string, SavingsAmount> })[];
   /** Per workgroup over the span, most hours first. */
   workgroups: (SavingsAmount & { workgroup: string })[];
+  /** Per window or job whose pauses they were, most hours first. */
+  owners: (SavingsAmount & { owner: string; kind: 'job' | 'window' })[];
 }
 
 /** A finding of an audit that its job's latest successful run still reports, with when it first appeared. */

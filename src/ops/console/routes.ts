@@ -6,15 +6,20 @@ import { FleetData } from './data/fleet.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
 import { schedulesView } from './data/schedules.js';
 import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
+import { timelineView } from './data/timeline.js';
+import type { RunsView } from './model.js';
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
+  FAVICON,
   type PageContext,
   renderFindings,
   renderFleet,
   renderRun,
+  renderRuns,
   renderSavings,
   renderSchedules,
+  renderTimeline,
 } from './views/index.js';
 
 export interface ConsoleOptions {
@@ -52,6 +57,10 @@ const RunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+const WorkspaceParamsSchema = z.object({
+  workgroupId: z.string().min(1).max(200),
+  workspaceId: z.string().min(1).max(200),
+});
 
 /** Redis did not answer a console page in time: 503, and logged at debug only (the connection reports an outage once). */
 export class RedisUnansweredError extends NightshiftError {
@@ -122,7 +131,7 @@ function sendAsset(reply: FastifyReply, type: string, body: string) {
 }
 
 /**
- * The operator's console: pages at `/`, `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
+ * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
  * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
  * calls the API.
  */
@@ -133,6 +142,12 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
   const timeoutMs = options.readTimeoutMs ?? 5_000;
   const read = <T>(work: Promise<T>) => within(work, timeoutMs);
+  const runsView = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
+    generatedAt: (sources.now?.() ?? new Date()).toISOString(),
+    job: query.job ?? null,
+    limit: query.limit,
+    runs: (await sources.history.list(query)).map(runBrief),
+  });
   const findingsView = async () => ({
     generatedAt: (sources.now?.() ?? new Date()).toISOString(),
     findings: await sources.findings.open(),
@@ -166,15 +181,17 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/console/console.js', (_request, reply) =>
     sendAsset(reply, 'text/javascript; charset=utf-8', CONSOLE_JS),
   );
+  // browsers ask for it by this name whatever a page links (the JSON under /api/, the dashboard)
+  app.get('/favicon.ico', (_request, reply) =>
+    reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
+  );
 
   app.get('/api/schedules', async (_request, reply) =>
     sendJson(reply, await read(schedulesView(sources, policy))),
   );
-  app.get('/api/runs', async (request, reply) => {
-    const query = parseQuery(RunsQuerySchema, request.query);
-    const runs = await read(sources.history.list(query));
-    return sendJson(reply, { runs: runs.map(runBrief) });
-  });
+  app.get('/api/runs', async (request, reply) =>
+    sendJson(reply, await read(runsView(parseQuery(RunsQuerySchema, request.query)))),
+  );
   app.get('/api/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
     const run = await read(sources.history.get(id));
@@ -188,6 +205,23 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/api/fleet', async (request, reply) =>
     sendJson(reply, await read(fleet.view(parseQuery(FleetQuerySchema, request.query)))),
   );
+  const workspaceView = (request: FastifyRequest) => {
+    const { workgroupId, workspaceId } = parseQuery(WorkspaceParamsSchema, request.params);
+    return read(timelineView(sources, fleet, workgroupId, workspaceId));
+  };
+  const unknownWorkspace = (request: FastifyRequest) => {
+    const { workgroupId, workspaceId } = request.params as { workgroupId: string; workspaceId: string };
+    return `nothing is known of workspace ${workgroupId}/${workspaceId}: the last listing does not have it, and no run, pause or hold recorded it`;
+  };
+  app.get('/api/fleet/:workgroupId/:workspaceId', async (request, reply) => {
+    const view = await workspaceView(request);
+    if (!view)
+      return reply
+        .code(404)
+        .header('cache-control', 'no-store')
+        .send({ error: 'Not Found', message: unknownWorkspace(request) });
+    return sendJson(reply, view);
+  });
   app.get('/api/savings', async (request, reply) =>
     sendJson(reply, await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days))),
   );
@@ -196,6 +230,10 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/', async (request, reply) => {
     const view = await read(schedulesView(sources, policy));
     return sendPage(request, reply, view, () => renderSchedules(view, page));
+  });
+  app.get('/runs', async (request, reply) => {
+    const view = await read(runsView(parseQuery(RunsQuerySchema, request.query)));
+    return sendPage(request, reply, view, () => renderRuns(view, page));
   });
   app.get('/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
@@ -206,6 +244,11 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/fleet', async (request, reply) => {
     const view = await read(fleet.view(parseQuery(FleetQuerySchema, request.query)));
     return sendPage(request, reply, view, () => renderFleet(view, page));
+  });
+  app.get('/fleet/:workgroupId/:workspaceId', async (request, reply) => {
+    const view = await workspaceView(request);
+    if (!view) return reply.code(404).type('text/plain; charset=utf-8').send(unknownWorkspace(request));
+    return sendPage(request, reply, view, () => renderTimeline(view, page));
   });
   app.get('/savings', async (request, reply) => {
     const view = await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days));

@@ -91,7 +91,27 @@ describe('window edges and resumes shared out in parts', () => {
       drift: 0,
       workspaces: TARGETS,
     });
-  }, 60_000);
+    await eventually(
+      'every workspace Stopped',
+      () => statuses().every((status) => status === 'Stopped'),
+      20_000,
+    );
+
+    await Promise.all(evening.map((worker) => worker.close(5_000)));
+    twoWorkers(engine, clockAt(MONDAY_MORNING));
+    const startId = await engine.enqueue(WINDOW, 'office');
+    const start = await engine.waitForRun(startId, 30_000);
+    expect(start).toMatchObject({ outcome: 'succeeded', counts: { total: TARGETS, succeeded: TARGETS } });
+    expect(start.evidence?.window).toMatchObject({ up: true, acted: TARGETS, drift: 0 });
+    expect(engine.lines('run split into parts').map((line) => line.runId)).toContain(startId);
+    expect(partWorkers(engine, startId)).toEqual(new Set(['a', 'b']));
+    const resumes = harness.sim.requests().filter(
+      (call) => call.operation === 'resumeWorkspace' && call.status === 200,
+    );
+    expect(new Set(resumes.map((call) => call.path)).size).toBe(TARGETS);
+    expect(resumes).toHaveLength(TARGETS);
+    expect((await engine.state.ledger.all()).size).toBe(0);
+  }, 90_000);
 
   it('a resume job with onlyPausedBy splits too, and its run still says what its pause job owns after every part', async () => {
     harness.sim.reset();

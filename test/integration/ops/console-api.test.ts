@@ -10,8 +10,10 @@ import {
   type FleetView,
   Metrics,
   type OpsServer,
+  type RunsView,
   type SchedulesView,
   startOpsServer,
+  type WorkspaceTimelineView,
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import {
@@ -22,6 +24,7 @@ import {
   RedisFleetListings,
   RunHistory,
   Suspensions,
+  WorkspaceHistory,
 } from '../../../src/store/index.js';
 import { captureLog, harnessKeyring } from '../../helpers/engine.js';
 import { expectSecurityHeaders } from '../../helpers/ops-headers.js';
@@ -67,6 +70,7 @@ function stores(prefix: string, connection: Redis = redis) {
     state: fleetStateStores(redis, prefix),
     listings: new RedisFleetListings(redis, { prefix }),
     findings: new FindingsLedger(redis, { prefix }),
+    timeline: new WorkspaceHistory(redis, { prefix }),
   };
 }
 
@@ -188,6 +192,79 @@ describe('the console behind the ops server', () => {
     ]);
   });
 
+  it('serves each job’s runs as a page at /runs?job=, rendered from /api/runs?job= with the same runs', async () => {
+    const { url, history } = await serve(uniquePrefix('console'));
+    const audits = [recentRun({ job: 'audit' }), recentRun({ job: 'audit', failed: 1 })];
+    for (const run of audits) await history.record(run);
+    await history.record(recentRun({ job: 'drill' }));
+    const page = await fetch(`${url}/runs?job=audit`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<h1>Runs of audit</h1>');
+    for (const run of audits) expect(html).toContain(`href="/runs/${encodeURIComponent(run.runId)}"`);
+    expect(html).not.toContain('>drill</a>');
+    expect(html).toContain('href="/api/runs?job=audit&amp;limit=50"');
+    const json = (await (await fetch(`${url}/api/runs?job=audit&limit=50`)).json()) as RunsView;
+    expect(json).toMatchObject({ job: 'audit', limit: 50 });
+    expect(json.runs.map((run) => run.runId).sort()).toEqual(audits.map((run) => run.runId).sort());
+    expect((await fetch(`${url}/runs`)).status).toBe(200);
+  });
+
+  it('answers each workspace’s timeline at /fleet/<workgroupId>/<workspaceId>, linked from its cell: the runs that acted on it and the holds that covered it', async () => {
+    const { url, listings, history, state } = await serve(uniquePrefix('console'));
+    const workgroups = [
+      {
+        workgroup_id: 'wg-1',
+        name: 'dev',
+        workspaces: [{ workspace_id: 'ws-1', name: 'kg', workgroup_id: 'wg-1', status: 'Stopping' }],
+      },
+    ] as unknown as Workgroup[];
+    await listings.save({
+      at: new Date().toISOString(),
+      runId: 'run-1',
+      job: 'dev-pause',
+      workgroups: trimListing(workgroups),
+    });
+    const paused = recentRun({ job: 'dev-pause' });
+    paused.targets = [
+      {
+        key: 'wg-1/ws-1',
+        workgroupId: 'wg-1',
+        workspaceId: 'ws-1',
+        outcome: 'succeeded',
+        attempts: 1,
+        requestIds: ['req-p1'],
+      },
+    ];
+    await history.record(paused);
+    await state.holds.place({
+      pattern: 'dev/kg',
+      state: 'stopped',
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+      reason: 'budget freeze',
+      by: 'ana',
+      createdAt: new Date().toISOString(),
+    });
+    expect(await (await fetch(`${url}/fleet`)).text()).toContain('href="/fleet/wg-1/ws-1"');
+    const view = (await (await fetch(`${url}/api/fleet/wg-1/ws-1`)).json()) as WorkspaceTimelineView;
+    expect(view.now).toMatchObject({ name: 'kg', state: 'Stopping', hold: { reason: 'budget freeze' } });
+    expect(view.events.map((event) => event.kind).sort()).toEqual(['hold', 'run']);
+    expect(view.events.find((event) => event.kind === 'run')).toMatchObject({
+      runId: paused.runId,
+      job: 'dev-pause',
+      requestIds: ['req-p1'],
+    });
+    const page = await fetch(`${url}/fleet/wg-1/ws-1`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`href="/runs/${encodeURIComponent(paused.runId)}"`);
+    expect(html).toContain('budget freeze');
+    const unknown = await fetch(`${url}/api/fleet/wg-1/nothing`);
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { message: string }).message).toContain('wg-1/nothing');
+    expect((await fetch(`${url}/fleet/wg-1/nothing`)).status).toBe(404);
+  });
+
   it('answers an unchanged page with 304 to the ETag it sent, and a changed one in full', async () => {
     const { url, history } = await serve(uniquePrefix('console'));
     const first = await fetch(`${url}/`);
@@ -220,6 +297,21 @@ describe('the console behind the ops server', () => {
     } finally {
       unreachable.disconnect();
     }
+  });
+
+  it('answers /favicon.ico with an icon, which every page links, so no browser logs a 404 for it', async () => {
+    const { url } = await serve(uniquePrefix('console'));
+    const icon = await fetch(`${url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    const bytes = Buffer.from(await icon.arrayBuffer());
+    // an ICO of one 32×32 image, a PNG
+    expect([...bytes.subarray(0, 8)]).toEqual([0, 0, 1, 0, 1, 0, 32, 32]);
+    expect(bytes.subarray(22, 26).toString('latin1')).toBe('\x89PNG');
+    for (const path of ['/', '/fleet', '/savings', '/findings'])
+      expect(await (await fetch(`${url}${path}`)).text(), path).toContain(
+        '<link rel="icon" href="/favicon.ico">',
+      );
   });
 
   it('refuses a query it cannot read with 400 naming the parameter', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FleetView, SavingsView, SchedulesView } from '../../../src/ops/index.js';
+import type { FleetView, SavingsView, SchedulesView, WorkspaceTimelineView } from '../../../src/ops/index.js';
 import { DEFAULT_API_KEY, type SimulatorHandle, startSimulator } from '../../../src/sim/index.js';
 import { createRedis, fleetStateStores } from '../../../src/store/index.js';
 import { assertBuilt, type CliProcess, eventually } from '../../helpers/engine.js';
@@ -21,7 +21,15 @@ function offHoursUptime(): string {
   return `Mon-Sun ${String(hour).padStart(2, '0')}:00-${end}`;
 }
 
+/** Today and a day next month in Berlin: the window's holidays, so the page shows a day skipped. */
+function holidays(): string {
+  const berlin = (at: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(at);
+  return `["${berlin(Date.now())}", "${berlin(Date.now() + 30 * 86_400_000)}"]`;
+}
+
 const POLICY = `version: 1
+calendars:
+  holidays: ${holidays()}
 pricing:
   currency: EUR
   perHour: { TG-4: 0.45, TG-8: 0.90, TG-16: 1.80, TG-32: 3.60 }
@@ -31,6 +39,7 @@ windows:
     uptime: "${offHoursUptime()}"
     timezone: Europe/Berlin
     every: 5s
+    skip: [holidays]
 jobs:
   dev-pause:
     description: Pause the dev workgroups
@@ -86,7 +95,10 @@ beforeAll(async () => {
   // a hold the fleet view must show, placed as `nightshift hold` places one
   const connection = createRedis({ url: redis.url, role: 'test' });
   const qaGroup = sim.state.workgroups.find((wg) => wg.name.startsWith('qa'));
-  const qa = sim.state.workspaces.find((ws) => ws.workgroup_id === qaGroup?.workgroup_id);
+  // an Active one: a hold on a workspace no window covers acts only if it is in the held state
+  const qa = sim.state.workspaces.find(
+    (ws) => ws.workgroup_id === qaGroup?.workgroup_id && ws.status === 'Active',
+  );
   await fleetStateStores(connection, prefix).holds.place({
     pattern: `${qaGroup?.name}/${qa?.name}`,
     state: 'active',
@@ -165,6 +177,11 @@ function openConsole(options: { colorScheme?: 'light' | 'dark' } = {}) {
   return recordedPage(browser, url, { viewport: { width: 1280, height: 900 }, ...options });
 }
 
+/** The runs the schedules page names: each run's, and the latest of each folded stretch. */
+function recentRunIds(view: SchedulesView): string[] {
+  return view.recent.map((entry) => (entry.kind === 'run' ? entry.run.runId : entry.latest.runId));
+}
+
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: false });
 }
@@ -226,6 +243,27 @@ describe('the operator console in a real browser, against `nightshift start`, th
       const filtered = await page.locator('main').textContent();
       expect(filtered).toMatch(/Stopped/);
 
+      // a cell leads to its workspace's timeline: who paused it, in which run, with its request ID
+      await page.locator('a.cell[title*="paused by job dev-pause"]').first().click();
+      await page.waitForURL(/\/fleet\/[^/]+\/[^/?]+$/);
+      const timeline = await getJson<WorkspaceTimelineView>(
+        new URL(page.url()).pathname.replace('/fleet/', '/api/fleet/'),
+      );
+      const pausedBy = timeline.events.find((event) => event.kind === 'run' && event.job === 'dev-pause');
+      expect(pausedBy).toBeDefined();
+      const timelineText = await page.locator('main').textContent();
+      expect(timelineText).toContain(pausedBy?.kind === 'run' ? pausedBy.runId : 'a run');
+      expect(timelineText).toMatch(/paused, owned now/);
+      await shoot(page, 'console-timeline');
+
+      // every job has its runs page, linked from its name on the schedules page
+      await page.goto(`${url}/`);
+      await page.getByRole('link', { name: 'dev-pause', exact: true }).first().click();
+      await page.waitForURL(/\/runs\?job=dev-pause/);
+      await expect(page.locator('main tbody tr').count()).resolves.toBeGreaterThan(0);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Runs of dev-pause');
+      await shoot(page, 'console-runs');
+
       const savings = await getJson<SavingsView>('/api/savings');
       expect(savings.days).toHaveLength(30);
       // 14 nights of 12 h (11.5 h and 11 h) across three workgroups, and the pauses of this run so far
@@ -244,6 +282,9 @@ describe('the operator console in a real browser, against `nightshift start`, th
       await expect(page.getByText('allow-list-audit').count()).resolves.toBeGreaterThan(0);
       await shoot(page, 'console-findings');
 
+      // a JSON document opened in the browser: its icon request is answered too
+      expect((await page.goto(`${url}/api/fleet`))?.status()).toBe(200);
+
       // the queue dashboard beside it asks no other host either
       expect((await page.goto(`${url}/ui`))?.status()).toBe(200);
 
@@ -260,7 +301,7 @@ describe('the operator console in a real browser, against `nightshift start`, th
     try {
       await page.goto(`${url}/`);
       const before = await getJson<SchedulesView>('/api/schedules');
-      const seen = new Set(before.recent.map((run) => run.runId));
+      const seen = new Set(recentRunIds(before));
       // marks the document: a reload would lose the mark, a refresh in place keeps it
       await page.evaluate(() => {
         (globalThis as unknown as { marked: boolean }).marked = true;
@@ -268,11 +309,14 @@ describe('the operator console in a real browser, against `nightshift start`, th
       const fresh = await eventually(
         'a run newer than the page',
         async () =>
-          (await getJson<SchedulesView>('/api/schedules')).recent.find((run) => !seen.has(run.runId)),
+          recentRunIds(await getJson<SchedulesView>('/api/schedules')).find((runId) => !seen.has(runId)),
         20_000,
         250,
       );
-      await page.getByText(fresh.runId.slice(0, 8)).first().waitFor({ timeout: 15_000 });
+      await page
+        .locator(`a[href$="/runs/${encodeURIComponent(fresh)}"]`)
+        .first()
+        .waitFor({ timeout: 15_000 });
       await expect(page.evaluate(() => (globalThis as unknown as { marked?: boolean }).marked)).resolves.toBe(
         true,
       );

@@ -204,6 +204,7 @@ describe('savings from the command line', () => {
       'totalPausedHours',
       'totalEstimatedCost',
       'workspaces',
+      'owners',
     ]);
     expect(report).toMatchObject({ currency: 'EUR', totalPausedHours: 6, totalEstimatedCost: 7.2 });
     expect(report.workspaces).toEqual([
@@ -216,6 +217,8 @@ describe('savings from the command line', () => {
         estimatedCost: 7.2,
       },
     ]);
+    // by the window or job whose pauses they were
+    expect(report.owners).toEqual([{ owner: 'office', kind: 'window', pausedHours: 6, estimatedCost: 7.2 }]);
     const table = await cli(engine, 'savings');
     expect(table.stdout).toContain('6.00 hours paused by nightshift');
     expect(table.stdout).toContain('estimated cost avoided: 7.20 EUR');

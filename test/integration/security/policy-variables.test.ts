@@ -161,9 +161,14 @@ jobs:
     expect(drilled.evidence).toMatchObject({ backupId, passed: true });
 
     const pages: Record<string, string> = {};
+    const touched = paused.targets.find((target) => target.outcome === 'succeeded');
+    const timeline = `${encodeURIComponent(touched?.workgroupId ?? '')}/${encodeURIComponent(touched?.workspaceId ?? '')}`;
     for (const path of [
       '/',
       '/fleet',
+      `/fleet/${timeline}`,
+      `/api/fleet/${timeline}`,
+      '/runs?job=pause-team',
       '/savings',
       '/findings',
       `/runs/${encodeURIComponent(paused.runId)}`,

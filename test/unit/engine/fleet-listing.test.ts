@@ -53,42 +53,63 @@ function workgroup(status: string): Workgroup {
 }
 
 /** The API's two answers: the fleet Active at the start of a run, then Stopped. */
-function fakeApi(answers: Workgroup[][] = [[workgroup('Active')], [workgroup('Stopped')]]) {
+function fakeApi(answers: (Workgroup[] | Error)[] = [[workgroup('Active')], [workgroup('Stopped')]]) {
   let calls = 0;
   const api = {
-    listWorkgroups: async () => ({ result: answers[Math.min(calls++, answers.length - 1)] }),
+    listWorkgroups: async () => {
+      const answer = answers[Math.min(calls++, answers.length - 1)];
+      if (answer instanceof Error) throw answer;
+      return { result: answer };
+    },
+    pauseWorkspace: async () => ({ result: {}, requestId: 'req-pause' }),
   };
   return api as unknown as ApiClient;
 }
 
-/** An action that reads the fleet again in a real run (as a wait does) and only looks in a plan. */
-function lookAction(clock: ReturnType<typeof handClock>): Action {
+/** A workspace action for these tests: `run` in a real run; a plan only looks. */
+function testAction(name: string, run: Action['run']): Action {
   return {
-    name: 'look',
-    description: 'Test only: reads the fleet.',
+    name,
+    description: 'Test only.',
     destructive: false,
     scope: 'workspace',
     params: z.strictObject({}),
     example: '',
     plan: async () => {},
-    run: async (ctx) => {
-      clock.advance(60_000);
-      await ctx.fleet.refresh();
-    },
+    run,
   };
 }
 
-function job(extra = '') {
+/** An action that pauses a workspace and, with `look: true`, reads the fleet after the answer. */
+function pauseAction(look: boolean): Action {
+  return testAction(look ? 'pause-then-look' : 'pause-blind', async (ctx) => {
+    await ctx.api.pauseWorkspace('wg-1', 'ws-1');
+    if (look) await ctx.fleet.refresh();
+  });
+}
+
+/** An action that reads the fleet again in a real run (as a wait does) and only looks in a plan. */
+function lookAction(clock: ReturnType<typeof handClock>): Action {
+  return testAction('look', async (ctx) => {
+    clock.advance(60_000);
+    await ctx.fleet.refresh();
+  });
+}
+
+function job(extra = '', action = 'look') {
   const policy = parsePolicy(
     `version: 1
 jobs:
   look-around:
     schedule: "0 20 * * *"
-    action: look
+    action: ${action}
     target: { workgroups: ["*"] }
 ${extra}`,
     'test.yaml',
-    { registry: createActionCatalog([lookAction(handClock())]), env: {} },
+    {
+      registry: createActionCatalog([lookAction(handClock()), pauseAction(true), pauseAction(false)]),
+      env: {},
+    },
   );
   return policy.jobs[0] as (typeof policy.jobs)[number];
 }
@@ -113,7 +134,13 @@ function capturedLog() {
 }
 
 async function run(
-  options: { dryRun?: boolean; listings?: FleetListingSink; api?: ApiClient; jobExtra?: string } = {},
+  options: {
+    dryRun?: boolean;
+    listings?: FleetListingSink;
+    api?: ApiClient;
+    jobExtra?: string;
+    action?: Action;
+  } = {},
 ) {
   const clock = handClock();
   const { log, lines } = capturedLog();
@@ -121,7 +148,10 @@ async function run(
     {
       api: options.api ?? fakeApi(),
       io: { files: {} as never, secretSinks: {} as never },
-      actions: new Map([['look', lookAction(clock)]]),
+      actions: new Map([
+        ['look', lookAction(clock)],
+        ...(options.action ? [[options.action.name, options.action] as const] : []),
+      ]),
       checkpoints: new MemoryCheckpointStore(),
       log,
       signal: new AbortController().signal,
@@ -131,7 +161,7 @@ async function run(
     },
     {
       runId: 'look-around@1',
-      job: job(options.jobExtra),
+      job: job(options.jobExtra, options.action?.name),
       trigger: 'manual',
       dryRun: options.dryRun ?? false,
     },
@@ -212,6 +242,40 @@ describe('a run leaves the fleet listing it saw', () => {
         runId: 'look-around@1',
         job: 'look-around',
         err: expect.objectContaining({ message: 'READONLY replica' }),
+      }),
+    ]);
+  });
+
+  it('lists the fleet once more at its end when a change it made was answered after its last listing, and saves that listing, not the one from before it acted', async () => {
+    const listings = recordingSink();
+    const { summary } = await run({ listings, action: pauseAction(false) });
+    expect(summary.outcome).toBe('succeeded');
+    expect(listings.saved.map((listing) => listing.workgroups[0]?.workspaces?.[0]?.status)).toEqual([
+      'Stopped',
+    ]);
+  });
+
+  it('does not list again when its last listing was asked for after its last change was answered', async () => {
+    const listings = recordingSink();
+    // a third listing would be Active again: the run must not make it
+    const api = fakeApi([[workgroup('Active')], [workgroup('Stopped')], [workgroup('Active')]]);
+    await run({ listings, api, action: pauseAction(true) });
+    expect(listings.saved.map((listing) => listing.workgroups[0]?.workspaces?.[0]?.status)).toEqual([
+      'Stopped',
+    ]);
+  });
+
+  it('saves nothing, and says so, when the listing at its end fails: the kept listing stays the older one', async () => {
+    const listings = recordingSink();
+    const api = fakeApi([[workgroup('Active')], new Error('socket hang up')]);
+    const { summary, lines } = await run({ listings, api, action: pauseAction(false) });
+    expect(summary.outcome).toBe('succeeded');
+    expect(listings.saved).toEqual([]);
+    expect(lines.filter((line) => line.level === 40)).toEqual([
+      expect.objectContaining({
+        msg: 'could not list the fleet at the run’s end; the listing kept stays the older one',
+        runId: 'look-around@1',
+        err: expect.objectContaining({ message: 'socket hang up' }),
       }),
     ]);
   });

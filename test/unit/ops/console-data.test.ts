@@ -9,14 +9,17 @@ import {
   type RunSummary,
   savingsReport,
   summarize,
+  WINDOW_ACTION,
   type WindowState,
 } from '../../../src/engine/index.js';
 import { FleetData } from '../../../src/ops/console/data/fleet.js';
 import { savingsView } from '../../../src/ops/console/data/savings.js';
 import { schedulesView } from '../../../src/ops/console/data/schedules.js';
 import { type ConsoleSources, PolicyInForce } from '../../../src/ops/console/data/sources.js';
+import { timelineView } from '../../../src/ops/console/data/timeline.js';
 import { checkPolicy } from '../../../src/policy/index.js';
-import type { Suspension } from '../../../src/store/index.js';
+import type { HoldEvent } from '../../../src/store/holds.js';
+import type { Suspension, WorkspaceRun } from '../../../src/store/index.js';
 
 const NOW = new Date('2026-11-25T21:00:00Z');
 const SHA = 'a'.repeat(64);
@@ -109,6 +112,9 @@ interface Fixture {
   runs?: RunSummary[];
   windows?: [string, WindowState][];
   listing?: FleetListing | undefined;
+  workspaceRuns?: WorkspaceRun[];
+  journal?: Ownership[];
+  holdLog?: HoldEvent[];
 }
 
 function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number } {
@@ -137,7 +143,10 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
         intervalsSince: async (since: Date) =>
           (fixture.intervals ?? []).filter((i) => Date.parse(i.to) >= since.getTime()),
       },
-      holds: { active: async () => fixture.holds ?? [] },
+      holds: {
+        active: async () => fixture.holds ?? [],
+        log: async (limit: number) => (fixture.holdLog ?? []).slice(0, limit),
+      },
       windows: { all: async () => new Map(fixture.windows ?? []) },
     },
     listings: {
@@ -148,6 +157,17 @@ function sources(fixture: Fixture = {}): ConsoleSources & { listingReads: number
       },
     },
     findings: { open: async () => [] },
+    timeline: {
+      runs: async () => fixture.workspaceRuns ?? [],
+      ownership: async (key: string) => ({
+        owned: (fixture.owned ?? []).find((o) => o.key === key),
+        journal: (fixture.journal ?? []).find((o) => o.key === key),
+      }),
+      closedPauses: async (key: string, scan: number) => {
+        const newest = [...(fixture.intervals ?? [])].sort((a, b) => (a.to < b.to ? 1 : -1)).slice(0, scan);
+        return { pauses: newest.filter((i) => i.key === key), scanned: newest.length };
+      },
+    },
     readPolicy: (text: string) =>
       checkPolicy(text, 'policy', { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
       'unreadable',
@@ -180,7 +200,68 @@ describe('the console schedules view', () => {
     expect(byName.get('qa-resume')).toMatchObject({ suspended: { by: 'policy' }, next: null });
     expect(byName.get('weekly-drill')?.suspended).toMatchObject({ by: 'command' });
     expect(byName.get('weekly-drill')?.suspended?.detail).toContain('ana');
-    expect(view.recent.map((r) => r.runId)).toEqual(['r2', 'r1']);
+    expect(view.recent.map((r) => (r.kind === 'run' ? r.run.runId : 'quiet'))).toEqual(['r2', 'r1']);
+  });
+
+  it('folds the window reconciliations that changed nothing, so the runs of every other job stay on the page', async () => {
+    const at = (minutesAgo: number) => new Date(NOW.getTime() - minutesAgo * 60_000).toISOString();
+    const quiet = (minutesAgo: number) =>
+      summarize(
+        {
+          runId: `office-hours@${minutesAgo}`,
+          job: 'office-hours',
+          action: WINDOW_ACTION,
+          trigger: 'schedule',
+          dryRun: false,
+        },
+        { startedAt: new Date(Date.parse(at(minutesAgo)) - 500), finishedAt: new Date(at(minutesAgo)) },
+      );
+    // a reconciliation a minute for an hour, the drill and the pause run among them
+    const runs = [
+      ...Array.from({ length: 30 }, (_, i) => quiet(i)),
+      run('weekly-drill', 'drill-1', at(30.5)),
+      ...Array.from({ length: 29 }, (_, i) => quiet(31 + i)),
+      run('dev-pause', 'pause-1', at(60.5)),
+    ];
+    const src = sources({ runs });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    expect(
+      view.recent.map((entry) => (entry.kind === 'run' ? entry.run.runId : `${entry.count} quiet`)),
+    ).toEqual(['30 quiet', 'drill-1', '29 quiet', 'pause-1']);
+    expect(view.recent[0]).toMatchObject({
+      kind: 'quiet',
+      jobs: [{ job: 'office-hours', count: 30 }],
+      from: at(29),
+      to: at(0),
+      latest: { runId: 'office-hours@0' },
+    });
+  });
+
+  it('shows a window’s skip calendars, and calls out today when it is one of their dates', async () => {
+    const text = POLICY.replace(
+      'windows:',
+      'calendars:\n  holidays: ["2026-11-25", "2026-12-24", "2026-12-25", "2026-12-31"]\nwindows:',
+    ).replace(
+      '    timezone: Europe/Berlin\njobs:',
+      '    timezone: Europe/Berlin\n    skip: [holidays]\njobs:',
+    );
+    const src = sources();
+    src.policies.current = async () => ({
+      sha: SHA,
+      loadedAt: '2026-11-25T08:00:00.000Z',
+      host: 'sched-1',
+      text,
+      stored: { text, verdict: 'signed' as const },
+    });
+    const view = await schedulesView(src, new PolicyInForce(src));
+    const byName = new Map(view.entries.map((entry) => [entry.name, entry]));
+    // 22:00 in Berlin on the 25th: today is a holiday there
+    expect(byName.get('office-hours')?.skip).toEqual({
+      calendars: ['holidays'],
+      today: '2026-11-25',
+      upcoming: ['2026-12-24', '2026-12-25', '2026-12-31'],
+    });
+    expect(byName.get('dev-pause')?.skip).toBeNull();
   });
 
   it('says why it lists nothing when no scheduler has recorded a policy', async () => {
@@ -228,6 +309,7 @@ describe('the console fleet view', () => {
       byState: { Stopped: 2, Active: 2, Stopping: 1 },
       owned: 1,
       held: 1,
+      heldIdle: 0,
       drifting: 1,
     });
     const all = view.workgroups.flatMap((wg) =>
@@ -249,6 +331,48 @@ describe('the console fleet view', () => {
     });
     expect(ws.get('staging/s1')?.window).toMatchObject({ drift: false });
     expect(ws.get('dev/keep')?.window).toBeNull();
+  });
+
+  it('shows a hold on a workspace no window covers, in the other state, as one nothing acts on, and does not count it among the held', async () => {
+    const held = (pattern: string, createdAt: string): Hold => ({ ...hold, pattern, createdAt });
+    const src = sources({
+      holds: [held('dev/*', '2026-11-25T11:00:00.000Z'), held('staging/s2', '2026-11-25T12:00:00.000Z')],
+    });
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    const ws = new Map(
+      view.workgroups.flatMap((wg) => wg.workspaces.map((w) => [`${wg.name}/${w.name}`, w])),
+    );
+    // dev/keep is Active and under no window: nothing will stop it for the hold
+    expect(ws.get('dev/keep')?.hold).toMatchObject({
+      state: 'stopped',
+      inEffect: false,
+      effect:
+        'nothing acts on it here: no window covers this workspace, so nothing brings it to stopped (jobs only skip held workspaces)',
+    });
+    expect(ws.get('dev/keep')?.window).toBeNull();
+    // dev/a is Stopped already: the hold keeps resume jobs away
+    expect(ws.get('dev/a')?.hold).toMatchObject({
+      inEffect: true,
+      effect: 'no window covers it: resume jobs skip it',
+    });
+    // staging/s2 is under the window, which brings it to the held state
+    expect(ws.get('staging/s2')?.hold).toMatchObject({
+      inEffect: true,
+      effect: 'window office-hours keeps it stopped',
+    });
+    expect(view.counts).toMatchObject({ held: 2, heldIdle: 1 });
+  });
+
+  it('does not claim what acts on a hold when the policy in force cannot be read', async () => {
+    const src = sources({ holds: [{ ...hold, pattern: 'dev/keep' }] });
+    src.readPolicy = () => 'unreadable';
+    const view = await new FleetData(src, new PolicyInForce(src)).view();
+    const keep = view.workgroups.flatMap((wg) => wg.workspaces).find((w) => w.name === 'keep');
+    expect(keep?.hold).toMatchObject({
+      inEffect: null,
+      effect: 'unknown: the policy in force cannot be read here',
+    });
+    expect(view.counts).toMatchObject({ held: 1, heldIdle: 0 });
   });
 
   it('filters by workgroup and state while the counts stay those of the whole fleet', async () => {
@@ -279,6 +403,87 @@ describe('the console fleet view', () => {
     const view = await new FleetData(src, new PolicyInForce(src)).view();
     expect(view.listing).toBeNull();
     expect(view.workgroups).toEqual([]);
+  });
+});
+
+describe('the console timeline of a workspace', () => {
+  const hold: Hold = {
+    pattern: 'dev/*',
+    state: 'stopped',
+    until: '2026-11-26T08:00:00.000Z',
+    reason: 'budget freeze',
+    by: 'ana',
+    createdAt: '2026-11-25T10:00:00.000Z',
+  };
+  const pausedRun: WorkspaceRun = {
+    at: '2026-11-25T19:00:05.000Z',
+    runId: 'dev-pause@1',
+    job: 'dev-pause',
+    action: 'pause',
+    outcome: 'succeeded',
+    requestIds: ['req-pause'],
+  };
+
+  it('tells who paused, resumed and held it, when, under which run or hold, newest first, with the workspace as the fleet page shows it', async () => {
+    const src = sources({
+      owned: [ownership('dev/dev-a', 'dev-pause', 'job')],
+      workspaceRuns: [pausedRun],
+      intervals: [
+        {
+          key: 'dev/dev-a',
+          workgroupId: 'dev',
+          workspaceId: 'dev-a',
+          owner: 'office-hours',
+          ownerKind: 'window',
+          from: '2026-11-24T18:00:00.000Z',
+          to: '2026-11-25T07:00:00.000Z',
+          endedBy: 'seen-active',
+        },
+      ],
+      holdLog: [
+        { at: '2026-11-25T10:00:00.000Z', event: 'held', hold },
+        { at: '2026-11-25T09:00:00.000Z', event: 'held', hold: { ...hold, pattern: 'qa/*' } },
+      ],
+    });
+    const view = await timelineView(src, new FleetData(src, new PolicyInForce(src)), 'dev', 'dev-a');
+    expect(view?.now).toMatchObject({
+      name: 'a',
+      workgroupName: 'dev',
+      state: 'Stopped',
+      owner: { name: 'dev-pause' },
+    });
+    expect(view?.events.map((e) => [e.kind, e.at])).toEqual([
+      ['run', '2026-11-25T19:00:05.000Z'],
+      ['pause', '2026-11-25T19:00:01.000Z'],
+      ['hold', '2026-11-25T10:00:00.000Z'],
+      ['pause', '2026-11-25T07:00:00.000Z'],
+    ]);
+    expect(view?.events[1]).toMatchObject({ owner: 'dev-pause', runId: 'run-1', until: null });
+    expect(view?.events[3]).toMatchObject({ owner: 'office-hours', endedBy: 'seen-active', runId: null });
+    expect(view?.events[2]).toMatchObject({
+      event: 'held',
+      pattern: 'dev/*',
+      by: 'ana',
+      reason: 'budget freeze',
+    });
+    expect(view?.stranded).toBe(false);
+    expect(view?.scope).toEqual({ runsKept: 1, closedPausesScanned: 1, holdEventsScanned: 2 });
+  });
+
+  it('calls a stopped workspace nobody owns, whose last pause the journal keeps, stranded', async () => {
+    const src = sources({ journal: [ownership('dev/dev-a', 'office-hours', 'window')] });
+    const view = await timelineView(src, new FleetData(src, new PolicyInForce(src)), 'dev', 'dev-a');
+    expect(view).toMatchObject({ stranded: true, journal: { owner: 'office-hours', runId: 'run-1' } });
+  });
+
+  it('knows nothing of a workspace neither listed nor recorded, and still shows one recorded but no longer listed', async () => {
+    const src = sources({ workspaceRuns: [{ ...pausedRun }] });
+    const data = new FleetData(src, new PolicyInForce(src));
+    expect(
+      await timelineView(sources(), new FleetData(sources(), new PolicyInForce(sources())), 'dev', 'gone'),
+    ).toBeUndefined();
+    const gone = await timelineView(src, data, 'dev', 'gone');
+    expect(gone).toMatchObject({ now: null, events: [{ kind: 'run', runId: 'dev-pause@1' }] });
   });
 });
 
@@ -323,5 +528,28 @@ describe('the console savings view', () => {
       estimatedCost: 12,
     });
     expect(view.workgroups.map((w) => w.workgroup)).toEqual(['dev', 'staging']);
+  });
+
+  it('gives per-workgroup, per-owner and per-day rows that add up to the total to the cent, and breaks it down by window and job', async () => {
+    // seven workgroups an hour each at 0.867 EUR: 6.069 in all, each row 0.87 when rounded alone (6.09)
+    const intervals = Array.from({ length: 7 }, (_, i) => ({
+      ...interval(`wg-${i}/ws`, '2026-11-24T01:00:00.000Z', '2026-11-24T02:00:00.000Z'),
+      pricePerHour: 0.867,
+      ...(i >= 4 ? { owner: 'dev-pause', ownerKind: 'job' as const } : {}),
+    }));
+    const view = await savingsView(sources({ intervals }));
+    const cents = (values: (number | null)[]) =>
+      Math.round(values.reduce<number>((s, v) => s + (v ?? 0), 0) * 100);
+    expect(view.total.estimatedCost).toBe(6.07);
+    expect(cents(view.workgroups.map((w) => w.estimatedCost))).toBe(607);
+    expect(cents(view.days.map((d) => d.estimatedCost))).toBe(607);
+    expect(view.owners).toEqual([
+      { owner: 'office-hours', kind: 'window', pausedHours: 4, estimatedCost: 3.47 },
+      { owner: 'dev-pause', kind: 'job', pausedHours: 3, estimatedCost: 2.6 },
+    ]);
+    const day = view.days.find((d) => d.date === '2026-11-24');
+    expect(cents(Object.values(day?.byWorkgroup ?? {}).map((w) => w.estimatedCost))).toBe(
+      Math.round((day?.estimatedCost ?? 0) * 100),
+    );
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
 import type { FleetView, FleetWorkgroupView, FleetWorkspaceView } from '../model.js';
+import { holdEffect } from './hold-effect.js';
 import type { ConsoleSources, PolicyInForce } from './sources.js';
 
 export interface FleetFilters {
@@ -40,9 +41,20 @@ function ownerOf(record: Ownership | undefined): FleetWorkspaceView['owner'] {
   };
 }
 
-function holdOf(hold: Hold | undefined): FleetWorkspaceView['hold'] {
+function holdOf(
+  hold: Hold | undefined,
+  status: string,
+  window: string | null | undefined,
+): FleetWorkspaceView['hold'] {
   if (!hold) return null;
-  return { pattern: hold.pattern, state: hold.state, until: hold.until, by: hold.by, reason: hold.reason };
+  return {
+    pattern: hold.pattern,
+    state: hold.state,
+    until: hold.until,
+    by: hold.by,
+    reason: hold.reason,
+    ...holdEffect(hold, status, window),
+  };
 }
 
 /**
@@ -68,19 +80,19 @@ export class FleetData {
 
   async view(filters: FleetFilters = {}): Promise<FleetView> {
     const now = this.#sources.now?.() ?? new Date();
-    const { state } = this.#sources;
+    const stores = this.#sources.state;
     const [listing, owned, holds, windowStates, { policy }] = await Promise.all([
       this.#latestListing(),
-      state.ledger.all(),
-      state.holds.active(now, { readOnly: true }),
-      state.windows.all(),
+      stores.ledger.all(),
+      stores.holds.active(now, { readOnly: true }),
+      stores.windows.all(),
       this.#policy.read(),
     ]);
     const workgroups = listing?.workgroups ?? [];
     const marks = windowMarks(policy, { workgroups, owned, holds, states: windowStates, now });
     const holdOn = holdLookup(holds, now);
     const byState: Record<string, number> = {};
-    const counts = { workspaces: 0, byState, owned: 0, held: 0, drifting: 0 };
+    const counts = { workspaces: 0, byState, owned: 0, held: 0, heldIdle: 0, drifting: 0 };
     const names = new Set<string>();
     const shown: FleetWorkgroupView[] = [];
     for (const workgroup of workgroups) {
@@ -94,18 +106,22 @@ export class FleetData {
         if (typeof workspaceId !== 'string' || workspaceId === '') continue;
         const key = `${workgroupId}/${workspaceId}`;
         const workspaceName = workspace.name ?? workspaceId;
+        const state = workspace.status ?? 'unknown';
+        const window = marks.get(key) ?? null;
+        const hold = holdOn({ workgroupId, workgroupName, workspaceId, workspaceName });
         const view: FleetWorkspaceView = {
           id: workspaceId,
           name: workspaceName,
-          state: workspace.status ?? 'unknown',
+          state,
           owner: ownerOf(owned.get(key)),
-          hold: holdOf(holdOn({ workgroupId, workgroupName, workspaceId, workspaceName })),
-          window: marks.get(key) ?? null,
+          hold: holdOf(hold, state, typeof policy === 'string' ? undefined : (window?.name ?? null)),
+          window,
         };
         counts.workspaces += 1;
         byState[view.state] = (byState[view.state] ?? 0) + 1;
         if (view.owner) counts.owned += 1;
-        if (view.hold) counts.held += 1;
+        if (view.hold?.inEffect === false) counts.heldIdle += 1;
+        else if (view.hold) counts.held += 1;
         if (view.window?.drift) counts.drifting += 1;
         if (filters.state && view.state !== filters.state) continue;
         workspaces.push(view);

@@ -1,4 +1,4 @@
-import { type SavingsReport, savingsReport } from '../../../engine/index.js';
+import { apportion, type PausedTime, pausedTime, savingsBy, savingsTotal } from '../../../engine/index.js';
 import type { SavingsAmount, SavingsView } from '../model.js';
 import type { ConsoleSources } from './sources.js';
 
@@ -7,33 +7,14 @@ const DAY_MS = 86_400_000;
 export const SAVINGS_DAYS = 30;
 export const MAX_SAVINGS_DAYS = 400;
 
-const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
-
-function byWorkgroup(report: SavingsReport, currency: string | null): Map<string, SavingsAmount> {
-  const sums = new Map<string, { hours: number; cost: number; priced: boolean }>();
-  for (const row of report.workspaces) {
-    const sum = sums.get(row.workgroup) ?? { hours: 0, cost: 0, priced: false };
-    sum.hours += row.pausedHours;
-    // a day priced in another currency than the span's is left out of costs, as `savings` does
-    if (row.estimatedCost !== null && report.currency === currency) {
-      sum.cost += row.estimatedCost;
-      sum.priced = true;
-    }
-    sums.set(row.workgroup, sum);
-  }
-  return new Map(
-    [...sums].map(([name, sum]) => [
-      name,
-      { pausedHours: round(sum.hours, 2), estimatedCost: sum.priced ? round(sum.cost, 2) : null },
-    ]),
-  );
-}
+const byWorkgroup = (s: { workgroup: string }) => ({ key: s.workgroup, group: { workgroup: s.workgroup } });
 
 /**
  * `/api/savings`: owned paused hours and their estimated cost per UTC day over the last `days`
- * days, per workgroup and in total. Every figure comes from `savingsReport`, the function
- * `nightshift savings` prints, over the same ledger: the total is what
- * `nightshift savings --since <since>` reports at the same instant.
+ * days, per workgroup, per window or job, and in total. Every figure comes from the functions
+ * `nightshift savings` prints with, over the same ledger: the total is what
+ * `nightshift savings --since <since>` reports at the same instant. Each table is rounded so its
+ * rows add up to the total exactly (and a day's workgroups to the day).
  */
 export async function savingsView(sources: ConsoleSources, days = SAVINGS_DAYS): Promise<SavingsView> {
   const now = sources.now?.() ?? new Date();
@@ -44,36 +25,58 @@ export async function savingsView(sources: ConsoleSources, days = SAVINGS_DAYS):
     sources.state.ledger.all(),
   ]);
   const records = [...owned.values()];
-  const total = savingsReport(intervals, records, since, now);
-  const dayRows: SavingsView['days'] = [];
+  const span = pausedTime(intervals, records, since, now);
+  const total = savingsTotal(span);
+  const perDay: { date: string; time: PausedTime }[] = [];
   for (let start = since.getTime(); start <= today; start += DAY_MS) {
     const end = Math.min(start + DAY_MS, now.getTime());
     const overlapping = intervals.filter((i) => Date.parse(i.to) > start && Date.parse(i.from) < end);
-    const report = savingsReport(overlapping, records, new Date(start), new Date(end));
-    const groups = byWorkgroup(report, total.currency);
-    dayRows.push({
-      date: new Date(start).toISOString().slice(0, 10),
-      pausedHours: report.totalPausedHours,
-      estimatedCost:
-        total.currency === null
-          ? null
-          : round(
-              [...groups.values()].reduce((s, g) => s + (g.estimatedCost ?? 0), 0),
-              2,
-            ),
-      byWorkgroup: Object.fromEntries(groups),
-    });
+    const time = pausedTime(overlapping, records, new Date(start), new Date(end), span.currency);
+    perDay.push({ date: new Date(start).toISOString().slice(0, 10), time });
   }
-  const workgroups = [...byWorkgroup(total, total.currency)]
-    .map(([workgroup, amount]) => ({ workgroup, ...amount }))
-    .sort((a, b) => b.pausedHours - a.pausedHours || a.workgroup.localeCompare(b.workgroup));
+  const sum = (time: PausedTime, of: 'hours' | 'cost') =>
+    time.stretches.reduce((s, stretch) => s + (stretch[of] ?? 0), 0);
+  const dayHours = apportion(
+    perDay.map((day) => sum(day.time, 'hours')),
+    2,
+    total.pausedHours,
+  );
+  const dayCosts =
+    total.estimatedCost === null
+      ? []
+      : apportion(
+          perDay.map((day) => sum(day.time, 'cost')),
+          2,
+          total.estimatedCost,
+        );
+  const dayRows: SavingsView['days'] = perDay.map((day, i) => {
+    const amount: SavingsAmount = {
+      pausedHours: dayHours[i] ?? 0,
+      estimatedCost: total.estimatedCost === null ? null : (dayCosts[i] ?? 0),
+    };
+    const groups = savingsBy(day.time.stretches, byWorkgroup, amount);
+    return {
+      date: day.date,
+      ...amount,
+      byWorkgroup: Object.fromEntries(
+        groups.map(({ workgroup, ...figures }) => [workgroup, figures] as const),
+      ),
+    };
+  });
   return {
     generatedAt: now.toISOString(),
     since: since.toISOString(),
     until: now.toISOString(),
-    currency: total.currency,
-    total: { pausedHours: total.totalPausedHours, estimatedCost: total.totalEstimatedCost },
+    currency: span.currency,
+    total,
     days: dayRows,
-    workgroups,
+    workgroups: savingsBy(span.stretches, byWorkgroup, total).sort(
+      (a, b) => b.pausedHours - a.pausedHours || a.workgroup.localeCompare(b.workgroup),
+    ),
+    owners: savingsBy(
+      span.stretches,
+      (s) => ({ key: `${s.ownerKind}:${s.owner}`, group: { owner: s.owner, kind: s.ownerKind } }),
+      total,
+    ).sort((a, b) => b.pausedHours - a.pausedHours || a.owner.localeCompare(b.owner)),
   };
 }

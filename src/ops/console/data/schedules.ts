@@ -1,5 +1,6 @@
 import {
   describeInstant,
+  formatLocal,
   hideSecrets,
   nextFiring,
   nextWindowEdges,
@@ -9,10 +10,15 @@ import {
 } from '../../../policy/index.js';
 import { describeSuspension, type Suspension } from '../../../store/index.js';
 import type { FiringView, ScheduleEntry, SchedulesView } from '../model.js';
+import { foldQuiet } from './recent-runs.js';
 import { type ConsoleSources, type PolicyInForce, runBrief } from './sources.js';
 
-/** How many of the newest runs the schedules page lists below the jobs. */
-const RECENT_RUNS = 20;
+/** How many rows of the newest runs the schedules page lists below the jobs. */
+const RECENT_ROWS = 20;
+/** How many of the newest runs it reads for them: quiet reconciliations folded, a bound on the read. */
+const RECENT_SCAN = 200;
+/** How many of a calendar's next dates an entry names. */
+const UPCOMING_SKIPS = 3;
 
 function selectorText(selector: TargetSelector): string {
   const parts = [
@@ -60,6 +66,27 @@ function nextOf(job: PolicyJob, now: Date): FiringView | null {
   }
 }
 
+/** A job's `skip:` calendars, and whether they skip today in its zone. */
+function skipOf(job: PolicyJob, now: Date): ScheduleEntry['skip'] {
+  if (job.skip.length === 0) return null;
+  const dates = job.window ? job.window.skipDates : job.skipDates;
+  let today: string;
+  try {
+    today = formatLocal(now.getTime(), job.timezone).slice(0, 10);
+  } catch {
+    // a zone from a variable this process lacks: the dates alone
+    today = now.toISOString().slice(0, 10);
+  }
+  return {
+    calendars: [...job.skip],
+    today: dates.has(today) ? today : null,
+    upcoming: [...dates]
+      .filter((date) => date > today)
+      .sort()
+      .slice(0, UPCOMING_SKIPS),
+  };
+}
+
 function suspendedOf(job: PolicyJob, record: Suspension | undefined): ScheduleEntry['suspended'] {
   if (record)
     return { by: 'command', detail: `${describeSuspension(record)}${record.by ? `, by ${record.by}` : ''}` };
@@ -87,6 +114,7 @@ async function entriesOf(policy: Policy, sources: ConsoleSources, now: Date): Pr
       dryRun: job.dryRun,
       next: suspension ? null : nextOf(job, now),
       suspended: suspension,
+      skip: skipOf(job, now),
       lastRun: last ? runBrief(last) : null,
     });
   });
@@ -101,7 +129,7 @@ export async function schedulesView(
   const [{ record, policy }, rejected, recent] = await Promise.all([
     policyInForce.read(),
     sources.policies.rejected(),
-    sources.history.list({ limit: RECENT_RUNS }),
+    sources.history.list({ limit: RECENT_SCAN }),
   ]);
   const entries = typeof policy === 'string' ? [] : await entriesOf(policy, sources, now);
   return {
@@ -124,6 +152,6 @@ export async function schedulesView(
       : null,
     problem: typeof policy === 'string' ? policy : null,
     entries,
-    recent: recent.map(runBrief),
+    recent: foldQuiet(recent.map(runBrief), RECENT_ROWS),
   };
 }

@@ -7,6 +7,7 @@ import type {
   RedisFleetState,
   RunHistory,
   Suspension,
+  WorkspaceHistory,
 } from '../../../store/index.js';
 import type { RunBrief } from '../model.js';
 
@@ -22,12 +23,14 @@ export interface ConsoleSources {
   suspensions: { all(): Promise<Map<string, Suspension>> };
   state: {
     ledger: Pick<RedisFleetState['ledger'], 'all' | 'intervalsSince'>;
-    holds: Pick<RedisFleetState['holds'], 'active'>;
+    holds: Pick<RedisFleetState['holds'], 'active' | 'log'>;
     windows: Pick<RedisFleetState['windows'], 'all'>;
   };
   /** The last listing a run made: `latestAt` tells whether it changed without reading it. */
   listings: Pick<RedisFleetListings, 'latestAt' | 'latest'>;
   findings: { open(): Promise<OpenFinding[]> };
+  /** What one workspace's timeline is read from: its runs, ledger record and closed pauses. */
+  timeline: Pick<WorkspaceHistory, 'runs' | 'ownership' | 'closedPauses'>;
   /**
    * The policy in `text`, read with this process's `${VAR}` values (an unset one is no error:
    * the console shows names and schedules, not secrets); a message when it cannot be read.

@@ -45,6 +45,7 @@ function summaryCounts(view: FleetView, shown: number): Html {
 ${states.map(([state, n]) => html`<li><span class="cell ${stateClass(state)}" aria-hidden="true"></span> <strong>${n}</strong> ${state}</li>`)}
 <li><strong>${c.owned}</strong> paused by nightshift</li>
 <li><strong>${c.held}</strong> held</li>
+${c.heldIdle > 0 ? html`<li><span class="cell s-a hx" aria-hidden="true"></span> <strong>${c.heldIdle}</strong> under a hold nothing acts on</li>` : ''}
 <li><strong>${c.drifting}</strong> drifting</li>
 </ul>
 ${filtered ? html`<p class="meta">Counts are of the whole fleet; the filters show ${shown} of them.</p>` : ''}`;
@@ -59,14 +60,14 @@ function ownerText(ws: FleetWorkspaceView, now: string): Html {
 function holdText(ws: FleetWorkspaceView, now: string): Html {
   const h = ws.hold;
   if (!h) return html`<span class="muted">–</span>`;
-  return html`${h.state} <span class="muted">(${h.pattern}) until</span> ${when(h.until, now)}<br>by ${h.by}: ${h.reason}`;
+  return html`${h.state} <span class="muted">(${h.pattern}) until</span> ${when(h.until, now)}<br>by ${h.by}: ${h.reason}<br>${h.inEffect === false ? html`<strong>${h.effect}</strong>` : html`<span class="muted">${h.effect}</span>`}`;
 }
 
-function detailsTable(workgroups: readonly FleetWorkgroupView[], now: string): Html {
+function detailsTable(workgroups: readonly FleetWorkgroupView[], now: string, base: string): Html {
   const rows = workgroups.flatMap((wg) =>
     wg.workspaces.map(
       (ws) => html`<tr>
-<th scope="row">${wg.name} / <strong>${ws.name}</strong></th>
+<th scope="row">${wg.name} / <a href="${paths(base).workspace(wg.id, ws.id)}"><strong>${ws.name}</strong></a></th>
 <td><span class="cell ${stateClass(ws.state)}" aria-hidden="true"></span> ${ws.state}</td>
 <td>${ownerText(ws, now)}</td>
 <td>${holdText(ws, now)}</td>
@@ -87,14 +88,14 @@ export function renderFleet(view: FleetView, ctx: PageContext): string {
   const shown = view.workgroups.reduce((n, wg) => n + wg.workspaces.length, 0);
   const grids =
     view.workgroups.length > 0
-      ? html`${LEGEND}${view.workgroups.map(workgroupGrid)}`
+      ? html`${LEGEND}${view.workgroups.map((wg) => workgroupGrid(wg, ctx.base))}`
       : html`<p class="muted">${view.listing ? 'No workspace matches the filters.' : ''}</p>`;
   const body = html`${listingNotice(view, ctx.base)}
 ${filtersForm(view, ctx.base)}
 ${summaryCounts(view, shown)}
 <h2 id="grid">Workgroups</h2>
 ${grids}
-${shown > 0 && shown <= DETAILS_TABLE_LIMIT ? detailsTable(view.workgroups, now) : shown > 0 ? html`<p class="meta">${shown} workspaces: filter by workgroup or state to list them in a table (up to ${DETAILS_TABLE_LIMIT}).</p>` : ''}`;
+${shown > 0 && shown <= DETAILS_TABLE_LIMIT ? detailsTable(view.workgroups, now, ctx.base) : shown > 0 ? html`<p class="meta">${shown} workspaces: filter by workgroup or state to list them in a table (up to ${DETAILS_TABLE_LIMIT}).</p>` : ''}`;
   const query = new URLSearchParams();
   if (view.filters.workgroup) query.set('workgroup', view.filters.workgroup);
   if (view.filters.state) query.set('state', view.filters.state);

@@ -22,9 +22,15 @@ export function paths(base: string) {
   return {
     schedules: `${base}/`,
     run: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}`,
+    /** A job's runs (every job's without one). */
+    runs: (job?: string) => `${base}/runs${job === undefined ? '' : `?job=${encodeURIComponent(job)}`}`,
     fleet: `${base}/fleet`,
+    /** One workspace's timeline. */
+    workspace: (workgroupId: string, workspaceId: string) =>
+      `${base}/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
     savings: `${base}/savings`,
     findings: `${base}/findings`,
+    favicon: `${base}/favicon.ico`,
     /** Bull Board, the queue's dashboard. */
     queue: `${base}/ui`,
     css: `${base}/console/console.css?v=${assetVersion}`,
@@ -32,7 +38,10 @@ export function paths(base: string) {
     api: {
       schedules: `${base}/api/schedules`,
       run: (runId: string) => `${base}/api/runs/${encodeURIComponent(runId)}`,
+      runs: `${base}/api/runs`,
       fleet: `${base}/api/fleet`,
+      workspace: (workgroupId: string, workspaceId: string) =>
+        `${base}/api/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
       savings: `${base}/api/savings`,
       findings: `${base}/api/findings`,
     },
@@ -76,7 +85,7 @@ export function page(ctx: PageContext, options: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · nightshift</title>
 <link rel="stylesheet" href="${to.css}">
-<link rel="icon" href="data:,">
+<link rel="icon" href="${to.favicon}">
 <script src="${to.js}"></script>
 </head>
 <body data-refresh-ms="${Math.max(0, Math.round(ctx.refreshMs))}">

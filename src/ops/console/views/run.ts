@@ -18,11 +18,16 @@ function errorText(error: ErrorRecord): Html {
   }${error.retryable === undefined ? '' : html` <span class="muted">${error.retryable ? 'transient' : 'permanent'}</span>`}`;
 }
 
-function targetName(target: TargetRecord): Html {
+/** A target by name, a workspace linked to its timeline. */
+function targetName(target: TargetRecord, base: string): Html {
   const workgroup = target.workgroupName ?? target.workgroupId;
   const workspace = target.workspaceName ?? target.workspaceId;
   if (!workgroup && !workspace) return html`<code>${target.key}</code>`;
-  return html`${workgroup ?? ''}${workspace ? html` / <strong>${workspace}</strong>` : ''}<br><span class="muted mono">${target.key}</span>`;
+  const name =
+    workspace && target.workgroupId && target.workspaceId
+      ? html`<a href="${paths(base).workspace(target.workgroupId, target.workspaceId)}"><strong>${workspace}</strong></a>`
+      : html`<strong>${workspace}</strong>`;
+  return html`${workgroup ?? ''}${workspace ? html` / ${name}` : ''}<br><span class="muted mono">${target.key}</span>`;
 }
 
 /** A run over the whole fleet has 10,000 targets: past this many the page lists a part, the JSON all. */
@@ -36,12 +41,12 @@ function listedTargets(targets: readonly TargetRecord[]): readonly TargetRecord[
   return [...notSucceeded, ...succeeded].slice(0, TARGETS_TABLE_LIMIT);
 }
 
-function targetsTable(targets: readonly TargetRecord[], json: string): Html {
+function targetsTable(targets: readonly TargetRecord[], json: string, base: string): Html {
   if (targets.length === 0) return html`<p class="muted">The run had no target.</p>`;
   const listed = listedTargets(targets);
   const rows = listed.map(
     (t) => html`<tr>
-<th scope="row">${targetName(t)}</th>
+<th scope="row">${targetName(t, base)}</th>
 <td>${outcomeBadge(t.outcome)}</td>
 <td class="num">${t.attempts}${t.throttled ? html`<br><span class="muted">+${t.throttled} throttled</span>` : ''}</td>
 <td>${t.reason ?? ''}${t.reason && t.error ? html`<br>` : ''}${t.error ? errorText(t.error) : ''}</td>
@@ -123,7 +128,7 @@ export function renderRun(view: RunDetailView | undefined, runId: string, ctx: P
   const body = html`<p class="meta">Run <code>${view.runId}</code></p>
 ${summary(view, now)}
 <h2 id="targets">Targets</h2>
-${targetsTable(view.targets, to.api.run(view.runId))}
+${targetsTable(view.targets, to.api.run(view.runId), ctx.base)}
 <h2 id="findings">Findings</h2>
 ${findingsTable(view.findings)}
 ${view.evidence && Object.keys(view.evidence).length > 0 ? html`<h2 id="evidence">Evidence</h2>${evidenceList(view.evidence)}` : ''}`;

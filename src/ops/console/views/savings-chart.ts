@@ -19,7 +19,9 @@ export function chartSeries(view: SavingsView): { label: string; members: string
     .slice(0, CHART_SERIES)
     .map((name, i) => ({ label: name, members: [name], palette: `p${i}` }));
   const rest = names.slice(CHART_SERIES);
-  if (rest.length > 0)
+  // one more workgroup is drawn by its name: "1 other workgroups" named nothing
+  if (rest.length === 1) series.push({ label: rest[0] as string, members: rest, palette: 'p6' });
+  if (rest.length > 1)
     series.push({ label: `${rest.length} other workgroups`, members: rest, palette: 'p6' });
   return series;
 }

@@ -44,6 +44,21 @@ function workgroupsTable(view: SavingsView): Html {
 </table></div>`;
 }
 
+function ownersTable(view: SavingsView, base: string): Html {
+  if (view.owners.length === 0)
+    return html`<p class="muted">Nothing was paused by nightshift in this span.</p>`;
+  const total = view.total.pausedHours;
+  const rows = view.owners.map(
+    (o) =>
+      html`<tr><th scope="row"><a href="${paths(base).runs(o.owner)}">${o.owner}</a> <span class="badge tag">${o.kind}</span></th><td class="num">${hours(o.pausedHours)}</td><td class="num">${money(o.estimatedCost, view.currency)}</td><td class="num">${total > 0 ? `${((100 * o.pausedHours) / total).toFixed(1)} %` : '–'}</td></tr>`,
+  );
+  return html`<div class="table-wrap"><table>
+<thead><tr><th scope="col">Window or job</th><th scope="col" class="num">Paused hours</th><th scope="col" class="num">Estimated cost</th><th scope="col" class="num">Share of hours</th></tr></thead>
+<tbody>${rows}</tbody>
+<tfoot><tr><th scope="row">Total</th><td class="num">${hours(total)}</td><td class="num">${money(view.total.estimatedCost, view.currency)}</td><td class="num">${total > 0 ? '100 %' : '–'}</td></tr></tfoot>
+</table></div>`;
+}
+
 /** The spans offered; the one shown is among them even when asked for by URL. */
 const SPANS = [7, 30, 90, 365];
 
@@ -73,7 +88,9 @@ ${spanForm(view, ctx.base)}
 ${savingsChart(view)}
 ${daysTable(view)}
 <h2 id="per-workgroup">Per workgroup</h2>
-${workgroupsTable(view)}`;
+${workgroupsTable(view)}
+<h2 id="per-owner">Per window or job</h2>
+${ownersTable(view, ctx.base)}`;
   return page(ctx, {
     title: 'Savings',
     active: 'savings',

@@ -1,4 +1,11 @@
-import type { PolicyInForceView, RunBrief, ScheduleEntry, SchedulesView } from '../model.js';
+import type {
+  PolicyInForceView,
+  QuietRunsView,
+  RecentEntry,
+  RunBrief,
+  ScheduleEntry,
+  SchedulesView,
+} from '../model.js';
 import { counts, duration, outcomeBadge, relative, utc, when } from './format.js';
 import { type Html, html } from './html.js';
 import { type PageContext, page, paths } from './layout.js';
@@ -36,6 +43,17 @@ function nextFiring(entry: ScheduleEntry, now: string): Html {
   return html`<time datetime="${next.at}">${next.local} <span class="muted">${next.timezone}</span></time><br><span class="muted">${utc(next.at)}</span> <span class="rel">(${relative(next.at, now)})</span>${next.edge ? html`<br>${next.edge}` : ''}`;
 }
 
+/** The `skip:` calendars: today called out when it is one of their dates, else the next dates. */
+function skipText(entry: ScheduleEntry): Html {
+  const skip = entry.skip;
+  if (!skip) return html``;
+  const names = skip.calendars.join(', ');
+  const effect = entry.kind === 'window' ? 'no uptime' : 'no firing';
+  if (skip.today)
+    return html`<br><span class="badge suspended">today skipped</span> <span class="muted">${skip.today} is in ${names}: ${effect} today</span>`;
+  return html`<br><span class="muted">skips ${names}${skip.upcoming.length > 0 ? `; next ${skip.upcoming.join(', ')}` : '; no date ahead'}</span>`;
+}
+
 /** When a run happened, as well as its record tells. */
 function runAt(run: RunBrief): string | undefined {
   return run.finishedAt ?? run.startedAt ?? run.scheduledAt;
@@ -45,28 +63,26 @@ function lastRun(run: RunBrief | null, base: string, now: string): Html {
   if (!run) return html`<span class="muted">no run kept</span>`;
   return html`${outcomeBadge(run.outcome)} ${when(runAt(run), now)}<br>
 <span class="muted">${duration(run.durationMs)} · ${counts(run.counts)}${run.findings > 0 ? ` · ${run.findings} finding${run.findings === 1 ? '' : 's'}` : ''}</span>${run.reason ? html`<br>${run.reason}` : ''}<br>
-<a href="${paths(base).run(run.runId)}">details<span class="visually-hidden"> of run ${run.runId}</span></a>`;
+<a href="${paths(base).run(run.runId)}">details<span class="visually-hidden"> of run ${run.runId}</span></a> · <a href="${paths(base).runs(run.job)}">every run<span class="visually-hidden"> of ${run.job}</span></a>`;
 }
 
 function entryRow(entry: ScheduleEntry, base: string, now: string): Html {
   const suspended = entry.suspended;
   return html`<tr>
-<th scope="row" class="nowrap">${entry.name}<br><span class="badge tag">${entry.kind}</span>${entry.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</th>
+<th scope="row" class="nowrap"><a href="${paths(base).runs(entry.name)}">${entry.name}</a><br><span class="badge tag">${entry.kind}</span>${entry.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</th>
 <td><code>${entry.action}</code></td>
 <td>${entry.target}</td>
-<td>${entry.schedule}<br><span class="muted">${entry.timezone}</span></td>
+<td>${entry.schedule}<br><span class="muted">${entry.timezone}</span>${skipText(entry)}</td>
 <td class="nowrap">${nextFiring(entry, now)}</td>
 <td>${suspended ? html`<span class="badge suspended">suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}</td>
 <td>${lastRun(entry.lastRun, base, now)}</td>
 </tr>`;
 }
 
-export function recentRunsTable(runs: readonly RunBrief[], base: string, now: string): Html {
-  if (runs.length === 0) return html`<p class="muted">No run is kept yet.</p>`;
-  const rows = runs.map(
-    (run) => html`<tr>
+function runRow(run: RunBrief, base: string, now: string): Html {
+  return html`<tr>
 <td><a class="mono" href="${paths(base).run(run.runId)}">${run.runId}</a></td>
-<td>${run.job}</td>
+<td><a href="${paths(base).runs(run.job)}">${run.job}</a></td>
 <td>${run.trigger}${run.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</td>
 <td>${outcomeBadge(run.outcome)}${run.takenOverFrom ? html`<br><span class="muted">taken over from ${run.takenOverFrom}</span>` : ''}</td>
 <td class="nowrap">${when(runAt(run), now)}</td>
@@ -74,10 +90,31 @@ export function recentRunsTable(runs: readonly RunBrief[], base: string, now: st
 <td>${counts(run.counts)}</td>
 <td class="num">${run.findings}</td>
 <td>${run.reason ?? ''}</td>
-</tr>`,
+</tr>`;
+}
+
+/** Quiet reconciliations folded into one row: how many, of which windows, over what time. */
+function quietRow(quiet: QuietRunsView, base: string, now: string): Html {
+  const windows = quiet.jobs.map(
+    (entry, i) =>
+      html`${i > 0 ? ', ' : ''}<a href="${paths(base).runs(entry.job)}">${entry.job}</a> ${entry.count}`,
+  );
+  const span = quiet.count === 1 ? when(quiet.to, now) : html`${when(quiet.from)} to ${when(quiet.to, now)}`;
+  return html`<tr class="quiet">
+<td colspan="4"><strong>${quiet.count}</strong> window reconciliation${quiet.count === 1 ? '' : 's'} that changed nothing <span class="muted">(${windows})</span>${quiet.drifting > 0 ? html`<br><span class="muted">${quiet.drifting} reported drift they leave alone</span>` : ''}</td>
+<td>${span}</td>
+<td colspan="4"><span class="muted">latest</span> <a class="mono" href="${paths(base).run(quiet.latest.runId)}">${quiet.latest.runId}</a></td>
+</tr>`;
+}
+
+/** Runs as a table, newest first; with `caption`. */
+export function runsTable(entries: readonly RecentEntry[], caption: string, base: string, now: string): Html {
+  if (entries.length === 0) return html`<p class="muted">No run is kept yet.</p>`;
+  const rows = entries.map((entry) =>
+    entry.kind === 'run' ? runRow(entry.run, base, now) : quietRow(entry, base, now),
   );
   return html`<div class="table-wrap"><table>
-<caption>The newest runs of every job</caption>
+<caption>${caption}</caption>
 <thead><tr><th scope="col">Run</th><th scope="col">Job</th><th scope="col">Trigger</th><th scope="col">Outcome</th><th scope="col">When</th><th scope="col" class="num">Duration</th><th scope="col">Targets</th><th scope="col" class="num">Findings</th><th scope="col">Reason</th></tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`;
@@ -97,7 +134,7 @@ export function renderSchedules(view: SchedulesView, ctx: PageContext): string {
 <h2 id="jobs">Jobs and windows</h2>
 ${entries}
 <h2 id="recent">Recent runs</h2>
-${recentRunsTable(view.recent, ctx.base, now)}`;
+${runsTable(view.recent, 'The newest runs of every job; window reconciliations that changed nothing are folded (each job’s runs: its name)', ctx.base, now)}`;
   return page(ctx, {
     title: 'Schedules',
     active: 'schedules',

@@ -78,6 +78,7 @@ th, td { text-align: left; vertical-align: top; padding: 6px 10px; border-bottom
 th { font-weight: 600; background: var(--surface); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:hover { background: var(--surface); }
+tr.quiet td { background: var(--surface); }
 .nowrap { white-space: nowrap; }
 .ids { margin: 0; padding: 0; list-style: none; }
 .ids li { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; word-break: break-all; }
@@ -114,14 +115,16 @@ pre.json { background: var(--surface); border: 1px solid var(--border); border-r
   display: block; position: relative; width: 14px; height: 14px; border-radius: 2px;
   background: var(--c-bad); border: 1px solid transparent;
 }
-.stats .cell, td .cell { display: inline-block; vertical-align: -2px; }
+.stats .cell, td .cell, dd .cell { display: inline-block; vertical-align: -2px; }
 .cell.s-a { background: var(--c-active); }
 .cell.s-s { background: transparent; border: 2px solid var(--c-stopped); }
 .cell.s-t { background: linear-gradient(135deg, var(--c-transition) 50%, transparent 50%); border-color: var(--c-transition); }
 .cell.s-x::before {
   content: "\\00d7"; position: absolute; inset: 0; color: #fff; font: 700 12px/12px system-ui, sans-serif; text-align: center;
 }
+a.cell:hover { filter: brightness(0.8); }
 .cell.h { outline: 2px solid var(--fg); outline-offset: 1px; }
+.cell.hx { outline: 2px dashed var(--muted); outline-offset: 1px; }
 .cell.d::after {
   content: ""; position: absolute; top: -2px; right: -2px;
   border-style: solid; border-width: 0 7px 7px 0; border-color: transparent var(--c-mark) transparent transparent;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DETAILS_TABLE_LIMIT, renderFleet } from '../../../../src/ops/console/views/index.js';
 import { ctx, fleetView, HOSTILE } from './view-models.js';
 
-const cells = (page: string) => page.match(/<span class="cell [^"]*" role="img"/g) ?? [];
+const cells = (page: string) => page.match(/<a class="cell [^"]*" href="[^"]*" tabindex="-1"/g) ?? [];
 
 describe('the fleet page', () => {
   it('says how old the listing is and which run of which job made it', () => {
@@ -26,24 +26,51 @@ describe('the fleet page', () => {
     expect(cells(page)).toHaveLength(0);
   });
 
-  it('draws one cell per workspace, none of them a tab stop, classed by state, hold and drift', () => {
+  it('draws one cell per workspace, each a link to its timeline out of the tab order, classed by state, hold and drift', () => {
     const page = renderFleet(fleetView(2, 21), ctx);
     expect(cells(page)).toHaveLength(42);
-    expect(page).not.toMatch(/class="cell[^>]*tabindex/);
-    expect(page).toContain('<span class="cell s-a h d" role="img" title="team-000-ws-0000: Active;');
-    expect(page).toContain('<span class="cell s-s" role="img" title="team-000-ws-0001: Stopped;');
-    expect(page).toContain('<span class="cell s-t" role="img" title="team-000-ws-0003: Stopping;');
-    expect(page).toContain('<span class="cell s-x" role="img" title="team-000-ws-0005: Failed;');
+    expect(page).toContain(
+      '<a class="cell s-a h d" href="/fleet/wg0/ws0-0" tabindex="-1" title="team-000-ws-0000: Active;',
+    );
+    expect(page).toContain(
+      '<a class="cell s-s" href="/fleet/wg0/ws0-1" tabindex="-1" title="team-000-ws-0001: Stopped;',
+    );
+    expect(page).toContain(
+      '<a class="cell s-t" href="/fleet/wg0/ws0-3" tabindex="-1" title="team-000-ws-0003: Stopping;',
+    );
+    expect(page).toContain(
+      '<a class="cell s-x" href="/fleet/wg0/ws0-5" tabindex="-1" title="team-000-ws-0005: Failed;',
+    );
+    // the keyboard's way to a timeline: each workspace's name in the table
+    expect(page).toContain('team-000 / <a href="/fleet/wg0/ws0-0"><strong>team-000-ws-0000</strong></a>');
   });
 
   it('tells in each cell its owner since when, its hold and its window drift, in words', () => {
     const page = renderFleet(fleetView(1, 2), ctx);
     expect(page).toContain(
-      'title="team-000-ws-0000: Active; held (Active) until 2026-11-27 00:00:00 UTC by bob: demo on Friday; window office-hours wants Stopped; DRIFT: Active outside uptime"',
+      'title="team-000-ws-0000: Active; held (Active) until 2026-11-27 00:00:00 UTC by bob: demo on Friday (window office-hours keeps it active); window office-hours wants Stopped; DRIFT: Active outside uptime"',
     );
     expect(page).toContain(
       'title="team-000-ws-0001: Stopped; paused by window office-hours since 2026-11-25 18:00:00 UTC; window office-hours wants Stopped"',
     );
+  });
+
+  it('marks a hold nothing acts on apart (dashed, not outlined), says so in the cell and the table, and counts it apart', () => {
+    const view = fleetView(1, 1);
+    const ws = view.workgroups[0]?.workspaces[0];
+    if (!ws?.hold) throw new Error('fixture has a held workspace');
+    ws.hold = {
+      ...ws.hold,
+      state: 'stopped',
+      inEffect: false,
+      effect: 'nothing acts on it here: no window covers this workspace',
+    };
+    view.counts.heldIdle = 1;
+    const page = renderFleet(view, ctx);
+    expect(page).toContain('<a class="cell s-a hx d" href="/fleet/wg0/ws0-0" tabindex="-1"');
+    expect(page).toContain('(nothing acts on it here: no window covers this workspace)');
+    expect(page).toContain('<strong>nothing acts on it here: no window covers this workspace</strong>');
+    expect(page).toContain('<strong>1</strong> under a hold nothing acts on');
   });
 
   it('keeps the filters in a GET form that preserves the chosen workgroup and state', () => {

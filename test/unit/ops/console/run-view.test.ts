@@ -20,7 +20,8 @@ describe('the run detail page', () => {
   it('gives each target its outcome, attempts with throttled tries, and its error with type, status and request ID', () => {
     const run = runDetail();
     const page = renderRun(run, run.runId, ctx);
-    expect(page).toContain('dev-berlin / <strong>dev-a</strong>');
+    // each workspace's name leads to its timeline
+    expect(page).toContain('dev-berlin / <a href="/fleet/wg1/ws1"><strong>dev-a</strong></a>');
     expect(page).toContain('+2 throttled');
     expect(page).toContain('<strong>Internal-Error 500</strong>: internal');
     expect(page).toContain('(request ID <code>req-b3</code>)');

@@ -62,6 +62,29 @@ describe('the savings page', () => {
     expect(page).not.toContain(HOSTILE);
   });
 
+  it('names a seventh workgroup in the legend instead of calling it "1 other workgroups"', () => {
+    const view = savingsView();
+    view.workgroups = Array.from({ length: 7 }, (_, i) => ({
+      workgroup: `wg-${i}`,
+      pausedHours: 10 - i,
+      estimatedCost: null,
+    }));
+    const page = renderSavings(view, ctx);
+    expect(page).not.toContain('other workgroup');
+    expect(page).toContain('<span class="swatch p6" aria-hidden="true"></span> wg-6</li>');
+  });
+
+  it('lists each window and job with its hours, cost and share, linked to its runs, with a total row', () => {
+    const page = renderSavings(savingsView(), ctx);
+    expect(page).toContain('<h2 id="per-owner">Per window or job</h2>');
+    expect(page).toContain(
+      '<th scope="row"><a href="/runs?job=office-hours">office-hours</a> <span class="badge tag">window</span></th>',
+    );
+    expect(page).toContain(
+      '<a href="/runs?job=ops-nightly">ops-nightly</a> <span class="badge tag">job</span>',
+    );
+  });
+
   it('offers the span as a GET form with the shown one selected, and links the JSON of that span', () => {
     const page = renderSavings(savingsView(), ctx);
     expect(page).toContain('<form class="filters" method="get" action="/savings">');

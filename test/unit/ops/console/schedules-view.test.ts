@@ -39,7 +39,7 @@ describe('the schedules page', () => {
   it('lists every job and window with its action, target, schedule and next firing in local time and UTC', () => {
     const page = renderSchedules(schedulesView(), ctx);
     for (const name of ['nightly-pause', 'office-hours', 'audit-users'])
-      expect(page).toContain(`<th scope="row" class="nowrap">${name}<br>`);
+      expect(page).toContain(`<th scope="row" class="nowrap"><a href="/runs?job=${name}">${name}</a><br>`);
     expect(page).toContain('workgroups dev-* / workspaces * except dev-a/keep');
     expect(page).toContain(
       '<time datetime="2026-11-26T19:00:00.000Z">2026-11-26 20:00 <span class="muted">Europe/Berlin</span></time>',
@@ -71,8 +71,45 @@ describe('the schedules page', () => {
     expect(page).toContain('taken over from worker-7');
   });
 
+  it('shows quiet reconciliations as one row that says how many of which window, and links each job to its runs', () => {
+    const quiet = runBrief({ runId: 'office-hours@9', job: 'office-hours', outcome: 'succeeded' });
+    const view = schedulesView({
+      recent: [
+        {
+          kind: 'quiet',
+          count: 12,
+          jobs: [{ job: 'office-hours', count: 12 }],
+          drifting: 2,
+          from: '2026-11-25T19:00:00.000Z',
+          to: '2026-11-25T19:55:00.000Z',
+          latest: quiet,
+        },
+        { kind: 'run', run: runBrief() },
+      ],
+    });
+    const page = renderSchedules(view, ctx);
+    expect(page).toContain('<strong>12</strong> window reconciliations that changed nothing');
+    expect(page).toContain('<a href="/runs?job=office-hours">office-hours</a> 12');
+    expect(page).toContain('2 reported drift they leave alone');
+    expect(page).toContain('href="/runs/office-hours%409">office-hours@9</a>');
+    expect(page).toContain('<a href="/runs?job=nightly-pause">nightly-pause</a>');
+  });
+
+  it('names a window’s skip calendars and their next dates, and calls out a day they skip', () => {
+    const view = schedulesView();
+    expect(renderSchedules(view, ctx)).toContain('skips holidays; next 2026-12-24, 2026-12-25');
+    const window = view.entries[1];
+    if (!window?.skip) throw new Error('fixture has a window with a calendar');
+    window.skip.today = '2026-11-25';
+    expect(renderSchedules(view, ctx)).toContain(
+      '<span class="badge suspended">today skipped</span> <span class="muted">2026-11-25 is in holidays: no uptime today</span>',
+    );
+  });
+
   it('escapes names and reasons that come from the policy and the API', () => {
-    const view = schedulesView({ recent: [runBrief({ job: HOSTILE, reason: HOSTILE })] });
+    const view = schedulesView({
+      recent: [{ kind: 'run', run: runBrief({ job: HOSTILE, reason: HOSTILE }) }],
+    });
     const first = view.entries[0];
     if (!first) throw new Error('fixture has entries');
     first.name = HOSTILE;

@@ -7,6 +7,7 @@ import type {
   SavingsAmount,
   SavingsView,
   SchedulesView,
+  WorkspaceTimelineView,
 } from '../../../../src/ops/console/model.js';
 import type { PageContext } from '../../../../src/ops/console/views/index.js';
 
@@ -57,6 +58,7 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
         dryRun: false,
         next: { at: '2026-11-26T19:00:00.000Z', local: '2026-11-26 20:00', timezone: 'Europe/Berlin' },
         suspended: null,
+        skip: null,
         lastRun: runBrief(),
       },
       {
@@ -74,6 +76,7 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
           edge: 'uptime starts',
         },
         suspended: null,
+        skip: { calendars: ['holidays'], today: null, upcoming: ['2026-12-24', '2026-12-25'] },
         lastRun: null,
       },
       {
@@ -86,17 +89,21 @@ export function schedulesView(overrides: Partial<SchedulesView> = {}): Schedules
         dryRun: true,
         next: null,
         suspended: { by: 'command', detail: 'alice at 2026-11-25T10:00:00Z: quarter close' },
+        skip: null,
         lastRun: runBrief({ runId: 'audit-users:1', job: 'audit-users', outcome: 'succeeded', findings: 2 }),
       },
     ],
     recent: [
-      runBrief(),
-      runBrief({
-        runId: 'audit-users:1',
-        job: 'audit-users',
-        outcome: 'succeeded',
-        takenOverFrom: 'worker-7',
-      }),
+      { kind: 'run', run: runBrief() },
+      {
+        kind: 'run',
+        run: runBrief({
+          runId: 'audit-users:1',
+          job: 'audit-users',
+          outcome: 'succeeded',
+          takenOverFrom: 'worker-7',
+        }),
+      },
     ],
     ...overrides,
   };
@@ -188,6 +195,8 @@ export function fleetView(
                 until: '2026-11-27T00:00:00.000Z',
                 by: 'bob',
                 reason: 'demo on Friday',
+                inEffect: true,
+                effect: 'window office-hours keeps it active',
               }
             : null,
         window: {
@@ -208,7 +217,7 @@ export function fleetView(
       job: 'office-hours',
     },
     filters: { workgroup: null, state: null },
-    counts: { workspaces: n, byState, owned: byState.Stopped ?? 0, held: 0, drifting: 0 },
+    counts: { workspaces: n, byState, owned: byState.Stopped ?? 0, held: 0, heldIdle: 0, drifting: 0 },
     workgroupNames: groups.map((g) => g.name),
     states: Object.keys(byState).sort(),
     workgroups: groups,
@@ -240,6 +249,15 @@ export function savingsView(overrides: Partial<SavingsView> = {}): SavingsView {
     workgroups: [
       { workgroup: 'dev-berlin', pausedHours: sum('dev-berlin'), estimatedCost: sum('dev-berlin') * 0.5 },
       { workgroup: 'ops', pausedHours: sum('ops'), estimatedCost: sum('ops') * 0.5 },
+    ],
+    owners: [
+      {
+        owner: 'office-hours',
+        kind: 'window',
+        pausedHours: sum('dev-berlin'),
+        estimatedCost: sum('dev-berlin') * 0.5,
+      },
+      { owner: 'ops-nightly', kind: 'job', pausedHours: sum('ops'), estimatedCost: sum('ops') * 0.5 },
     ],
     ...overrides,
   };
@@ -292,4 +310,75 @@ export function unbalancedTags(html: string): string[] {
     else problems.push(`</${name}> closes <${stack.at(-1) ?? 'nothing'}>`);
   }
   return [...problems, ...stack.map((name) => `<${name}> left open`)];
+}
+
+/** A workspace paused by a window tonight, resumed by hand this morning, held by ana. */
+export function timelineView(overrides: Partial<WorkspaceTimelineView> = {}): WorkspaceTimelineView {
+  const workspace = fleetView(1, 2).workgroups[0]?.workspaces[1] as FleetWorkspaceView;
+  return {
+    generatedAt: NOW,
+    workgroupId: 'wg0',
+    workspaceId: 'ws0-1',
+    now: { ...workspace, workgroupName: 'team-000' },
+    listing: {
+      at: '2026-11-25T19:57:00.000Z',
+      ageMs: 180_000,
+      runId: 'office-hours:reconcile:1',
+      job: 'office-hours',
+    },
+    journal: {
+      owner: 'office-hours',
+      ownerKind: 'window',
+      runId: 'office-hours@19',
+      at: '2026-11-25T18:00:00.000Z',
+    },
+    stranded: false,
+    events: [
+      {
+        kind: 'run',
+        at: '2026-11-25T18:00:05.000Z',
+        job: 'office-hours',
+        action: 'reconcile-window',
+        runId: 'office-hours@19',
+        outcome: 'succeeded',
+        reason: 'outside uptime: pausing',
+        error: null,
+        requestIds: ['req-7f3a'],
+      },
+      {
+        kind: 'pause',
+        at: '2026-11-25T18:00:01.000Z',
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: 'office-hours@19',
+        state: 'confirmed',
+        until: null,
+        endedBy: null,
+        requestId: 'req-7f3a',
+      },
+      {
+        kind: 'hold',
+        at: '2026-11-25T10:00:00.000Z',
+        event: 'held',
+        pattern: 'team-*/ws-1',
+        state: 'stopped',
+        until: '2026-11-27T00:00:00.000Z',
+        by: 'ana',
+        reason: HOSTILE,
+      },
+      {
+        kind: 'pause',
+        at: '2026-11-25T06:12:00.000Z',
+        owner: 'office-hours',
+        ownerKind: 'window',
+        runId: null,
+        state: 'confirmed',
+        until: '2026-11-25T06:12:00.000Z',
+        endedBy: 'seen-active',
+        requestId: null,
+      },
+    ],
+    scope: { runsKept: 1, closedPausesScanned: 2000, holdEventsScanned: 3 },
+    ...overrides,
+  };
 }
