@@ -42,9 +42,11 @@ import { UsageError } from './exit.js';
 export { actionRegistry, actions };
 
 /**
- * Logs for a service go to stdout; a command that prints results logs to stderr. JSON lines,
- * or readable lines when the stream is a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides
- * instead); colours unless `NO_COLOR` is set. Redaction happens before either.
+ * Logs for a service go to stdout, from `info` up; a command that prints results for people logs
+ * to stderr, from `warn` up, so its output is not buried under a line per API call
+ * (`NIGHTSHIFT_LOG_LEVEL` sets the level of both). JSON lines, or readable lines when the stream is
+ * a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides instead); colours unless `NO_COLOR` is
+ * set. Redaction happens before either.
  */
 export function cliLogger(
   settings: Settings,
@@ -54,7 +56,7 @@ export function cliLogger(
   const out = stream === 'stderr' ? process.stderr : process.stdout;
   const format = settings.log.format ?? (out.isTTY ? 'pretty' : 'json');
   return createLogger({
-    level: settings.log.level,
+    level: settings.log.level ?? (stream === 'stderr' ? 'warn' : 'info'),
     base: { name: 'nightshift', ...base },
     destination:
       format === 'pretty'

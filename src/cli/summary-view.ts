@@ -17,7 +17,7 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
   const throttled = summary.targets.reduce((sum, target) => sum + (target.throttled ?? 0), 0);
   const head = [
     `${summary.job} (${summary.action}) ${summary.runId}: ${painter.paint(outcomeStyle(summary.outcome), summary.outcome)}${summary.dryRun ? ' [dry run]' : ''}`,
-    `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
+    `  ${counts.total} ${counts.total === 1 ? 'target' : 'targets'}: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
   ];
   if (summary.reason) head.push(`  ${summary.reason}`);
   // the run's own error (the fleet listing refused, say) is what a person needs to act on
