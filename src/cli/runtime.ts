@@ -114,6 +114,32 @@ export function actionApiClient(
   redis?: RedisConnection,
   metrics?: Metrics,
 ): ApiClient {
+  const record = recordApiCall(log);
+  return apiClient(settings, credentials, metrics ? observeApiCall(record, metrics) : record, redis);
+}
+
+/**
+ * The client of a command that calls the API itself rather than through a run (`drift`, `adopt`):
+ * a failed call ends the command, which says so in one line, so the call's own line is only
+ * written at debug level; the rest as for an action.
+ */
+export function commandApiClient(settings: Settings, log: Logger): ApiClient {
+  const record = recordApiCall(log);
+  return apiClient(settings, apiSettings(settings), (call) => {
+    if (!call.error) return record(call);
+    log.debug(
+      { operation: call.operation, status: call.status, requestId: call.requestId, err: call.error.toJSON() },
+      'api call failed',
+    );
+  });
+}
+
+function apiClient(
+  settings: Settings,
+  credentials: ApiCredentials,
+  onCall: (call: ApiCallRecord) => void,
+  redis?: RedisConnection,
+): ApiClient {
   const rate = settings.api.rateLimit;
   const limiter =
     rate === undefined
@@ -124,7 +150,7 @@ export function actionApiClient(
   return new ApiClient({
     ...credentials,
     timeoutMs: settings.api.timeoutMs,
-    onCall: metrics ? observeApiCall(recordApiCall(log), metrics) : recordApiCall(log),
+    onCall,
     beforeCall: limiter ? (_operation, signal) => limiter.acquire(signal) : undefined,
   });
 }
