@@ -20,6 +20,7 @@ interface RunFlags {
   dryRun?: boolean;
   json?: boolean;
   quiet?: boolean;
+  details?: boolean;
 }
 
 export function findJob(policy: Policy, name: string): PolicyJob {
@@ -150,6 +151,7 @@ export function registerRunCommand(program: Command, settings: Settings): void {
       'print the run summary as JSON (stdout holds nothing else); bad usage as { "error", "message", … }',
     )
     .option('-q, --quiet', 'no progress display on stderr')
+    .option('--details', "show targets' structured details too (an update's before and after, as JSON)")
     .addHelpText(
       'after',
       [
@@ -157,6 +159,8 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running; the policy',
         'is signed with NIGHTSHIFT_POLICY_KEY, the key the workers check (a `nightshift start` without the key runs',
         'only its own policies).',
+        "The table lists failed targets first; a target's structured details (an update's before and after) are",
+        'named, not shown: --details shows them, --json gives everything.',
         'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
         'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
         'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',
@@ -193,7 +197,10 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         process.stdout.write(
           flags.json
             ? `${JSON.stringify(summary, null, 2)}\n`
-            : formatSummary(summary, { painter: painterFor(process.stdout, settings.terminal) }),
+            : formatSummary(summary, {
+                painter: painterFor(process.stdout, settings.terminal),
+                details: flags.details === true,
+              }),
         );
         process.exitCode = runExitCode(summary);
       }),
