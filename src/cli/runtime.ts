@@ -262,13 +262,7 @@ export function redisRuntime(
   return {
     redis,
     prefix: keyPrefix,
-    history: new RunHistory(redis, {
-      prefix: keyPrefix,
-      retention: {
-        maxRunsPerJob: settings.history.perJob,
-        maxAgeMs: settings.history.days * 86_400_000,
-      },
-    }),
+    history: runHistory(redis, settings),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
     policies: new PolicyStore(redis, { prefix: keyPrefix, keyring }),
     checkpoints: new RedisCheckpointStore(redis, { prefix: keyPrefix }),
@@ -281,6 +275,14 @@ export function redisRuntime(
       redis.disconnect();
     },
   };
+}
+
+/** The run history on `redis`, kept as long as `NIGHTSHIFT_HISTORY_PER_JOB` and `_DAYS` say. */
+export function runHistory(redis: RedisConnection, settings: Settings): RunHistory {
+  return new RunHistory(redis, {
+    prefix: settings.redis.prefix,
+    retention: { maxRunsPerJob: settings.history.perJob, maxAgeMs: settings.history.days * 86_400_000 },
+  });
 }
 
 /**

@@ -59,7 +59,7 @@ async function runInline(
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
-  const runner = inlineRunner(settings, [job]);
+  const runner = inlineRunner(settings, [job], { keep: true });
   try {
     const suspension = await inlineSuspension(settings, job.name);
     if (suspension) noteSuspended(job.name, suspension);
