@@ -5,7 +5,7 @@ import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import type { Policy, PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/index.js';
-import type { Suspension } from '../../store/index.js';
+import { isRedisUnreachable, type Suspension } from '../../store/index.js';
 import { painterFor } from '../color.js';
 import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
@@ -71,7 +71,10 @@ async function runInline(
 
 /**
  * Enqueues the run and follows it until its summary is recorded in the history, showing the
- * progress the worker reports on the run's BullMQ job meanwhile.
+ * progress the worker reports on the run's BullMQ job meanwhile. Enqueueing needs Redis to answer
+ * within a few tries; once the run is queued, Redis not answering (a Sentinel failover, a restart)
+ * is waited out as the worker waits it out, for up to the job's `timeout`: no run outlasts that,
+ * so an outage longer than it leaves nothing to wait for.
  */
 async function runQueued(
   settings: Settings,
@@ -97,11 +100,31 @@ async function runQueued(
     const enqueuedAt = Date.now();
     let warned = false;
     let failedSince: number | undefined;
+    let unansweredSince: number | undefined;
     for (;;) {
-      const summary = await runtime.history.get(runId);
-      if (summary) return summary;
-      const queued = await runtime.queue.getJob(runId);
-      const state = await queued?.getState();
+      let summary: RunSummary | undefined;
+      let queued: Awaited<ReturnType<typeof runtime.queue.getJob>>;
+      let state: string | undefined;
+      try {
+        summary = await runtime.history.get(runId);
+        if (summary) return summary;
+        queued = await runtime.queue.getJob(runId);
+        state = await queued?.getState();
+      } catch (error) {
+        if (!isRedisUnreachable(error)) throw error;
+        if (unansweredSince === undefined) {
+          unansweredSince = Date.now();
+          log.warn(
+            { runId, waitingUpToMs: job.timeout },
+            'Redis did not answer; still waiting for the run, which goes on in its worker (a failover or a restart?)',
+          );
+        }
+        // main() says which Redis did not answer
+        if (Date.now() - unansweredSince > job.timeout) throw error;
+        await sleep(250);
+        continue;
+      }
+      unansweredSince = undefined;
       if (!warned && state === 'waiting' && Date.now() - enqueuedAt > NO_WORKER_WARNING_MS) {
         warned = true;
         log.warn(
@@ -168,6 +191,8 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage or an',
         'invalid policy (with --json a JSON object on stdout: { "error", "message", "problems"?, "suggestion"? }),',
         '3 the run succeeded and reported findings (audits).',
+        'Once its run is queued, `run` waits out Redis not answering (a Sentinel failover, a restart) for up to the',
+        "job's timeout, saying so once on stderr; before that, it gives up after a few tries (exit 1).",
         '',
         'Examples:',
         '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
