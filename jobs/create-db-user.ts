@@ -3,6 +3,7 @@ import { ApiError } from '../src/api/index.js';
 import { type Action, workspaceRef } from '../src/engine/index.js';
 import {
   checkSink,
+  closeIfRejected,
   DbUsernameSchema,
   DEFAULT_PASSWORD_LENGTH,
   deliverSecret,
@@ -111,9 +112,16 @@ jobs:
           { username, password: secret.password },
           { signal: step.signal },
         )
-        .catch((error: unknown) => {
-          if (isDuplicateUsername(error)) return undefined;
-          throw withoutSecret(error, secret.password);
+        .catch(async (error: unknown) => {
+          const told = withoutSecret(error, secret.password);
+          // only the first call with this password: after an earlier one that may have been
+          // applied, a refusal (the user exists) says nothing about which password it has
+          const closed =
+            sink && step.attempt === 1
+              ? await closeIfRejected(ctx.secretSinks, sink, identity, secret.secretId, told, step.signal)
+              : told;
+          if (closed === told && isDuplicateUsername(error)) return undefined;
+          throw closed;
         });
       if (!created) {
         return {

@@ -4,7 +4,6 @@ import {
   type Action,
   type ActionContext,
   DurationSchema,
-  idempotentStep,
   STATUS,
   type StepContext,
   type StepResult,
@@ -12,13 +11,19 @@ import {
   willRetry,
 } from '../src/engine/index.js';
 import { findWorkgroup, findWorkspace, type Named, NotFoundInFleetError } from './support/by-name-or-id.js';
+import { pauseAfterwards } from './support/drill-afterwards.js';
 import {
-  type Afterwards,
+  answering,
   type DrillRecord,
   DrillRecordSchema,
+  type DrillSubject,
   describeError,
+  drillEvidence,
   keepingRequestId,
   newDrillRecord,
+  type RestoreCall,
+  recordedRequestIds,
+  timeToRestoreMs,
 } from './support/drill-record.js';
 import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js';
 
@@ -59,9 +64,6 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 
 const DEFAULT_WAIT_MS = 30 * 60_000;
-/** The pause afterwards still gets this long when the run itself timed out or was cancelled. */
-const CLEANUP_TIMEOUT_MS = 30_000;
-const PAUSED: readonly string[] = [STATUS.stopping, STATUS.stopped];
 const AFTERWARDS_WORDS = {
   paused: 'paused afterwards',
   'already-paused': 'already paused',
@@ -153,7 +155,8 @@ function describePlan(target: DrillTarget, p: Params): string {
 
 /**
  * Resumes (if paused), restores the backup, waits until the workspace is Active again with the
- * restored data, and checks its counts. Fills `record` as it goes; throws when the drill fails.
+ * restored data, and checks its counts. Fills `record` as it goes (`execution` being this one's
+ * number among the executions of the drill); throws when the drill fails.
  */
 async function drill(
   ctx: ActionContext,
@@ -161,6 +164,7 @@ async function drill(
   target: DrillTarget,
   step: StepContext,
   record: DrillRecord,
+  execution: number,
 ): Promise<void> {
   const { workgroupId, workspaceId, label } = target;
   const progress = step.progressRecord;
@@ -193,7 +197,9 @@ async function drill(
 
   // The listing may still show the workspace Active from before the restore: only an Active
   // seen after Restoring, or on a record changed since the restore was sent, is the restored one.
+  // Whoever sees it not yet restored, or hears the restore accepted, watches it finish.
   let sawRestoring = false;
+  let watching = false;
   const restoredSince = (over: NonNullable<DrillRecord['restoredOver']>) => (ws: Workspace) => {
     if (ws.status === STATUS.restoring) sawRestoring = true;
     const changed =
@@ -220,15 +226,27 @@ async function drill(
       version: current?.version_number ?? null,
       lastModified: current?.last_modified_time ?? null,
     };
-    record.restoreStartedAt = ctx.now().getTime();
+    // written before the call: a takeover knows it may have gone through, and when it went
+    const call: RestoreCall = { execution, sentAt: ctx.now().getTime(), outcome: 'sent' };
+    record.restoreStartedAt ??= call.sentAt;
     record.restoredOver = sentOver;
+    record.restoreCalls.push(call);
     await progress.write(record);
     const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], () =>
       keepingRequestId(record.restoreRequestIds, () =>
-        ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, { signal: step.signal }),
+        answering(call, ctx.now, () =>
+          ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, { signal: step.signal }),
+        ),
       ),
     );
-    if (already) record.restoreFoundUnderWay = true;
+    if (already) {
+      record.restoreFoundUnderWay = true;
+      call.outcome = 'already-restoring';
+    } else {
+      record.restoreAcceptedAt = call.answeredAt;
+      record.restoreAcceptedBy = execution;
+      watching = true;
+    }
     record.restoreAccepted = true;
     await progress.write(record);
     restored = restoredSince(sentOver);
@@ -236,8 +254,17 @@ async function drill(
     throw new Error(`${label} is ${status ?? 'of unknown status'}; the drill needs it Active or Stopped`);
   }
 
-  const workspace = await waitFor(restored, `restored (${STATUS.active})`);
-  record.restoredAt = ctx.now().getTime();
+  const workspace = await waitFor((ws) => {
+    const done = restored(ws);
+    if (!done) watching = true;
+    return done;
+  }, `restored (${STATUS.active})`);
+  // an earlier execution that saw it first saw it sooner
+  if (record.restoredAt === undefined) {
+    record.restoredAt = ctx.now().getTime();
+    record.restoredBy = execution;
+    record.restoreWatched = watching;
+  }
   const observed = { vertices: workspace.vertex_count ?? null, edges: workspace.edge_count ?? null };
   record.observed = observed;
   await progress.write(record);
@@ -252,65 +279,27 @@ async function drill(
   }
 }
 
-/** Pauses the drill workspace. Never throws: a failed pause is returned with its error, to be recorded. */
-async function pauseAfterwards(
-  ctx: ActionContext,
-  target: DrillTarget,
-): Promise<{ afterwards: Afterwards; error?: unknown }> {
-  const { workgroupId, workspaceId } = target;
-  const signal = ctx.signal.aborted ? AbortSignal.timeout(CLEANUP_TIMEOUT_MS) : ctx.signal;
-  const status = ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined;
-  const alreadyPaused = (now: string) => ({
-    afterwards: { requested: 'pause', outcome: 'already-paused', reason: `already ${now}` } as const,
-  });
-  if (status && PAUSED.includes(status)) return alreadyPaused(status);
-  if (status !== STATUS.active) {
-    const reason = `workspace is ${status ?? 'missing'}`;
-    return { afterwards: { requested: 'pause', outcome: 'not-paused', reason } };
-  }
-  try {
-    const outcome = await idempotentStep({
-      attempt: () => ctx.api.pauseWorkspace(workgroupId, workspaceId, { signal }),
-      // a refusal may only mean the listing was stale and the workspace is pausing already
-      isDone: async () => {
-        if (ctx.signal.aborted) return undefined;
-        const now = await ctx.fleet.refresh().then(
-          () => ctx.fleet.workspace(workgroupId, workspaceId)?.status ?? undefined,
-          () => undefined,
-        );
-        return now && PAUSED.includes(now) ? now : undefined;
-      },
-    });
-    if (outcome.already) return alreadyPaused(outcome.found);
-    const { requestId } = outcome.result;
-    return { afterwards: { requested: 'pause', outcome: 'paused', ...(requestId ? { requestId } : {}) } };
-  } catch (error) {
-    return { afterwards: { requested: 'pause', outcome: 'not-paused', reason: describeError(error) }, error };
-  }
-}
-
-function evidenceOf(target: DrillTarget, p: Params, record: DrillRecord): Record<string, unknown> {
-  const { verdict, restoreStartedAt, restoredAt } = record;
+/** What the evidence names as drilled. */
+function subjectOf(target: DrillTarget, p: Params): DrillSubject {
   return {
     backupId: p.backupId,
     workgroupId: target.ref.workgroupId ?? null,
     workgroupName: target.ref.workgroupName ?? p.workgroup,
     workspaceId: target.ref.workspaceId ?? null,
     workspaceName: target.ref.workspaceName ?? p.workspace,
-    passed: verdict?.passed ?? false,
-    failure: verdict && !verdict.passed ? verdict.failure : (target.problem ?? undefined),
-    startedAt: record.startedAt ?? null,
-    resumedFirst: record.resumedFirst,
-    restoreFoundUnderWay: record.restoreFoundUnderWay,
-    restoreStartedAt: restoreStartedAt === undefined ? null : new Date(restoreStartedAt).toISOString(),
-    restoredAt: restoredAt === undefined ? null : new Date(restoredAt).toISOString(),
-    timeToRestoreMs:
-      restoreStartedAt === undefined || restoredAt === undefined ? null : restoredAt - restoreStartedAt,
-    counts: { observed: record.observed ?? null, expected: p.expect ?? null },
-    resumeRequestIds: record.resumeRequestIds,
-    restoreRequestIds: record.restoreRequestIds,
-    afterwards: record.afterwards ?? null,
+    expected: p.expect ?? null,
+    problem: target.problem,
   };
+}
+
+/** The succeeded step's reason: `restored bk-… in 4.2s; paused afterwards`, saying so when no time was measured. */
+function restoredReason(p: Params, record: DrillRecord, afterwards: keyof typeof AFTERWARDS_WORDS): string {
+  const ms = timeToRestoreMs(record);
+  const took =
+    ms === null
+      ? ' (time to restore unknown: no execution watched it finish)'
+      : ` in ${Math.round(ms / 100) / 10}s`;
+  return `restored ${p.backupId}${took}; ${AFTERWARDS_WORDS[afterwards]}`;
 }
 
 /** Restores a backup into a workspace kept for drills and proves it comes back with the right data. */
@@ -360,6 +349,8 @@ jobs:
     const target = resolveTarget(ctx.fleet.workgroups, p);
     const pauseAfter = (p.afterwards ?? 'pause') === 'pause';
     const record = newDrillRecord();
+    // this execution's number among those that worked on the drill (a takeover's is 2 or more)
+    let execution: number | undefined;
     // why the drill failed, as thrown in this process (an earlier worker's is known by its message)
     let failure: unknown;
     const settle = async (): Promise<unknown> => {
@@ -379,14 +370,19 @@ jobs:
         async (t, step): Promise<StepResult> => {
           if (t.problem) throw new Error(t.problem);
           Object.assign(record, await step.progressRecord.read(DrillRecordSchema));
+          if (execution === undefined) {
+            record.executions += 1;
+            execution = record.executions;
+          }
           record.attempts += 1;
           record.startedAt ??= ctx.now().toISOString();
           await step.progressRecord.write(record);
           if (!record.verdict) {
-            const error = await drill(ctx, p, t, step, record).then(
+            const error = await drill(ctx, p, t, step, record, execution).then(
               () => undefined,
               (thrown: unknown) => thrown ?? new Error('the drill failed'),
             );
+            if (error !== undefined) record.lastFailure = describeError(error);
             if (error === undefined) record.verdict = { passed: true };
             // what the engine retries is its to retry; if its retries run out, run() pauses
             else if (!willRetry(error, ctx.signal)) {
@@ -403,18 +399,19 @@ jobs:
           if (willRetry(pauseError, ctx.signal)) throw pauseError;
           if (!record.verdict.passed) throw failure ?? new Error(record.verdict.failure);
           if (pauseError) throw pauseError;
-          const timeToRestoreMs = (record.restoredAt ?? 0) - (record.restoreStartedAt ?? 0);
           const afterwards = record.afterwards?.outcome ?? 'left';
           return {
             outcome: 'succeeded',
-            reason: `restored ${p.backupId} in ${Math.round(timeToRestoreMs / 100) / 10}s; ${AFTERWARDS_WORDS[afterwards]}`,
+            reason: restoredReason(p, record, afterwards),
             detail: {
               backupId: p.backupId,
-              timeToRestoreMs,
+              timeToRestoreMs: timeToRestoreMs(record),
               vertices: record.observed?.vertices ?? null,
               edges: record.observed?.edges ?? null,
               afterwards,
             },
+            // an earlier execution's calls are in the record, not in this execution's request IDs
+            earlierRequestIds: recordedRequestIds(record),
           };
         },
       );
@@ -440,7 +437,7 @@ jobs:
           });
         }
       }
-      if (record.attempts > 0 || target.problem) ctx.evidence(evidenceOf(target, p, record));
+      if (record.attempts > 0 || target.problem) ctx.evidence(drillEvidence(subjectOf(target, p), record));
     }
   },
 };

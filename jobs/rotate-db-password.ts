@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Action, workspaceRef } from '../src/engine/index.js';
 import {
   checkSink,
+  closeIfRejected,
   DbUsernameSchema,
   DEFAULT_PASSWORD_LENGTH,
   deliverSecret,
@@ -28,8 +29,9 @@ type Params = z.output<typeof params>;
 
 /**
  * Gives a db user a new random password in every selected workspace. Each password reaches the
- * sink (as `pending`) before the API call that sets it and is marked `current` after, so a
- * password in effect is always one the sink holds, whatever fails in between.
+ * sink (as `pending`) before the API call that sets it and is marked `current` after (`rejected`
+ * when the API refused it), so a password in effect is always one the sink holds, whatever fails
+ * in between.
  */
 export const rotateDbPassword: Action<typeof params> = {
   name: 'rotate-db-password',
@@ -79,8 +81,9 @@ jobs:
       );
       await ctx.api
         .updateDbUserPassword(ws.workgroupId, ws.workspaceId, { username, password }, { signal: step.signal })
-        .catch((error: unknown) => {
-          throw withoutSecret(error, password);
+        .catch(async (error: unknown) => {
+          const told = withoutSecret(error, password);
+          throw await closeIfRejected(ctx.secretSinks, sink, identity, secretId, told, step.signal);
         });
       await markCurrent(ctx.secretSinks, sink, identity, secretId, step.signal);
       return { outcome: 'succeeded', detail: { sink: describeSink(sink), secretId } };

@@ -2,6 +2,11 @@ import { ApiError } from '../../src/api/index.js';
 
 type ApiErrorFields = ConstructorParameters<typeof ApiError>[0];
 
+/** What the server (or the network) said: the message past `<call> → <outcome>: `. */
+export function apiErrorReason(error: ApiError): string {
+  return error.message.slice(error.message.indexOf(': ', error.message.indexOf('→')) + 2);
+}
+
 /**
  * `error` told another way: the same call, status, type and request id, so it is retried (or
  * not) and reported as the original was, with the reason given and only those of the details and

@@ -10,7 +10,7 @@ import {
   type SecretSinkIo,
   type SelectedWorkspace,
 } from '../../src/engine/index.js';
-import { rewordApiError } from './api-errors.js';
+import { apiErrorReason, rewordApiError } from './api-errors.js';
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 const MAX_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -93,9 +93,13 @@ export function secretIdentity(ctx: PlanContext, ws: SelectedWorkspace, username
 
 /**
  * `pending` carries the password and is written before the API call that sets it; `current`
- * (same `secretId`, no password) after that call succeeded.
+ * (same `secretId`, no password) after that call succeeded; `rejected` (same `secretId`, no
+ * password, the API's error) after the API refused it, so that password was never set.
  */
-export type SecretState = { state: 'pending'; password: string } | { state: 'current' };
+export type SecretState =
+  | { state: 'pending'; password: string }
+  | { state: 'current' }
+  | { state: 'rejected'; error: string };
 
 /**
  * The program a job's secret sink runs, and where it is written within the job's `with:`, for a
@@ -154,12 +158,11 @@ export function generatePassword(length: number): string {
 export function withoutSecret(error: unknown, secret: string): unknown {
   if (!(error instanceof ApiError) || !JSON.stringify(error.toJSON()).includes(secret)) return error;
   const scrub = (text: string) => text.split(secret).join('[redacted]');
-  const message = scrub(error.message);
   return rewordApiError(error, {
     retryAfterMs: error.retryAfterMs,
     details: error.details.map((detail) => ({ ...detail, Reason: detail.Reason && scrub(detail.Reason) })),
-    // The message is "<call> → <outcome>: <reason>"; the constructor puts the prefix back.
-    reason: message.slice(message.indexOf(': ', message.indexOf('→')) + 2),
+    // the constructor puts the "<call> → <outcome>: " prefix back
+    reason: scrub(apiErrorReason(error)),
   });
 }
 
@@ -181,6 +184,7 @@ export async function deliverSecret(
     secretId,
     state: secret.state,
     ...(secret.state === 'pending' ? { password: secret.password } : {}),
+    ...(secret.state === 'rejected' ? { error: secret.error } : {}),
   };
   if ('file' in sink) await io.appendToFile(sink.file, `${JSON.stringify(record)}\n`);
   else
@@ -220,6 +224,43 @@ export async function markCurrent(
     throw new SecretSinkError(
       `the password of "${identity.username}" was set, and is the one in pending record ${secretId}, but marking it current failed: ${why}`,
     );
+  }
+}
+
+/**
+ * Whether the API answered a call with a refusal that means it was not applied: a client error
+ * (404 no such user, 400 a password rule) or any answer whose type says the request itself is
+ * wrong. Not a time-out, a network error or a 5xx: those may have been applied.
+ */
+function refusedByApi(error: unknown): error is ApiError {
+  return error instanceof ApiError && !error.retryable && error.status !== undefined && error.status >= 400;
+}
+
+/**
+ * What a step throws after the call that carried the password of `pending` record `secretId`
+ * failed with `error` (already free of the secret). A refusal means that password was never set:
+ * the record is closed as `rejected`, with the API's error, so no reader takes it for the one to
+ * try. Any other failure may have been applied, so the record stays `pending`, as documented. A
+ * sink that cannot take the closing record is named in the error, which stays the API's.
+ */
+export async function closeIfRejected(
+  io: SecretSinkIo,
+  sink: SecretSink,
+  identity: SecretIdentity,
+  secretId: string,
+  error: unknown,
+  signal: AbortSignal,
+): Promise<unknown> {
+  if (!refusedByApi(error)) return error;
+  try {
+    await deliverSecret(io, sink, identity, secretId, { state: 'rejected', error: error.message }, signal);
+    return error;
+  } catch (sinkError) {
+    const why = sinkError instanceof Error ? sinkError.message : String(sinkError);
+    return rewordApiError(error, {
+      details: error.details,
+      reason: `${apiErrorReason(error)}; its pending record ${secretId} could not be closed as rejected: ${why}`,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { NightshiftError } from '../errors/index.js';
+import { isNightshiftError, NightshiftError } from '../errors/index.js';
 import { formatProblem, type PolicyProblem } from '../policy/index.js';
 
 /**
@@ -94,4 +94,29 @@ export class RunFailedError extends NightshiftError {
   constructor(runId: string, reason: string) {
     super(`run ${runId} failed: ${reason}`);
   }
+}
+
+/**
+ * What to check when an API call failed this way: the address when nothing answered, the key when
+ * the API refused it. Read from the error's stable code and type, so this module (which every
+ * command loads) does not load the API client.
+ */
+function apiHint(error: NightshiftError): string | undefined {
+  if (!isNightshiftError(error, 'NS_API_ERROR')) return undefined;
+  const { type } = error as NightshiftError & { type?: string };
+  if (type === 'Network' || type === 'Timeout') return 'is NIGHTSHIFT_API_URL right, and the API up?';
+  if (type === 'Unauthorized' || type === 'Forbidden')
+    return 'is NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE) right?';
+  return undefined;
+}
+
+/**
+ * The one line a command that failed with a nightshift error prints, naming the command and the
+ * cause (an API call names its operation and what came back), with what to check where that is
+ * clear. Undefined for any other error: that is a bug, and its stack says more.
+ */
+export function failureLine(command: string | undefined, error: unknown): string | undefined {
+  if (!isNightshiftError(error)) return undefined;
+  const hint = apiHint(error);
+  return `nightshift: ${command ? `${command}: ` : ''}${error.message}${hint ? ` (${hint})` : ''}\n`;
 }

@@ -24,7 +24,8 @@ export interface DriftRow {
   drift: boolean;
   /** Whose pause nightshift owns, and since when. */
   owner: { kind: 'job' | 'window'; name: string; since: string; state: 'intent' | 'confirmed' } | null;
-  hold: { state: string; until: string; by: string; reason: string } | null;
+  /** The hold in force on it, and the pattern it was placed on (what `nightshift release` takes). */
+  hold: { pattern: string; state: string; until: string; by: string; reason: string } | null;
   /**
    * Paused by nightshift (the pause journal holds its pause) and owned by nobody: nothing would
    * hand it back. `nightshift adopt <owner>` makes the owner own it again.
@@ -80,7 +81,13 @@ export async function driftRows(
               }
             : null,
           hold: d.hold
-            ? { state: d.hold.state, until: d.hold.until, by: d.hold.by, reason: d.hold.reason }
+            ? {
+                pattern: d.hold.pattern,
+                state: d.hold.state,
+                until: d.hold.until,
+                by: d.hold.by,
+                reason: d.hold.reason,
+              }
             : null,
           stranded: entry ? strandedOf(entry) : null,
           why: entry ? strandedFinding(entry).message : d.why,

@@ -16,7 +16,7 @@ import { registerStartCommand } from './commands/start.js';
 import { registerSuspendCommands } from './commands/suspend.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerWorkerCommand } from './commands/worker.js';
-import { EXIT, RunFailedError, UsageError } from './exit.js';
+import { EXIT, failureLine, RunFailedError, UsageError } from './exit.js';
 import type { PolicyCommandDeps } from './policy-io.js';
 import { redisSuspensions, settingsFrom } from './runtime.js';
 import { version } from './version.js';
@@ -127,6 +127,13 @@ export async function main(argv: string[]): Promise<number> {
       );
       return EXIT.failed;
     }
-    throw error;
+    // the API, or anything else nightshift names, failed the command: one line, no stack
+    const line = failureLine(
+      argv.slice(2).find((arg) => !arg.startsWith('-')),
+      error,
+    );
+    if (line === undefined) throw error;
+    process.stderr.write(line);
+    return EXIT.failed;
   }
 }

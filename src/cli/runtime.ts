@@ -42,9 +42,11 @@ import { UsageError } from './exit.js';
 export { actionRegistry, actions };
 
 /**
- * Logs for a service go to stdout; a command that prints results logs to stderr. JSON lines,
- * or readable lines when the stream is a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides
- * instead); colours unless `NO_COLOR` is set. Redaction happens before either.
+ * Logs for a service go to stdout, from `info` up; a command that prints results for people logs
+ * to stderr, from `warn` up, so its output is not buried under a line per API call
+ * (`NIGHTSHIFT_LOG_LEVEL` sets the level of both). JSON lines, or readable lines when the stream is
+ * a terminal (`NIGHTSHIFT_LOG_FORMAT=json|pretty` decides instead); colours unless `NO_COLOR` is
+ * set. Redaction happens before either.
  */
 export function cliLogger(
   settings: Settings,
@@ -54,7 +56,7 @@ export function cliLogger(
   const out = stream === 'stderr' ? process.stderr : process.stdout;
   const format = settings.log.format ?? (out.isTTY ? 'pretty' : 'json');
   return createLogger({
-    level: settings.log.level,
+    level: settings.log.level ?? (stream === 'stderr' ? 'warn' : 'info'),
     base: { name: 'nightshift', ...base },
     destination:
       format === 'pretty'
@@ -112,6 +114,32 @@ export function actionApiClient(
   redis?: RedisConnection,
   metrics?: Metrics,
 ): ApiClient {
+  const record = recordApiCall(log);
+  return apiClient(settings, credentials, metrics ? observeApiCall(record, metrics) : record, redis);
+}
+
+/**
+ * The client of a command that calls the API itself rather than through a run (`drift`, `adopt`):
+ * a failed call ends the command, which says so in one line, so the call's own line is only
+ * written at debug level; the rest as for an action.
+ */
+export function commandApiClient(settings: Settings, log: Logger): ApiClient {
+  const record = recordApiCall(log);
+  return apiClient(settings, apiSettings(settings), (call) => {
+    if (!call.error) return record(call);
+    log.debug(
+      { operation: call.operation, status: call.status, requestId: call.requestId, err: call.error.toJSON() },
+      'api call failed',
+    );
+  });
+}
+
+function apiClient(
+  settings: Settings,
+  credentials: ApiCredentials,
+  onCall: (call: ApiCallRecord) => void,
+  redis?: RedisConnection,
+): ApiClient {
   const rate = settings.api.rateLimit;
   const limiter =
     rate === undefined
@@ -122,7 +150,7 @@ export function actionApiClient(
   return new ApiClient({
     ...credentials,
     timeoutMs: settings.api.timeoutMs,
-    onCall: metrics ? observeApiCall(recordApiCall(log), metrics) : recordApiCall(log),
+    onCall,
     beforeCall: limiter ? (_operation, signal) => limiter.acquire(signal) : undefined,
   });
 }
@@ -240,13 +268,7 @@ export function redisRuntime(
   return {
     redis,
     prefix: keyPrefix,
-    history: new RunHistory(redis, {
-      prefix: keyPrefix,
-      retention: {
-        maxRunsPerJob: settings.history.perJob,
-        maxAgeMs: settings.history.days * 86_400_000,
-      },
-    }),
+    history: runHistory(redis, settings),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
     policies: new PolicyStore(redis, { prefix: keyPrefix, keyring }),
     checkpoints: new RedisCheckpointStore(stores, { prefix: keyPrefix }),
@@ -260,6 +282,14 @@ export function redisRuntime(
       if (stores !== redis) stores.disconnect();
     },
   };
+}
+
+/** The run history on `redis`, kept as long as `NIGHTSHIFT_HISTORY_PER_JOB` and `_DAYS` say. */
+export function runHistory(redis: RedisConnection, settings: Settings): RunHistory {
+  return new RunHistory(redis, {
+    prefix: settings.redis.prefix,
+    retention: { maxRunsPerJob: settings.history.perJob, maxAgeMs: settings.history.days * 86_400_000 },
+  });
 }
 
 /**

@@ -7,9 +7,30 @@ export interface SummaryViewOptions {
   readonly painter?: Painter;
   /** Only targets this accepts get a row; the others are counted in one line. Default: all. */
   readonly targets?: (target: TargetRecord) => boolean;
+  /**
+   * Shows a target's structured details too (an update's `before` and `after`, as JSON). Default:
+   * only its plain values, with a line naming what was left out (`--details`, `--json` show it).
+   */
+  readonly details?: boolean;
 }
 
-/** A run summary for people: the counts, then one row per target, then the findings. */
+/** Failed targets first, the others in the summary's order: what needs acting on leads. */
+function failuresFirst(targets: readonly TargetRecord[]): TargetRecord[] {
+  return [
+    ...targets.filter((target) => target.outcome === 'failed'),
+    ...targets.filter((target) => target.outcome !== 'failed'),
+  ];
+}
+
+/** Whether a detail's value is structured (an object or a list): long, and JSON to read. */
+function isStructured(value: unknown): boolean {
+  return value !== null && typeof value === 'object';
+}
+
+/**
+ * A run summary for people: the counts, then one row per target (failed ones first), then the
+ * findings.
+ */
 export function formatSummary(summary: RunSummary, options: SummaryViewOptions = {}): string {
   const painter = options.painter ?? plain;
   const { counts } = summary;
@@ -17,22 +38,29 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
   const throttled = summary.targets.reduce((sum, target) => sum + (target.throttled ?? 0), 0);
   const head = [
     `${summary.job} (${summary.action}) ${summary.runId}: ${painter.paint(outcomeStyle(summary.outcome), summary.outcome)}${summary.dryRun ? ' [dry run]' : ''}`,
-    `  ${counts.total} targets: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
+    `  ${counts.total} ${counts.total === 1 ? 'target' : 'targets'}: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
   ];
   if (summary.reason) head.push(`  ${summary.reason}`);
   // the run's own error (the fleet listing refused, say) is what a person needs to act on
   if (summary.error && summary.error.message !== summary.reason) head.push(`  ${summary.error.message}`);
-  const shown = options.targets ? summary.targets.filter(options.targets) : summary.targets;
+  const shown = failuresFirst(options.targets ? summary.targets.filter(options.targets) : summary.targets);
+  const withheld = new Set<string>();
+  let withheldFrom = 0;
   const rows: Cell[][] = [['TARGET', 'OUTCOME', 'ATTEMPTS', 'DETAIL', 'REQUEST IDS']];
   for (const target of shown) {
     const name = targetName(target);
+    if (!options.details && Object.values(target.detail ?? {}).some(isStructured)) withheldFrom++;
     rows.push([
       name,
       styled(target.outcome, outcomeStyle(target.outcome)),
       target.throttled ? `${target.attempts} (+${target.throttled} throttled)` : String(target.attempts),
       [
         target.error?.message ?? target.reason,
-        ...Object.entries(target.detail ?? {}).map(([k, v]) => `${k}=${formatValue(v)}`),
+        ...Object.entries(target.detail ?? {}).flatMap(([k, v]) => {
+          if (options.details || !isStructured(v)) return [`${k}=${formatValue(v)}`];
+          withheld.add(k);
+          return [];
+        }),
       ]
         .filter(Boolean)
         .join('; '),
@@ -45,6 +73,9 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
     shown.length > 0 ? `${alignColumns(rows, painter)}\n` : '',
     hidden > 0
       ? `  ${hidden} other target(s) not listed: nothing to change there (--json lists every one)\n`
+      : '',
+    withheldFrom > 0
+      ? `  ${[...withheld].join(', ')} of ${withheldFrom} target(s) not shown: --details (or --json) shows them\n`
       : '',
     formatFindings(summary.findings, painter),
   ].join('');
@@ -123,7 +154,11 @@ export function planHasDetail(summary: RunSummary): boolean {
  * would change or failed. A fleet of hundreds where three workspaces would be paused reads as
  * three rows, not hundreds; `--json` keeps everything.
  */
-export function formatPlans(summaries: readonly RunSummary[], painter: Painter = plain): string {
+export function formatPlans(
+  summaries: readonly RunSummary[],
+  painter: Painter = plain,
+  showDetails = false,
+): string {
   const notes = summaries.map((summary) => {
     const failed = summary.outcome === 'failed' || summary.outcome === 'partial';
     return styled(summary.reason ?? (failed ? summary.outcome : ''), failed ? 'red' : undefined);
@@ -149,6 +184,7 @@ export function formatPlans(summaries: readonly RunSummary[], painter: Painter =
   const details = summaries.filter(planHasDetail).map((summary) =>
     formatSummary(summary, {
       painter,
+      details: showDetails,
       targets: (target) => target.outcome === 'planned' || target.outcome === 'failed',
     }),
   );

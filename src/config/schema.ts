@@ -183,7 +183,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_HISTORY_PER_JOB: positiveNumber(500),
     NIGHTSHIFT_HISTORY_DAYS: positiveNumber(30),
     NIGHTSHIFT_SCHEDULE_LEAD_MS: positiveNumber(2_000),
-    NIGHTSHIFT_LOG_LEVEL: oneOf(LOG_LEVELS).transform((value): LogLevel => value ?? 'info'),
+    NIGHTSHIFT_LOG_LEVEL: oneOf(LOG_LEVELS),
     NIGHTSHIFT_LOG_FORMAT: oneOf(['json', 'pretty'] as const),
     NIGHTSHIFT_HTTP_HOST: text(),
     NIGHTSHIFT_HTTP_PORT: variable(port),

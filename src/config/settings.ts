@@ -57,7 +57,8 @@ export interface Settings {
   readonly scheduler: { readonly leadMs: number };
   readonly history: { readonly perJob: number; readonly days: number };
   readonly log: {
-    readonly level: LogLevel;
+    /** Undefined: `info` for the services (`start`, `scheduler`, `worker`), `warn` for the commands people read. */
+    readonly level: LogLevel | undefined;
     /** Undefined: `pretty` on a terminal, `json` otherwise. */
     readonly format: 'json' | 'pretty' | undefined;
   };

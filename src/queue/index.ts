@@ -8,4 +8,5 @@ export {
   type RunJobResult,
   scheduledRunId,
 } from './run-queue.js';
+export { keepRun, type RunKeeping } from './run-recorder.js';
 export { RunWorker } from './run-worker.js';

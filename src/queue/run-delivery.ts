@@ -1,7 +1,7 @@
 import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import type { LeaseExpiredError, RunRequest, RunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
-import type { LeaseHold } from '../store/index.js';
+import { isRedisUnreachable, type LeaseHold } from '../store/index.js';
 import type { RunPolicy } from './policy-cache.js';
 import type { Admission } from './run-gate.js';
 import { deliveriesOf, type RunJobData, type RunJobResult, runIdentity } from './run-queue.js';
@@ -119,12 +119,14 @@ const LOST_DELIVERY = /^(Missing lock|Lock mismatch) for job /;
 
 /**
  * How a worker reports its BullMQ errors: connection failures at debug (the Redis client reports
- * each outage once), a run finished after its delivery moved on as a warning, the rest as errors.
+ * each outage once, as a warning), Sentinels or a cluster that cannot name a Redis to talk to
+ * included; a run finished after its delivery moved on as a warning; the rest as errors.
  */
 export function workerErrorHandler(log: Logger): (error: Error) => void {
   return (error) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code && CONNECTION_ERRORS.has(code)) log.debug({ code }, 'worker lost Redis');
+    else if (isRedisUnreachable(error)) log.debug({ err: error.message }, 'worker lost Redis');
     else if (LOST_DELIVERY.test(error.message))
       log.warn(
         { err: error.message },

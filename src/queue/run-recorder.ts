@@ -36,6 +36,31 @@ export interface RunRecorderOptions {
   log: Logger;
 }
 
+/** Where a finished run is kept: the findings ledger and the run history. */
+export interface RunKeeping {
+  history: RunHistory;
+  findings: FindingsLedger;
+  log: Logger;
+}
+
+/**
+ * Keeps a finished run's findings in the ledger, then its summary in the history: findings first,
+ * so a reader that sees the run in the history sees its findings too. A ledger that cannot take
+ * them is warned of (the history keeps them anyway, and the ledger catches up at the job's next
+ * run); a history that cannot take the summary fails. A worker's runs and `run --inline`'s alike.
+ */
+export async function keepRun({ history, findings, log }: RunKeeping, summary: RunSummary): Promise<void> {
+  try {
+    await findings.record(summary);
+  } catch (error) {
+    log.warn(
+      { err: error, runId: summary.runId, job: summary.job },
+      'could not record the run’s findings; its summary is kept',
+    );
+  }
+  await history.record(summary);
+}
+
 /** The end of every run a worker takes: its summary kept and counted, its state cleared, its sinks told. */
 export class RunRecorder {
   readonly #options: RunRecorderOptions;
@@ -44,13 +69,9 @@ export class RunRecorder {
     this.#options = options;
   }
 
-  /**
-   * Keeps a run's findings in the ledger and its summary in the history, then counts it in the
-   * metrics. Findings first: a reader that sees the run in the history sees its findings too.
-   */
+  /** Keeps a run (`keepRun`), then counts it in the metrics. */
   async record(summary: RunSummary): Promise<void> {
-    await this.#recordFindings(summary);
-    await this.#options.history.record(summary);
+    await keepRun(this.#options, summary);
     this.#options.metrics?.runFinished(summary);
   }
 
@@ -118,18 +139,6 @@ export class RunRecorder {
       abandoned ? 'run abandoned' : 'run failed before it could start',
     );
     if (run) await this.notify(run, summary);
-  }
-
-  /** The history keeps the run's findings anyway: a ledger that missed them catches up at the job's next run. */
-  async #recordFindings(summary: RunSummary): Promise<void> {
-    try {
-      await this.#options.findings.record(summary);
-    } catch (error) {
-      this.#options.log.warn(
-        { err: error, runId: summary.runId, job: summary.job },
-        'could not record the run’s findings; its summary is kept',
-      );
-    }
   }
 
   async #forget(runId: string): Promise<void> {

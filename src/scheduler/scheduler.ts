@@ -143,9 +143,14 @@ export class Scheduler {
     }
     const added = [...entries.keys()].filter((name) => !this.#entries.has(name));
     const removed = [...this.#entries.keys()].filter((name) => !entries.has(name));
+    // a window or job kept under its name whose schedule, uptime, target or parameters differ
+    const changed = [...entries].flatMap(([name, entry]) => {
+      const previous = this.#entries.get(name);
+      return previous && previous.fingerprint !== entry.fingerprint ? [name] : [];
+    });
     this.#entries = entries;
     this.#policySha = sha;
-    this.#options.log.info({ policySha: sha, jobs: entries.size, added, removed }, 'policy loaded');
+    this.#options.log.info({ policySha: sha, jobs: entries.size, added, removed, changed }, 'policy loaded');
     if (this.#running) this.#arm();
   }
 

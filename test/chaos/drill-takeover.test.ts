@@ -47,7 +47,7 @@ function startWorker(engine: Engine): CliProcess {
 const restoreCalls = () => sim.requests().filter((entry) => entry.operation === 'restoreBackup');
 
 describe('a restore drill whose worker is killed after the restore was sent', () => {
-  it('is finished by the worker that takes the run over, from the progress record, without a second restore', async () => {
+  it('is finished by the worker that takes the run over, from the progress record, without a second restore, and its evidence says so', async () => {
     const ops = sim.state.workgroups.find((wg) => wg.name === 'ops');
     const drill = sim.state.workspaces.find(
       (ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill',
@@ -100,8 +100,21 @@ jobs:
       restoreRequestIds: [restoreCalls()[0]?.requestId],
       afterwards: { outcome: 'paused' },
     });
-    // time to restore counts from the restore the first worker sent
+    // the restore the first worker sent, accepted by it; the second found it over: when exactly it
+    // finished nobody saw, so no time to restore is made up from the takeover's delay
     expect(Date.parse(run.evidence?.restoreStartedAt as string)).toBeLessThan(killedAt);
+    expect(Date.parse(run.evidence?.restoreAcceptedAt as string)).toBeLessThan(killedAt);
+    expect(run.evidence).toMatchObject({
+      executions: 2,
+      takenOver: true,
+      restoreAcceptedBy: 1,
+      restoredBy: 2,
+      timeToRestoreMs: null,
+      restoreCalls: [{ execution: 1, outcome: 'accepted', requestId: restoreCalls()[0]?.requestId }],
+    });
+    expect(run.evidence?.timeToRestoreAtMostMs).toBeGreaterThan(0);
+    // the first delivery's request ID is the run's too, not only the second's
+    expect(run.targets[0]?.requestIds).toContain(restoreCalls()[0]?.requestId);
     expect(await engine.redis.exists(engine.keys.runProgress(runId))).toBe(0);
     expect(await second.stop('SIGTERM')).toBe(0);
   });

@@ -50,6 +50,8 @@ export interface RunJobOptions {
   checkpoints?: MemoryCheckpointStore;
   /** The run's clock. Default: the system's. */
   clock?: Clock;
+  /** How long the client waits for an answer (`NIGHTSHIFT_API_TIMEOUT_MS`). Default: the client's. */
+  apiTimeoutMs?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function runJob(
     apiKey: DEFAULT_API_KEY,
     bearerToken: options.bearerToken === null ? undefined : (options.bearerToken ?? DEFAULT_BEARER_TOKEN),
     onCall: recordApiCall(log),
+    ...(options.apiTimeoutMs === undefined ? {} : { timeoutMs: options.apiTimeoutMs }),
   });
   const since = sim.requests().at(-1)?.seq ?? 0;
   try {

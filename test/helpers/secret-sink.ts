@@ -12,8 +12,10 @@ export interface SinkLine {
   workspaceId: string;
   username: string;
   secretId: string;
-  state: 'pending' | 'current';
+  state: 'pending' | 'current' | 'rejected';
   password?: string;
+  /** The API's error (`rejected` only). */
+  error?: string;
 }
 
 /** What the recorder command of {@link SinkFolder.recorder} wrote for one delivery. */

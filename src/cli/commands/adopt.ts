@@ -3,7 +3,7 @@ import type { Settings } from '../../config/index.js';
 import { STATUS, strandedSubject } from '../../engine/index.js';
 import { reportingUsageErrors } from '../exit.js';
 import { checkSuspendable, policyInForce, unknownName } from '../policy-in-force.js';
-import { actionApiClient, apiSettings, cliLogger, redisRuntime } from '../runtime.js';
+import { cliLogger, commandApiClient, redisRuntime } from '../runtime.js';
 import { alignColumns } from '../table.js';
 
 interface AdoptFlags {
@@ -72,7 +72,7 @@ export function registerAdoptCommand(program: Command, settings: Settings): void
       reportingUsageErrors(async (owner: string, flags: AdoptFlags) => {
         const log = cliLogger(settings, 'stderr');
         const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
-        const api = actionApiClient(settings, apiSettings(settings), log);
+        const api = commandApiClient(settings, log);
         try {
           const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
           if (!policy.known) throw unknownName(owner, policy);

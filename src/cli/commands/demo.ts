@@ -205,7 +205,7 @@ async function showDemo(
   );
   const demoStart = new Date();
   const log = createLogger({
-    level: settings.log.level,
+    level: settings.log.level ?? 'info',
     destination: pino.destination({ dest: logFile, sync: false }),
   });
   const runtime = redisRuntime(roles, log, 'demo', { keyring: processPolicyKeyring(roles, log) });

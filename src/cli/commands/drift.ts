@@ -6,7 +6,7 @@ import { type Painter, painterFor } from '../color.js';
 import { EXIT, UsageError } from '../exit.js';
 import { counts, type DriftRow, driftRows, savingsSince } from '../fleet-report.js';
 import { loadOrReport, policyCommandDeps } from '../policy-io.js';
-import { actionApiClient, apiSettings, cliLogger, redisRuntime } from '../runtime.js';
+import { cliLogger, commandApiClient, redisRuntime } from '../runtime.js';
 import { alignColumns, type Cell, styled } from '../table.js';
 
 function ownerText(row: DriftRow): string {
@@ -96,7 +96,7 @@ export function registerDriftCommands(program: Command, settings: Settings): voi
       const policy = await loadOrReport(file, policyCommandDeps(settings));
       if (!policy) return;
       const log = cliLogger(settings, 'stderr');
-      const api = actionApiClient(settings, apiSettings(settings), log);
+      const api = commandApiClient(settings, log);
       const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
       let rows: DriftRow[];
       try {

@@ -11,6 +11,7 @@ import { findJob, runExitCode } from './run.js';
 interface PlanFlags {
   job?: string;
   json?: boolean;
+  details?: boolean;
 }
 
 /** The worst of the plans' exit codes: a failed plan outweighs findings, findings outweigh success. */
@@ -26,6 +27,7 @@ export function registerPlanCommand(program: Command, settings: Settings): void 
     .description('show what every job (or one) would do right now against the API, changing nothing')
     .option('--job <name>', 'only this job')
     .option('--json', 'print the plans as a JSON array of run summaries (every target listed)')
+    .option('--details', "show targets' structured details too (an update's before and after)")
     .addHelpText(
       'after',
       [
@@ -54,7 +56,7 @@ export function registerPlanCommand(program: Command, settings: Settings): void 
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(summaries, null, 2)}\n`
-          : formatPlans(summaries, painterFor(process.stdout, settings.terminal)),
+          : formatPlans(summaries, painterFor(process.stdout, settings.terminal), flags.details === true),
       );
       process.exitCode = planExitCode(summaries);
     });

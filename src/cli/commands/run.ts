@@ -5,7 +5,7 @@ import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import type { Policy, PolicyJob } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/index.js';
-import type { Suspension } from '../../store/index.js';
+import { isRedisUnreachable, type Suspension } from '../../store/index.js';
 import { painterFor } from '../color.js';
 import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
@@ -20,6 +20,7 @@ interface RunFlags {
   dryRun?: boolean;
   json?: boolean;
   quiet?: boolean;
+  details?: boolean;
 }
 
 export function findJob(policy: Policy, name: string): PolicyJob {
@@ -58,7 +59,7 @@ async function runInline(
   dryRun: boolean,
   progress: ProgressDisplay,
 ): Promise<RunSummary> {
-  const runner = inlineRunner(settings, [job]);
+  const runner = inlineRunner(settings, [job], { keep: true });
   try {
     const suspension = await inlineSuspension(settings, job.name);
     if (suspension) noteSuspended(job.name, suspension);
@@ -70,7 +71,10 @@ async function runInline(
 
 /**
  * Enqueues the run and follows it until its summary is recorded in the history, showing the
- * progress the worker reports on the run's BullMQ job meanwhile.
+ * progress the worker reports on the run's BullMQ job meanwhile. Enqueueing needs Redis to answer
+ * within a few tries; once the run is queued, Redis not answering (a Sentinel failover, a restart)
+ * is waited out as the worker waits it out, for up to the job's `timeout`: no run outlasts that,
+ * so an outage longer than it leaves nothing to wait for.
  */
 async function runQueued(
   settings: Settings,
@@ -96,11 +100,31 @@ async function runQueued(
     const enqueuedAt = Date.now();
     let warned = false;
     let failedSince: number | undefined;
+    let unansweredSince: number | undefined;
     for (;;) {
-      const summary = await runtime.history.get(runId);
-      if (summary) return summary;
-      const queued = await runtime.queue.getJob(runId);
-      const state = await queued?.getState();
+      let summary: RunSummary | undefined;
+      let queued: Awaited<ReturnType<typeof runtime.queue.getJob>>;
+      let state: string | undefined;
+      try {
+        summary = await runtime.history.get(runId);
+        if (summary) return summary;
+        queued = await runtime.queue.getJob(runId);
+        state = await queued?.getState();
+      } catch (error) {
+        if (!isRedisUnreachable(error)) throw error;
+        if (unansweredSince === undefined) {
+          unansweredSince = Date.now();
+          log.warn(
+            { runId, waitingUpToMs: job.timeout },
+            'Redis did not answer; still waiting for the run, which goes on in its worker (a failover or a restart?)',
+          );
+        }
+        // main() says which Redis did not answer
+        if (Date.now() - unansweredSince > job.timeout) throw error;
+        await sleep(250);
+        continue;
+      }
+      unansweredSince = undefined;
       if (!warned && state === 'waiting' && Date.now() - enqueuedAt > NO_WORKER_WARNING_MS) {
         warned = true;
         log.warn(
@@ -150,6 +174,7 @@ export function registerRunCommand(program: Command, settings: Settings): void {
       'print the run summary as JSON (stdout holds nothing else); bad usage as { "error", "message", … }',
     )
     .option('-q, --quiet', 'no progress display on stderr')
+    .option('--details', "show targets' structured details too (an update's before and after, as JSON)")
     .addHelpText(
       'after',
       [
@@ -157,6 +182,8 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running; the policy',
         'is signed with NIGHTSHIFT_POLICY_KEY, the key the workers check (a `nightshift start` without the key runs',
         'only its own policies).',
+        "The table lists failed targets first; a target's structured details (an update's before and after) are",
+        'named, not shown: --details shows them, --json gives everything.',
         'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
         'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
         'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',
@@ -164,6 +191,8 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage or an',
         'invalid policy (with --json a JSON object on stdout: { "error", "message", "problems"?, "suggestion"? }),',
         '3 the run succeeded and reported findings (audits).',
+        'Once its run is queued, `run` waits out Redis not answering (a Sentinel failover, a restart) for up to the',
+        "job's timeout, saying so once on stderr; before that, it gives up after a few tries (exit 1).",
         '',
         'Examples:',
         '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
@@ -193,7 +222,10 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         process.stdout.write(
           flags.json
             ? `${JSON.stringify(summary, null, 2)}\n`
-            : formatSummary(summary, { painter: painterFor(process.stdout, settings.terminal) }),
+            : formatSummary(summary, {
+                painter: painterFor(process.stdout, settings.terminal),
+                details: flags.details === true,
+              }),
         );
         process.exitCode = runExitCode(summary);
       }),

@@ -98,6 +98,22 @@ describe('create-db-user against the simulator', () => {
     expect(after?.password_set_at).toBe(before.password_set_at);
   });
 
+  it("closes a generated password's pending line as rejected when the user already exists: it was never set", async () => {
+    const path = sinks.fresh();
+    const existing = harness.sim.state.dbUsers.find((u) =>
+      devAlpha().some((w) => w.workspace_id === u.workspace_id),
+    );
+    if (!existing) throw new Error('seed has no db user in dev-alpha');
+    const target = `{ workgroups: ["dev-alpha"], workspaces: ["${existing.workspace_id}"] }`;
+    const run = await harness.run(policy(generated(path, existing.username), target), 'user');
+    expect(run.summary.targets[0]).toMatchObject({ outcome: 'skipped', attempts: 1 });
+    const lines = sinkLines(path);
+    expect(lines.map((l) => l.state)).toEqual(['pending', 'rejected']);
+    expect(lines[1]).toMatchObject({ secretId: lines[0]?.secretId, username: existing.username });
+    expect(lines[1]?.error).toMatch(/→ 400 /);
+    expect(lines[1]?.password).toBeUndefined();
+  });
+
   it('a second run skips every workspace: creating is idempotent', async () => {
     await harness.run(policy(fromEnv()), 'user', { env });
     const again = await harness.run(policy(fromEnv()), 'user', { env });

@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
+import { type DrillRecord, newDrillRecord } from '../../../jobs/support/drill-record.js';
 import { ApiClient } from '../../../src/api/index.js';
+import { MemoryCheckpointStore } from '../../../src/engine/index.js';
 import { parsePolicy } from '../../../src/policy/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN, type SimState, seedState } from '../../../src/sim/index.js';
 import { type WorkspaceStatus, workspaceStatusFields } from '../../../src/sim/status.js';
@@ -53,6 +56,45 @@ function arrange(harness: ActionSim, status: WorkspaceStatus) {
 }
 
 const operations = (run: ActionRun, name: string) => run.requests.filter((entry) => entry.operation === name);
+
+/**
+ * Plays the first execution of a drill whose worker died after the API accepted its restore: sends
+ * the restore, and leaves the progress record that execution wrote, for a second execution to
+ * take over from. Resolves with the checkpoints holding it and the restore's request ID.
+ */
+async function firstExecutionAccepted(
+  harness: ActionSim,
+  backupId: string,
+): Promise<{ checkpoints: MemoryCheckpointStore; requestId: string; acceptedAt: number }> {
+  const { sim } = harness;
+  const drill = workspacesIn(sim.state, 'ops').find((ws) => ws.name === 'drill') as Drill;
+  const api = new ApiClient({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY, bearerToken: DEFAULT_BEARER_TOKEN });
+  const over = { version: drill.version_number ?? null, lastModified: drill.last_modified_time ?? null };
+  const sentAt = Date.now();
+  let requestId: string;
+  try {
+    ({ requestId = '' } = await api.restoreBackup(drill.workgroup_id, drill.workspace_id, backupId));
+  } finally {
+    await api.close();
+  }
+  const acceptedAt = Date.now();
+  const record: DrillRecord = {
+    ...newDrillRecord(),
+    attempts: 1,
+    executions: 1,
+    startedAt: new Date(sentAt).toISOString(),
+    restoreStartedAt: sentAt,
+    restoredOver: over,
+    restoreAccepted: true,
+    restoreAcceptedAt: acceptedAt,
+    restoreAcceptedBy: 1,
+    restoreCalls: [{ execution: 1, sentAt, answeredAt: acceptedAt, outcome: 'accepted', requestId }],
+    restoreRequestIds: [requestId],
+  };
+  const checkpoints = new MemoryCheckpointStore();
+  await checkpoints.saveProgress('drill@test', `${drill.workgroup_id}/${drill.workspace_id}`, record);
+  return { checkpoints, requestId, acceptedAt };
+}
 
 describe('restore-drill against the simulator', () => {
   const harness = useActionSim(() => drillState('Active'));
@@ -321,6 +363,64 @@ describe('restore-drill against the simulator', () => {
 describe('restore-drill against a simulator whose restores take 600 ms', () => {
   const harness = useActionSim(() => drillState('Active'), { transitionMs: 600 });
 
+  it('a hung restore fails with a failure, every call it sent (unanswered), and the first call as when the restore started', async () => {
+    const { sim, backup } = arrange(harness, 'Active');
+    sim.setFaults({ hangRate: 1, operations: ['restoreBackup'] });
+    const run = await harness.run(
+      drillPolicy(backup.backup_id, {}, '{ attempts: 2, backoff: 1s }'),
+      'drill',
+      {
+        apiTimeoutMs: 500,
+      },
+    );
+
+    expect(run.summary.outcome).toBe('failed');
+    const evidence = run.summary.evidence ?? {};
+    expect(evidence).toMatchObject({
+      passed: false,
+      failure: expect.stringMatching(/^not settled after 2 attempt\(s\): restoreBackup POST \S+ → Timeout/),
+      restoreRequestIds: [],
+      restoreCalls: [
+        { execution: 1, outcome: 'unanswered', answeredAt: null, error: expect.stringMatching(/→ Timeout/) },
+        { execution: 1, outcome: 'unanswered', answeredAt: null, error: expect.stringMatching(/→ Timeout/) },
+      ],
+      restoreAcceptedAt: null,
+      timeToRestoreMs: null,
+      afterwards: { outcome: 'paused' },
+    });
+    const calls = evidence.restoreCalls as { sentAt: string }[];
+    expect(evidence.restoreStartedAt).toBe(calls[0]?.sentAt);
+    expect(Date.parse(calls[1]?.sentAt ?? '')).toBeGreaterThan(Date.parse(String(evidence.restoreStartedAt)));
+    expect(sim.state.workspaces.filter((ws) => ws.status === 'Restoring')).toEqual([]);
+  });
+
+  it('taken over after the restore was accepted and finished unwatched: no second restore, no time made up, the first delivery’s request ID kept', async () => {
+    const { drill, backup } = arrange(harness, 'Active');
+    const first = await firstExecutionAccepted(harness, backup.backup_id);
+    // the restore finishes while no worker looks; the takeover comes a second later
+    while (drill().status !== 'Active') await sleep(20);
+    await sleep(1_000);
+    const run = await harness.run(drillPolicy(backup.backup_id), 'drill', { checkpoints: first.checkpoints });
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['pauseWorkspace']);
+    const evidence = run.summary.evidence ?? {};
+    expect(evidence).toMatchObject({
+      passed: true,
+      executions: 2,
+      takenOver: true,
+      restoreAcceptedAt: new Date(first.acceptedAt).toISOString(),
+      restoreAcceptedBy: 1,
+      restoredBy: 2,
+      timeToRestoreMs: null,
+      restoreRequestIds: [first.requestId],
+    });
+    // all that is known: it was restored by the time the second execution looked
+    expect(evidence.timeToRestoreAtMostMs).toBeGreaterThanOrEqual(1_000);
+    expect(run.summary.targets[0]?.reason).toMatch(/time to restore unknown/);
+    expect(run.summary.targets[0]?.requestIds).toContain(first.requestId);
+  });
+
   it('finding the workspace already Restoring, waits for that restore instead of starting another', async () => {
     const { sim, drill, backup } = arrange(harness, 'Active');
     const api = new ApiClient({
@@ -373,6 +473,22 @@ describe('restore-drill against a simulator whose restores take 3 s', () => {
       passed: false,
       afterwards: { requested: 'pause', outcome: 'not-paused', reason: 'workspace is Restoring' },
     });
+  });
+
+  it('taken over while the accepted restore still runs: the execution that waits measures from the first one’s accepted call', async () => {
+    const { backup } = arrange(harness, 'Active');
+    const first = await firstExecutionAccepted(harness, backup.backup_id);
+    const run = await harness.run(drillPolicy(backup.backup_id), 'drill', { checkpoints: first.checkpoints });
+
+    expect(run.summary.outcome).toBe('succeeded');
+    expect(mutatingCalls(run)).toEqual(['pauseWorkspace']);
+    const evidence = run.summary.evidence ?? {};
+    expect(evidence).toMatchObject({ takenOver: true, restoreAcceptedBy: 1, restoredBy: 2 });
+    // the simulator restores in 3 s; the second execution's poll every 50 ms saw it finish
+    expect(evidence.timeToRestoreMs).toBeGreaterThanOrEqual(2_900);
+    expect(evidence.timeToRestoreMs).toBeLessThan(4_000);
+    expect(evidence.timeToRestoreMs).toBe(Date.parse(String(evidence.restoredAt)) - first.acceptedAt);
+    expect(run.summary.targets[0]?.detail?.timeToRestoreMs).toBe(evidence.timeToRestoreMs);
   });
 
   it('a run that times out mid-restore still records its evidence and the workspace it left running', async () => {

@@ -49,6 +49,19 @@ describe('rotate-db-password against the simulator', () => {
   const appUsers = () => harness.sim.state.dbUsers.filter((u) => u.username === USER);
   const version = (workspaceId: string) =>
     appUsers().find((u) => u.workspace_id === workspaceId)?.password_version;
+  /** The proxy answers the next password update in `workspaceId` with `refusal`. */
+  const refuseUpdate = (
+    workspaceId: string,
+    refusal: { status: number; type: string; forwardFirst?: boolean },
+  ) => {
+    const wg = harness.sim.state.workspaces.find((w) => w.workspace_id === workspaceId)?.workgroup_id ?? '';
+    harness.proxy.refuse({
+      method: 'PUT',
+      path: `/controller/v4/v2/workgroups/${wg}/workspaces/${workspaceId}/dbuser`,
+      times: 1,
+      ...refusal,
+    });
+  };
   const onlyWorkspace = () => {
     const [first] = appUsers();
     if (!first) throw new Error('no app user');
@@ -100,7 +113,7 @@ describe('rotate-db-password against the simulator', () => {
       expect(line.password).toHaveLength(64);
   });
 
-  it('fails a user the workspace does not have after one attempt, leaving its pending line unconfirmed', async () => {
+  it("fails a user the workspace does not have after one attempt, closing its pending line as rejected with the API's error", async () => {
     const path = sinks.fresh();
     const { workspaceId, target } = onlyWorkspace();
     const run = await harness.run(
@@ -116,7 +129,28 @@ describe('rotate-db-password against the simulator', () => {
     expect(run.summary.targets[0]?.error?.message).toContain('user "nobody" does not exist');
     expect(version(workspaceId)).toBe(1);
     const lines = sinkLines(path);
-    expect(lines.map((l) => l.state)).toEqual(['pending']);
+    expect(lines.map((l) => l.state)).toEqual(['pending', 'rejected']);
+    const [pending, rejected] = lines;
+    expect(rejected).toMatchObject({ secretId: pending?.secretId, username: 'nobody' });
+    expect(rejected?.password).toBeUndefined();
+    expect(rejected?.error).toBe(run.summary.targets[0]?.error?.message);
+    expect(rejected?.error).toMatch(/→ 404 Not-Found \(RequestID [^)]+\): .*user "nobody" does not exist/);
+    expectNoSecretLeak(run, [pending?.password ?? '']);
+  });
+
+  it('closes the pending line as rejected when the API refuses the password (400), and no other', async () => {
+    const path = sinks.fresh();
+    const { workspaceId, target } = onlyWorkspace();
+    refuseUpdate(workspaceId, { status: 400, type: 'Bad-Request' });
+    const run = await harness.run(policy(fileSink(path), target), 'rotate');
+    expect(run.summary.targets[0]).toMatchObject({ outcome: 'failed', attempts: 1, error: { status: 400 } });
+    expect(version(workspaceId)).toBe(1);
+    const lines = sinkLines(path);
+    expect(lines.map((l) => [l.state, l.secretId])).toEqual([
+      ['pending', lines[0]?.secretId],
+      ['rejected', lines[0]?.secretId],
+    ]);
+    expect(lines[1]?.error).toContain('400 Bad-Request');
     expectNoSecretLeak(run, [lines[0]?.password ?? '']);
   });
 
@@ -139,15 +173,7 @@ describe('rotate-db-password against the simulator', () => {
   it('after a call that set the password but lost its answer, the retry sets and confirms another one', async () => {
     const path = sinks.fresh();
     const { workspaceId, target } = onlyWorkspace();
-    const wg = harness.sim.state.workspaces.find((w) => w.workspace_id === workspaceId)?.workgroup_id ?? '';
-    harness.proxy.refuse({
-      method: 'PUT',
-      path: `/controller/v4/v2/workgroups/${wg}/workspaces/${workspaceId}/dbuser`,
-      status: 500,
-      type: 'Internal-Error',
-      forwardFirst: true,
-      times: 1,
-    });
+    refuseUpdate(workspaceId, { status: 500, type: 'Internal-Error', forwardFirst: true });
     const run = await harness.run(policy(fileSink(path), target), 'rotate');
     expect(run.summary.targets[0]).toMatchObject({ outcome: 'succeeded', attempts: 2 });
     // both calls reached the simulator: the password in effect is the second, the one marked current

@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   checkSink,
+  closeIfRejected,
   deliverSecret,
   generatePassword,
   markCurrent,
@@ -447,6 +448,35 @@ describe('withoutSecret', () => {
     expect(withoutSecret(plain, 'Hunter2Hunter2')).toBe(plain);
     const other = new Error('boom');
     expect(withoutSecret(other, 'boom')).toBe(other);
+  });
+});
+
+describe('closeIfRejected', () => {
+  const call = {
+    operation: 'updateDbUserPassword',
+    method: 'PUT',
+    path: '/controller/v4/v2/workgroups/wg-1/workspaces/ws-1/dbuser',
+    requestId: 'req-7',
+  };
+
+  it('leaves a pending record open after a failure that may have been applied (5xx, time-out)', async () => {
+    const path = join(dir, 'maybe.jsonl');
+    for (const error of [
+      new ApiError({ ...call, status: 500, type: 'Internal-Error', reason: 'boom' }),
+      new ApiError({ ...call, type: 'Timeout', reason: 'no answer within 3000 ms' }),
+    ])
+      expect(await closeIfRejected(io, { file: path }, identity, 'id-20', error, signal)).toBe(error);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("names a sink that could not take the closing record, keeping the API's status and type", async () => {
+    const refused = new ApiError({ ...call, status: 404, type: 'Not-Found', reason: 'no such user' });
+    const failing = { command: [process.execPath, '-e', 'process.exit(2)'] };
+    const error = (await closeIfRejected(io, failing, identity, 'id-21', refused, signal)) as ApiError;
+    expect(error).toMatchObject({ status: 404, type: 'Not-Found', requestId: 'req-7', retryable: false });
+    expect(error.message).toMatch(
+      /→ 404 Not-Found \(RequestID req-7\): no such user; its pending record id-21 could not be closed as rejected: secret sink command .* exited with code 2/,
+    );
   });
 });
 

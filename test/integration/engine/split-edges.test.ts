@@ -105,9 +105,9 @@ describe('window edges and resumes shared out in parts', () => {
     expect(start.evidence?.window).toMatchObject({ up: true, acted: TARGETS, drift: 0 });
     expect(engine.lines('run split into parts').map((line) => line.runId)).toContain(startId);
     expect(partWorkers(engine, startId)).toEqual(new Set(['a', 'b']));
-    const resumes = harness.sim.requests().filter(
-      (call) => call.operation === 'resumeWorkspace' && call.status === 200,
-    );
+    const resumes = harness.sim
+      .requests()
+      .filter((call) => call.operation === 'resumeWorkspace' && call.status === 200);
     expect(new Set(resumes.map((call) => call.path)).size).toBe(TARGETS);
     expect(resumes).toHaveLength(TARGETS);
     expect((await engine.state.ledger.all()).size).toBe(0);

@@ -57,6 +57,45 @@ describe('a run summary for people', () => {
   });
 });
 
+describe('the run table for people (issue 23)', () => {
+  /** A provider update's detail: its state before and after, long as JSON. */
+  const providerDetail = (name: string) => ({
+    before: { name, version: '1.0.0', components: Array.from({ length: 8 }, (_, i) => `component-${i}`) },
+    after: { name, version: '1.1.0', components: Array.from({ length: 8 }, (_, i) => `component-${i}`) },
+    version: '1.1.0',
+  });
+
+  it('lists failed targets first, whatever their place in the summary', () => {
+    const summary = runSummary({ succeeded: 3, failed: 1 });
+    // the summary holds targets by key: the failed one last
+    const rows = formatSummary(summary)
+      .split('\n')
+      .filter((line) => line.startsWith('dev-core/'));
+    expect(rows.map((row) => row.split(/ +/)[0])).toEqual([
+      'dev-core/ws100',
+      'dev-core/ws0',
+      'dev-core/ws1',
+      'dev-core/ws2',
+    ]);
+  });
+
+  it("names a target's structured details instead of printing them; --details prints them", () => {
+    const summary = runSummary({ succeeded: 2 });
+    summary.targets = summary.targets.map((target, index) => ({
+      ...target,
+      detail: providerDetail(`provider-${index}`),
+    }));
+    const short = formatSummary(summary);
+    expect(short).not.toContain('component-0');
+    expect(short).toMatch(/^dev-core\/ws0 +succeeded +1 +version=1\.1\.0 +req-0$/m);
+    expect(short).toContain('  before, after of 2 target(s) not shown: --details (or --json) shows them\n');
+    expect(Math.max(...short.split('\n').map((line) => line.length))).toBeLessThan(120);
+    const full = formatSummary(summary, { details: true });
+    expect(full).toContain('before={"name":"provider-0","version":"1.0.0"');
+    expect(full).not.toContain('not shown');
+  });
+});
+
 describe('the history table', () => {
   it("shows a run's request IDs, a failed target's first, then how many more there are", () => {
     const summary = runSummary({ succeeded: 3, failed: 1 });

@@ -43,7 +43,7 @@ describe('settings from an empty environment', () => {
     });
     expect(settings.scheduler).toEqual({ leadMs: 2_000 });
     expect(settings.history).toEqual({ perJob: 500, days: 30 });
-    expect(settings.log).toEqual({ level: 'info', format: undefined });
+    expect(settings.log).toEqual({ level: undefined, format: undefined });
     expect(settings.http).toEqual({
       host: undefined,
       port: undefined,
@@ -64,7 +64,7 @@ describe('settings from an empty environment', () => {
       REDIS_URL: '',
     });
     expect(settings.worker.concurrency).toBe(50);
-    expect(settings.log.level).toBe('info');
+    expect(settings.log.level).toBeUndefined();
     expect(settings.redis.url).toBeUndefined();
   });
 });

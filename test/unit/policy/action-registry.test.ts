@@ -8,8 +8,8 @@ import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 const specs = [...actionRegistry.values()];
 const reference = readFileSync(new URL('../../../docs/policy.md', import.meta.url), 'utf8');
 const actionsDoc = readFileSync(new URL('../../../docs/actions.md', import.meta.url), 'utf8');
-/** The action modules, plus the run engine that lists the fleet for them. */
-const actionSources = ['../../../jobs/', '../../../src/engine/']
+/** The action modules and what they share in jobs/support/, plus the run engine that lists the fleet for them. */
+const actionSources = ['../../../jobs/', '../../../jobs/support/', '../../../src/engine/']
   .map((path) => new URL(path, import.meta.url))
   .flatMap((dir) =>
     readdirSync(dir)
