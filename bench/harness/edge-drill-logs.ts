@@ -113,7 +113,12 @@ export class RunLogs {
         break;
       case 'run part finished':
       case 'run part handed back to the queue at shutdown':
+      // an execution whose lease ran out logs this once it has stopped, its calls unwound
+      case 'run stopped: its lease ran out unconfirmed; the next delivery resumes it from its checkpoints':
         this.#close(process, runId, typeof line.part === 'number' ? line.part : undefined, line.time);
+        break;
+      case 'run handed back to the queue at shutdown':
+        this.#close(process, runId, undefined, line.time);
         break;
       case 'run finished': {
         // a part logs `run finished` too, without its index (its `run part finished` line follows);

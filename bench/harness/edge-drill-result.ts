@@ -45,6 +45,10 @@ export async function drillReport(f: Findings): Promise<EdgeDrillReport> {
   const ledger = await stage.ledger.all();
   const owned = ownedBy(ledger, f.owner).length;
   const exitedOnTheirOwn = stage.processes.filter((p) => p.exitedAt() !== undefined && !p.stoppedWith());
+  // what the lease promises; attributable where the two executions ran in different processes
+  const bothCalling = stage.logs
+    .overlaps()
+    .filter((o) => (o.callsDuring?.[0] ?? 0) > 0 && (o.callsDuring?.[1] ?? 0) > 0);
   const checks: Check[] = [
     ...f.checks,
     check('no workspace stranded', f.stranded.keys.length === 0, sample(f.stranded.keys)),
@@ -69,6 +73,11 @@ export async function drillReport(f: Findings): Promise<EdgeDrillReport> {
       `only in summaries ${versus.onlyInSummaries.length}, only in the simulator ${versus.onlyInSimulator.length}`,
     ),
     check(`the ledger holds nothing of ${f.owner} after the hand-back`, owned === 0, String(owned)),
+    check(
+      'no two executions of one run made API calls at once',
+      bothCalling.length === 0,
+      bothCalling.map((o) => o.run).join(', ') || '0',
+    ),
     check(
       'no process exited unless stopped',
       exitedOnTheirOwn.length === 0,
