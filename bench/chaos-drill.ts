@@ -10,7 +10,7 @@
  *
  *   npm run build && npm run chaos [-- --workgroups 200] [--per-workgroup 10] [--chaos-s 180]
  *     [--tick-s 30] [--kill-every-s 8] [--victims any|busy] [--throttle 400] [--concurrency 200]
- *     [--lock-ms 5000] [--max-stalls 10] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input]
+ *     [--lock-ms 5000] [--max-stalls 10] [--part-size 500] [--seed 1] [--policies 1000] [--responses 10000] [--no-bad-input]
  *     [--edge redis-outage,sigkill,sentinel,split-outage] [--no-edge] [--json]
  *
  * A kill hits a worker executing a run whenever one is (`--victims any`: any of the three, most
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '200' },
     'lock-ms': { type: 'string', default: '5000' },
     'max-stalls': { type: 'string', default: '10' },
+    'part-size': { type: 'string', default: '500' },
     seed: { type: 'string', default: '1' },
     policies: { type: 'string', default: '1000' },
     responses: { type: 'string', default: '10000' },
@@ -70,6 +71,7 @@ const report = await runChaosDrill({
   transitionMs: 500,
   lockMs: Number(values['lock-ms']),
   maxStalls: Number(values['max-stalls']),
+  partSize: Number(values['part-size']),
   pollIntervalMs: 500,
   apiTimeoutMs: 3_000,
   seed: Number(values.seed),

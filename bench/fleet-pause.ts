@@ -32,9 +32,13 @@
  *   npx tsx bench/fleet-pause.ts --one-run --latency-ms 100 --workgroups 1000 --per-workgroup 10 --repeat 1
  *
  * and, with the API rate limit `--rate` shared by the K workers of `--rate-workers` (the same
- * fleet), e.g. `--one-run --workers 4 --rate-workers 4` adds the row at 500 req/s.
+ * fleet), e.g. `--one-run --workers 4 --rate-workers 4` adds the row at 500 req/s. With
+ * `--window` too, the one run is a window's off edge over the whole fleet (a window whose uptime
+ * is an hour three hours from now, UTC) instead of a `pause` run: its pauses are shared out in
+ * parts the same way.
  *
- * A smoke run: `npx tsx bench/fleet-pause.ts --workgroups 100 --rate-workgroups 50 --repeat 1`.
+ * `--skip-warn` leaves out the row at log level warn. `--figures FILE` also writes every row as JSON (bench/smoke.ts reads it and checks its bounds).
+ * A smoke run: `npm run bench:smoke`.
  *
  * The simulator runs in a child process (its CPU is not the workers'); every workspace starts
  * Active and the fleet is reset between runs. Workers run the CLI's `worker` command from the
@@ -45,7 +49,7 @@
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -91,6 +95,9 @@ const { values } = parseArgs({
     'one-run': { type: 'boolean', default: false },
     'per-worker': { type: 'string', default: '16' },
     'part-size': { type: 'string', default: '500' },
+    window: { type: 'boolean', default: false },
+    'skip-warn': { type: 'boolean', default: false },
+    figures: { type: 'string' },
   },
 });
 
@@ -208,6 +215,73 @@ interface Variant {
   logLevel?: string;
   /** One job over the whole fleet, its one run shared by the workers (`--one-run`). */
   oneRun?: boolean;
+  /** With `oneRun`: the run is a window's off edge over the fleet (`--window`), not a `pause` run. */
+  window?: boolean;
+}
+
+/** One row of the table, as `--figures` writes it for bench/smoke.ts. */
+interface FigureRow {
+  label: string;
+  kind: Variant['kind'];
+  workers: number;
+  oneRun: boolean;
+  window: boolean;
+  rate: number | null;
+  logLevel: string | null;
+  targets: number;
+  wallS: number;
+  runsS: number[];
+  idealS: number;
+  /** Wall time over the baseline's with as many workers (plain nightshift rows only). */
+  vsBaseline: number | null;
+  /** One-run rows: wall time over the one-worker row's. */
+  vsOneWorker: number | null;
+  workersCpuS: number;
+  cpuMsPerTarget: number;
+  problems: string[];
+}
+
+/** An hour of uptime three hours from now (UTC): the window is off whenever the benchmark runs. */
+function offWindowUptime(): string {
+  const hour = (new Date().getUTCHours() + 3) % 24;
+  const end = hour === 23 ? '24' : String(hour + 1).padStart(2, '0');
+  return `Mon-Sun ${String(hour).padStart(2, '0')}:00-${end}:00`;
+}
+
+/** The policy of a variant: K pause jobs (one per shard), or one window over the fleet. */
+function variantPolicy(
+  variant: Variant,
+  shards: string[][],
+  perShard: number,
+): { text: string; jobs: string[] } {
+  if (variant.window)
+    return {
+      jobs: ['edge'],
+      text: [
+        'version: 1',
+        'windows:',
+        '  edge:',
+        '    target: { workgroups: ["*"] }',
+        `    uptime: "${offWindowUptime()}"`,
+        '    timezone: UTC',
+        `    concurrency: ${perShard}`,
+        '    timeout: 30m',
+      ].join('\n'),
+    };
+  return {
+    jobs: shards.map((_, k) => `pause-${k}`),
+    text: [
+      'version: 1',
+      'jobs:',
+      ...shards.flatMap((prefixes, k) => [
+        `  pause-${k}:`,
+        '    schedule: "0 20 * * 1-5"',
+        '    action: pause',
+        `    target: { workgroups: [${prefixes.map((p) => `"${p}*"`).join(', ')}] }`,
+        `    concurrency: ${perShard}`,
+      ]),
+    ].join('\n'),
+  };
 }
 
 interface Measured {
@@ -333,17 +407,7 @@ async function bench(): Promise<void> {
         if (Date.now() > ready) throw new Error(`${variant.label}: workers not ready after 60 s`);
         await sleep(50);
       }
-      const text = [
-        'version: 1',
-        'jobs:',
-        ...shards.flatMap((prefixes, k) => [
-          `  pause-${k}:`,
-          '    schedule: "0 20 * * 1-5"',
-          '    action: pause',
-          `    target: { workgroups: [${prefixes.map((p) => `"${p}*"`).join(', ')}] }`,
-          `    concurrency: ${perShard}`,
-        ]),
-      ].join('\n');
+      const { text, jobs } = variantPolicy(variant, shards, perShard);
       parsePolicy(text, 'fleet-pause.yaml', { registry: actionRegistry, env: {} });
       const policySha = await new PolicyStore(redis, { prefix, keyring: harnessKeyring() }).put(text);
 
@@ -357,9 +421,9 @@ async function bench(): Promise<void> {
         const deadline = Date.now() + RUN_TIMEOUT_MS;
         const started = performance.now();
         if (isNightshift) {
-          const runs = shards.map((_, k) => ({
-            runId: manualRunId(`pause-${k}`),
-            job: `pause-${k}`,
+          const runs = jobs.map((job) => ({
+            runId: manualRunId(job),
+            job,
             policySha,
             trigger: 'manual' as const,
             dryRun: false,
@@ -428,7 +492,12 @@ async function bench(): Promise<void> {
 
   const header = `  ${'variant'.padEnd(42)} ${'N'.padStart(7)}   wall s  ideal s  ratio  vs base   CPU s: workers    sim  redis`;
   const baselines = new Map<string, number>();
+  const figures: FigureRow[] = [];
   let failed = false;
+  const writeFigures = () => {
+    if (values.figures)
+      writeFileSync(values.figures, `${JSON.stringify({ load: loadavg(), rows: figures }, null, 2)}\n`);
+  };
   const row = (
     label: string,
     n: number,
@@ -458,6 +527,24 @@ async function bench(): Promise<void> {
     const base =
       variant.kind === 'nightshift' && !variant.rate && !variant.logLevel ? baselines.get(key) : undefined;
     row(variant.label, size(variant.fleet), wallS, idealS, { ...result, base });
+    figures.push({
+      label: variant.label,
+      kind: variant.kind,
+      workers: variant.workers,
+      oneRun: variant.oneRun ?? false,
+      window: variant.window ?? false,
+      rate: variant.rate ?? null,
+      logLevel: variant.logLevel ?? null,
+      targets: size(variant.fleet),
+      wallS,
+      runsS: result.wallMs.map((ms) => ms / 1000),
+      idealS,
+      vsBaseline: base ? wallS / base : null,
+      vsOneWorker: null,
+      workersCpuS: result.workersCpu,
+      cpuMsPerTarget: (result.workersCpu * 1000) / size(variant.fleet),
+      problems: result.problems,
+    });
     if (repeat > 1)
       process.stdout.write(
         `${' '.repeat(4)}runs: ${result.wallMs.map((ms) => fmt(ms / 1000)).join(', ')} s\n`,
@@ -471,7 +558,7 @@ async function bench(): Promise<void> {
 
   if (values['one-run']) {
     try {
-      await oneRun(sim, listMs, run, {
+      await oneRun(sim, listMs, run, figures, {
         fleet: mainFleet,
         n: size(mainFleet),
         latencyMs,
@@ -484,6 +571,7 @@ async function bench(): Promise<void> {
       redis.disconnect();
       await redisServer.stop();
     }
+    writeFigures();
     process.exitCode = failed ? 1 : 0;
     return;
   }
@@ -535,16 +623,17 @@ async function bench(): Promise<void> {
         ideal,
       );
     }
-    await run(
-      {
-        label: 'nightshift, 1 worker, log level warn',
-        kind: 'nightshift',
-        workers: 1,
-        fleet: mainFleet,
-        logLevel: 'warn',
-      },
-      ideal,
-    );
+    if (!values['skip-warn'])
+      await run(
+        {
+          label: 'nightshift, 1 worker, log level warn',
+          kind: 'nightshift',
+          workers: 1,
+          fleet: mainFleet,
+          logLevel: 'warn',
+        },
+        ideal,
+      );
 
     const rateWorkers = numbers(values['rate-workers']);
     if (rateWorkers.length > 0 && rate > 0) {
@@ -580,6 +669,7 @@ async function bench(): Promise<void> {
     redis.disconnect();
     await redisServer.stop();
   }
+  writeFigures();
   process.exitCode = failed ? 1 : 0;
 }
 
@@ -588,13 +678,16 @@ async function oneRun(
   sim: SimChild,
   listMs: () => Promise<number>,
   run: (variant: Variant, idealS: number) => Promise<number>,
+  figures: FigureRow[],
   setup: { fleet: FleetSize; n: number; latencyMs: number; workerCounts: number[]; header: string },
 ): Promise<void> {
   const perWorker = Number(values['per-worker']);
+  const window = values.window;
+  const what = window ? 'a window whose off edge covers' : 'one job over';
   await sim.ask({ op: 'fleet', fleet: setup.fleet });
   const list = (await listMs()) / 1000;
   process.stdout.write(
-    `  one job over ${count(setup.n)} Active workspaces, its run split into parts of ${values['part-size']}; ` +
+    `  ${what} ${count(setup.n)} Active workspaces, its run split into parts of ${values['part-size']}; ` +
       `${perWorker} calls in flight per worker; ideal = list-workgroups (${fmt(list * 1000, 0)} ms) + N × L / (${perWorker} × K)\n`,
   );
   process.stdout.write(`${setup.header}\n`);
@@ -603,17 +696,21 @@ async function oneRun(
     const ideal = list + (setup.n * setup.latencyMs) / (perWorker * workers) / 1000;
     const wallS = await run(
       {
-        label: `nightshift, one run, ${workers} worker${workers === 1 ? '' : 's'}`,
+        label: `nightshift, ${window ? 'window edge' : 'one run'}, ${workers} worker${workers === 1 ? '' : 's'}`,
         kind: 'nightshift',
         workers,
         fleet: setup.fleet,
         oneRun: true,
+        window,
       },
       ideal,
     );
     single ??= workers === 1 ? wallS : undefined;
-    if (single && workers > 1)
+    if (single && workers > 1) {
       process.stdout.write(`    ${fmt(wallS / single)}× the wall time of 1 worker\n`);
+      const last = figures.at(-1);
+      if (last) last.vsOneWorker = wallS / single;
+    }
   }
   const rate = Number(values.rate);
   for (const workers of rate > 0 ? numbers(values['rate-workers']) : []) {
@@ -627,11 +724,12 @@ async function oneRun(
     );
     await run(
       {
-        label: `nightshift, one run, ${workers} worker${workers === 1 ? '' : 's'}, ${rate} req/s`,
+        label: `nightshift, ${window ? 'window edge' : 'one run'}, ${workers} worker${workers === 1 ? '' : 's'}, ${rate} req/s`,
         kind: 'nightshift',
         workers,
         fleet: setup.fleet,
         oneRun: true,
+        window,
         rate,
       },
       ideal,

@@ -8,8 +8,17 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
-/** Not benchmarks: this one, workers a benchmark spawns (fleet-pause.ts's baseline), and the chaos and edge drills (npm run chaos). */
-const NOT_BENCHMARKS = new Set(['run-all.ts', 'fleet-baseline-worker.ts', 'chaos-drill.ts', 'edge-drill.ts']);
+/**
+ * Not benchmarks: this one, the small run of them all (npm run bench:smoke), workers a benchmark
+ * spawns (fleet-pause.ts's baseline), and the chaos and edge drills (npm run chaos).
+ */
+const NOT_BENCHMARKS = new Set([
+  'run-all.ts',
+  'smoke.ts',
+  'fleet-baseline-worker.ts',
+  'chaos-drill.ts',
+  'edge-drill.ts',
+]);
 const scripts = readdirSync(dir)
   .filter((name) => name.endsWith('.ts') && !NOT_BENCHMARKS.has(name))
   .sort();

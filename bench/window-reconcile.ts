@@ -10,6 +10,8 @@
  *   writes), `--repeat` times;
  * - quiet uptime: every workspace Active, none owned, nothing drifted, `--repeat` times.
  *
+ * Exits 1 when the edge did not pause every workspace, or a quiet reconciliation made an API call
+ * besides the listing or wrote to Redis.
  *   npx tsx bench/window-reconcile.ts [--workgroups 100] [--per-workgroup 100] [--repeat 10]
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -184,16 +186,35 @@ async function main(): Promise<void> {
     );
   };
 
+  const problems: string[] = [];
+  const quiet = (label: string, measured: Measured[]) => {
+    for (const [i, m] of measured.entries()) {
+      const made = [...m.calls].filter(([op]) => op !== 'listWorkgroups').map(([op, n]) => `${op} ${n}`);
+      if (made.length > 0 || (m.calls.get('listWorkgroups') ?? 0) !== 1)
+        problems.push(
+          `${label} ${i + 1}: API calls ${[...m.calls].map(([op, n]) => `${op} ${n}`).join(', ')}, expected the listing alone`,
+        );
+      if (m.redisWrites > 0) problems.push(`${label} ${i + 1}: ${m.redisWrites} Redis writes, expected none`);
+      if (m.summary.outcome !== 'succeeded')
+        problems.push(`${label} ${i + 1}: ${m.summary.outcome} ${m.summary.reason ?? ''}`);
+    }
+  };
+
   const repeat = Number(values.repeat);
   const { workspaces } = await ask<{ workspaces: number }>(child, { op: 'status', status: 'Active' });
   process.stdout.write(
     `window over ${workspaces} workspaces, reconciled every minute; node ${process.version}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}\n`,
   );
-  describe('off-hours edge', [await reconcile(job)]);
+  const edge = await reconcile(job);
+  describe('off-hours edge', [edge]);
+  const paused = edge.calls.get('pauseWorkspace') ?? 0;
+  if (edge.summary.outcome !== 'succeeded' || paused !== workspaces)
+    problems.push(`the edge: ${edge.summary.outcome}, ${paused} pause calls for ${workspaces} workspaces`);
   await ask(child, { op: 'status', status: 'Stopped' });
   const quietOff: Measured[] = [];
   for (let i = 0; i < repeat; i++) quietOff.push(await reconcile(job));
   describe('quiet, off hours', quietOff);
+  quiet('quiet, off hours', quietOff);
 
   // in uptime with nothing owned: the window wants nothing of a running workspace
   await redis.del('{bench-window}:owned');
@@ -211,6 +232,9 @@ async function main(): Promise<void> {
   const quietUp: Measured[] = [];
   for (let i = 0; i < repeat; i++) quietUp.push(await reconcile(uptime));
   describe('quiet, in uptime', quietUp);
+  quiet('quiet, in uptime', quietUp);
+  for (const problem of problems) process.stdout.write(`  CHECK FAILED: ${problem}\n`);
+  process.exitCode = problems.length > 0 ? 1 : 0;
 
   await api.close();
   redis.disconnect();

@@ -100,6 +100,11 @@ export interface ChaosDrillOptions {
   maxStalls?: number;
   /** NIGHTSHIFT_POLL_INTERVAL_MS of the workers (resume's wait for Active). Default 500 ms. */
   pollIntervalMs?: number;
+  /**
+   * NIGHTSHIFT_RUN_PART_SIZE of the workers: a run over more workspaces is split into parts that
+   * every worker works. Default 500, the workers' own default.
+   */
+  partSize?: number;
   /** NIGHTSHIFT_API_TIMEOUT_MS of the workers: what a hanging request costs. Default 2000 ms. */
   apiTimeoutMs?: number;
   /** The jobs' `retry.attempts` (fixed 1 s backoff, at least the server's Retry-After). Default 30. */
@@ -139,6 +144,7 @@ const DEFAULTS: Resolved = {
   lockMs: 4_000,
   maxStalls: 5,
   pollIntervalMs: 500,
+  partSize: 500,
   apiTimeoutMs: 2_000,
   retryAttempts: 30,
   overlap: 'queue',
@@ -514,6 +520,7 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       NIGHTSHIFT_LOCK_MS: String(options.lockMs),
       NIGHTSHIFT_MAX_STALLS: String(options.maxStalls),
       NIGHTSHIFT_POLL_INTERVAL_MS: String(options.pollIntervalMs),
+      NIGHTSHIFT_RUN_PART_SIZE: String(options.partSize),
       NIGHTSHIFT_SHUTDOWN_GRACE_MS: '3000',
       NIGHTSHIFT_HISTORY_PER_JOB: '10000',
       NIGHTSHIFT_HTTP_PORT: '0',
@@ -1107,7 +1114,7 @@ export function formatReport(report: ChaosDrillReport): string {
     `Chaos drill, ${report.startedAt}: fleet ${o.fleet} (${report.desiredState.total} workspaces), ${o.workers} workers, ${o.schedulers} schedulers, ` +
       `ticks every ${o.tickSeconds} s, chaos ${o.chaosMs / 1000} s, seed ${o.seed}; ` +
       `faults: ${((f.errorRate ?? 0) * 100).toFixed(0)} % 500s, ${((f.hangRate ?? 0) * 100).toFixed(0)} % hangs, throttle ${f.throttleRps ?? 'off'} req/s; ` +
-      `lock ${o.lockMs} ms, up to ${o.maxStalls} stalls a run, API timeout ${o.apiTimeoutMs} ms, overlap ${o.overlap}. ` +
+      `lock ${o.lockMs} ms, up to ${o.maxStalls} stalls a run, API timeout ${o.apiTimeoutMs} ms, parts of ${o.partSize}, overlap ${o.overlap}. ` +
       `Took ${seconds(report.durationMs)}; load average ${load(report.loadAverage.start)} at the start, ${load(report.loadAverage.end)} at the end.`,
   );
   lines.push('', '| goal | result | figure |', '|---|---|---|');

@@ -290,7 +290,8 @@ export class RunOwnership {
     });
     if (!record) return;
     (await this.#mutable()).set(key, record);
-    this.#options.log.info(
+    // at debug: the pause call's own line names the workspace and request ID, once a target
+    this.#options.log.debug(
       { workspaceId: record.workspaceId, owner: this.owner, requestId: record.requestId },
       'ownership confirmed: nightshift paused it',
     );

@@ -385,7 +385,7 @@ export class RunWorker {
 }
 
 /** A split run looks at its parts at least this often: its summary follows its last part closely. */
-const PART_POLL_MAX_MS = 1_000;
+const PART_POLL_MAX_MS = 200;
 
 /** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
 const CLOSE_MARGIN_MS = 5_000;

@@ -342,3 +342,18 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `);
+
+/**
+ * Adds one entry to each of many lists, keeping each list's newest entries and refreshing its
+ * TTL: a run's line in the timeline of every workspace it acted on, in one call per batch.
+ * KEYS: the lists. ARGV: entries kept per list, TTL ms, then one entry per key.
+ */
+export const PUSH_CAPPED_LISTS = new LuaScript(`
+local keep = tonumber(ARGV[1]) - 1
+for i, key in ipairs(KEYS) do
+  redis.call('LPUSH', key, ARGV[i + 2])
+  redis.call('LTRIM', key, 0, keep)
+  redis.call('PEXPIRE', key, ARGV[2])
+end
+return #KEYS
+`);

@@ -25,9 +25,9 @@ export class RunListings extends RedisStore {
 
   /** Stores each part's slice of `listing`, in one call. */
   async save(runId: string, listing: FleetListing, parts: readonly RunPart[]): Promise<void> {
-    const fields = parts.flatMap((part) => [
-      String(part.index),
-      JSON.stringify(sliceListing(listing, part.keys)),
+    const fields = [...sliceListing(listing, parts)].flatMap(([index, slice]) => [
+      String(index),
+      JSON.stringify(slice),
     ]);
     await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runListing(runId)], [this.#ttlMs, ...fields]);
   }

@@ -7,6 +7,7 @@ import {
   type RunSummary,
 } from '../engine/index.js';
 import { parseJson } from './json.js';
+import { PUSH_CAPPED_LISTS } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -34,7 +35,7 @@ export interface WorkspaceHistoryOptions extends StoreOptions {
 export const RUNS_PER_WORKSPACE = 12;
 /** Longest reason kept (a reason is a sentence; an error message can be a page). */
 const TEXT_LIMIT = 300;
-/** Targets written per round trip when a run over the whole fleet is recorded. */
+/** Targets written per script call when a run over the whole fleet is recorded (Redis blocks meanwhile). */
 const BATCH = 1_000;
 
 const clip = (text: string | undefined) =>
@@ -69,9 +70,9 @@ export class WorkspaceHistory extends RedisStore {
         (target.outcome === 'succeeded' || target.outcome === 'failed'),
     );
     for (let start = 0; start < acted.length; start += BATCH) {
-      const pipeline = this.redis.pipeline();
-      for (const target of acted.slice(start, start + BATCH)) {
-        const entry: WorkspaceRun = {
+      const batch = acted.slice(start, start + BATCH);
+      const entries = batch.map((target) =>
+        JSON.stringify({
           at,
           runId: summary.runId,
           job: summary.job,
@@ -80,16 +81,13 @@ export class WorkspaceHistory extends RedisStore {
           ...(target.reason ? { reason: clip(target.reason) } : {}),
           ...(target.error ? { error: clip(target.error.message) } : {}),
           requestIds: target.requestIds.slice(-3),
-        };
-        const key = this.keys.workspaceRuns(`${target.workgroupId}/${target.workspaceId}`);
-        pipeline
-          .lpush(key, JSON.stringify(entry))
-          .ltrim(key, 0, RUNS_PER_WORKSPACE - 1)
-          .pexpire(key, this.#maxAgeMs);
-      }
-      const results = (await pipeline.exec()) ?? [];
-      const failed = results.find(([error]) => error);
-      if (failed?.[0]) throw failed[0];
+        } satisfies WorkspaceRun),
+      );
+      await PUSH_CAPPED_LISTS.run(
+        this.redis,
+        batch.map((target) => this.keys.workspaceRuns(`${target.workgroupId}/${target.workspaceId}`)),
+        [RUNS_PER_WORKSPACE, this.#maxAgeMs, ...entries],
+      );
     }
   }
 

@@ -8,6 +8,7 @@ import {
   type FleetListing,
   type FleetListingSink,
   MemoryCheckpointStore,
+  sliceListing,
 } from '../../../src/engine/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
@@ -278,5 +279,46 @@ describe('a run leaves the fleet listing it saw', () => {
         err: expect.objectContaining({ message: 'socket hang up' }),
       }),
     ]);
+  });
+});
+
+describe('sliceListing', () => {
+  const listed = (wg: string, ids: string[]) => ({
+    workgroup_id: wg,
+    name: `name-${wg}`,
+    region: 'eu-west-1',
+    workspaces: ids.map((id) => ({
+      workspace_id: id,
+      name: `name-${id}`,
+      workgroup_id: wg,
+      workgroup_name: `name-${wg}`,
+      status: 'Active',
+      region: 'eu-west-1',
+      database_id: `db-${id}`,
+    })),
+  });
+  const listing: FleetListing = {
+    at: '2026-11-25T20:00:00.000Z',
+    seq: 7,
+    runId: 'r',
+    job: 'j',
+    workgroups: [listed('a', ['1', '2', '3']), listed('b', ['4', '5'])],
+  };
+  const ids = (slice: FleetListing | undefined) =>
+    slice?.workgroups.map(
+      (wg) => `${wg.workgroup_id}:${wg.workspaces?.map((ws) => ws.workspace_id).join(',')}`,
+    );
+
+  it('gives each part the workspaces of its keys, by workgroup, a workgroup split across parts in each', () => {
+    const slices = sliceListing(listing, [
+      { index: 0, keys: ['a/1', 'a/2'] },
+      { index: 1, keys: ['a/3', 'b/4', 'b/5'] },
+      { index: 2, keys: ['c/9'] },
+    ]);
+    expect(ids(slices.get(0))).toEqual(['a:1,2']);
+    expect(ids(slices.get(1))).toEqual(['a:3', 'b:4,5']);
+    expect(ids(slices.get(2))).toEqual([]);
+    expect(slices.get(1)).toMatchObject({ at: listing.at, seq: 7, runId: 'r', job: 'j' });
+    expect(slices.get(1)?.workgroups[1]).toMatchObject({ name: 'name-b', region: 'eu-west-1' });
   });
 });

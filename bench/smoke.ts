@@ -1,0 +1,207 @@
+/**
+ * `npm run bench:smoke`: every benchmark at a small size with all its checks, in about two
+ * minutes on two cores; CI runs it. Each step runs a benchmark script in a process of its own
+ * and fails when the script exits non-zero (its own checks failed), when it outlasts its time
+ * allowance, or when a figure it reports is past a bound below. Exit 1 if any step failed.
+ *
+ *   npm run build && npm run bench:smoke [-- --only fleet-pause,window-edge]
+ *
+ * The bounds are looser than the full benchmarks' goals (docs/benchmarks.md): a small run pays
+ * its fixed costs (a worker's first part, the fleet listing) over fewer targets, and CI machines
+ * are noisy. They are tight enough to fail on the regressions they are here for: a run that
+ * pauses nothing, a fleet path twice as slow as the baseline, a split that does not share out.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { assertDistFresh } from './harness/chaos-drill.js';
+
+/** The bounds: what a small run of each benchmark must stay within. */
+const BOUNDS = {
+  /** nightshift, 1 worker, over the BullMQ + undici baseline in the same run (goal at 10,000: 1.15). */
+  fleetVsBaseline: 1.6,
+  /** A worker's CPU per paused workspace, in ms (goal at 10,000: 0.25; a small run pays its start). */
+  fleetCpuMsPerTarget: 1.0,
+  /** A window edge shared by 4 workers, over its 1-worker wall time (goal at 10,000: 0.35). */
+  windowEdgeFourOverOne: 0.5,
+} as const;
+
+const FigureRowSchema = z.object({
+  label: z.string(),
+  kind: z.enum(['nightshift', 'baseline']),
+  workers: z.number(),
+  oneRun: z.boolean(),
+  window: z.boolean(),
+  rate: z.number().nullable(),
+  logLevel: z.string().nullable(),
+  wallS: z.number(),
+  vsBaseline: z.number().nullable(),
+  vsOneWorker: z.number().nullable(),
+  cpuMsPerTarget: z.number(),
+});
+const FiguresSchema = z.object({ rows: z.array(FigureRowSchema) });
+type FigureRow = z.infer<typeof FigureRowSchema>;
+
+interface Bound {
+  name: string;
+  value: number | undefined;
+  max: number;
+}
+
+interface Step {
+  name: string;
+  script: string;
+  args: (figures: string) => string[];
+  /** Seconds the step may take before it is stopped and failed. */
+  allowanceS: number;
+  /** The figures the step's `--figures` file holds, against their bounds. */
+  bounds?: (rows: FigureRow[]) => Bound[];
+}
+
+const plainNightshift = (rows: FigureRow[]) =>
+  rows.find((r) => r.kind === 'nightshift' && r.workers === 1 && !r.rate && !r.logLevel && !r.oneRun);
+
+const STEPS: Step[] = [
+  {
+    name: 'fleet-pause',
+    script: 'fleet-pause.ts',
+    args: (figures) => [
+      '--dist',
+      ...['--workgroups', '200', '--per-workgroup', '10', '--latency-ms', '20', '--concurrency', '64'],
+      ...['--workers', '1', '--rate-workgroups', '50', '--rate-workers', '1', '--sequential-sample', '20'],
+      ...['--skip-warn', '--repeat', '2', '--figures', figures],
+    ],
+    allowanceS: 60,
+    bounds: (rows) => [
+      {
+        name: 'nightshift, 1 worker, over the baseline',
+        value: plainNightshift(rows)?.vsBaseline ?? undefined,
+        max: BOUNDS.fleetVsBaseline,
+      },
+      {
+        name: 'worker CPU ms a target',
+        value: plainNightshift(rows)?.cpuMsPerTarget,
+        max: BOUNDS.fleetCpuMsPerTarget,
+      },
+    ],
+  },
+  {
+    name: 'window-edge',
+    script: 'fleet-pause.ts',
+    args: (figures) => [
+      ...['--dist', '--one-run', '--window', '--workgroups', '24', '--per-workgroup', '10'],
+      ...['--latency-ms', '100', '--per-worker', '4', '--part-size', '20', '--workers', '1,4'],
+      ...['--rate-workers', '', '--repeat', '1', '--figures', figures],
+    ],
+    allowanceS: 60,
+    bounds: (rows) => [
+      {
+        name: '4 workers over 1',
+        value: rows.find((r) => r.window && r.workers === 4 && !r.rate)?.vsOneWorker ?? undefined,
+        max: BOUNDS.windowEdgeFourOverOne,
+      },
+    ],
+  },
+  {
+    name: 'window-reconcile',
+    script: 'window-reconcile.ts',
+    args: () => ['--workgroups', '20', '--per-workgroup', '50', '--repeat', '3'],
+    allowanceS: 30,
+  },
+  {
+    name: 'chaos-drill (split runs)',
+    script: 'chaos-drill.ts',
+    args: () => [
+      ...['--workgroups', '20', '--per-workgroup', '10', '--part-size', '50', '--concurrency', '20'],
+      ...['--chaos-s', '20', '--tick-s', '5', '--kill-every-s', '7', '--throttle', '400'],
+      ...['--no-bad-input', '--no-edge'],
+    ],
+    allowanceS: 90,
+  },
+];
+
+const { values } = parseArgs({ options: { only: { type: 'string' } } });
+const only = values.only?.split(',').map((name) => name.trim());
+for (const name of only ?? [])
+  if (!STEPS.some((step) => step.name.startsWith(name))) {
+    process.stderr.write(`bench:smoke: --only: no step "${name}" (${STEPS.map((s) => s.name).join(', ')})\n`);
+    process.exit(2);
+  }
+const steps = only ? STEPS.filter((step) => only.some((name) => step.name.startsWith(name))) : STEPS;
+assertDistFresh();
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'nightshift-smoke-'));
+
+interface Outcome {
+  step: string;
+  seconds: number;
+  problems: string[];
+  bounds: Bound[];
+}
+
+/** Runs one step's script in its own process group, stopped (the whole group) past its allowance. */
+async function runStep(step: Step): Promise<Outcome> {
+  const figures = join(scratch, `${step.name.replace(/\W+/g, '-')}.json`);
+  process.stdout.write(`\n== ${step.name}: bench/${step.script} ${step.args(figures).join(' ')}\n`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', `${dir}${step.script}`, ...step.args(figures)], {
+    stdio: 'inherit',
+    detached: true,
+  });
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  }, step.allowanceS * 1000);
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  clearTimeout(timer);
+  const seconds = (performance.now() - started) / 1000;
+  const problems: string[] = [];
+  if (late) problems.push(`stopped after its allowance of ${step.allowanceS} s`);
+  else if (code !== 0) problems.push(`exited ${code ?? signal}: its own checks failed (above)`);
+  let bounds: Bound[] = [];
+  if (step.bounds && !late) {
+    try {
+      bounds = step.bounds(FiguresSchema.parse(JSON.parse(readFileSync(figures, 'utf8'))).rows);
+    } catch (error) {
+      problems.push(`its figures could not be read: ${(error as Error).message}`);
+    }
+    for (const bound of bounds)
+      if (bound.value === undefined || !(bound.value <= bound.max))
+        problems.push(`${bound.name}: ${bound.value?.toFixed(2) ?? 'missing'}, bound ${bound.max}`);
+  }
+  return { step: step.name, seconds, problems, bounds };
+}
+
+const t0 = performance.now();
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+process.stdout.write(
+  `bench:smoke (node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${load()})\n`,
+);
+const outcomes: Outcome[] = [];
+try {
+  for (const step of steps) outcomes.push(await runStep(step));
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+process.stdout.write(
+  `\n## bench:smoke, ${((performance.now() - t0) / 1000).toFixed(1)} s, load average ${load()}\n\n`,
+);
+process.stdout.write('| step | took | figures against bounds | result |\n|---|---|---|---|\n');
+for (const o of outcomes) {
+  const figures = o.bounds.map((b) => `${b.name} ${b.value?.toFixed(2) ?? '-'} (≤ ${b.max})`).join('; ');
+  const result = o.problems.length === 0 ? 'ok' : `**FAILED**: ${o.problems.join('; ')}`;
+  process.stdout.write(`| ${o.step} | ${o.seconds.toFixed(1)} s | ${figures || '-'} | ${result} |\n`);
+}
+process.exitCode = outcomes.every((o) => o.problems.length === 0) ? 0 : 1;
