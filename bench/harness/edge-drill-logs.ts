@@ -12,6 +12,8 @@ export interface Execution {
   /** The part of a split run it executed; undefined for a run as a whole. */
   part: number | undefined;
   process: string;
+  /** The execution's token (a part the run works itself has the run's). */
+  execution: string | undefined;
   startedAt: number;
   /** Its `run finished` line, or when its process ended; undefined while it runs. */
   endedAt: number | undefined;
@@ -103,6 +105,7 @@ export class RunLogs {
             runId,
             part: typeof line.part === 'number' ? line.part : undefined,
             process,
+            execution: typeof line.execution === 'string' ? line.execution : undefined,
             startedAt: line.time,
             endedAt: undefined,
             end: undefined,
@@ -154,7 +157,13 @@ export class RunLogs {
     const open = this.executions.findLast(
       (e) => e.process === process && e.runId === runId && e.part === part && !e.end,
     );
-    if (open) Object.assign(open, { endedAt: at, end: 'finished' });
+    if (!open) return;
+    Object.assign(open, { endedAt: at, end: 'finished' });
+    // a run that stops stops the parts it was working itself (they log no end of their own)
+    if (part === undefined && open.execution !== undefined)
+      for (const e of this.executions)
+        if (e.process === process && e.execution === open.execution && e.part !== undefined && !e.end)
+          Object.assign(e, { endedAt: at, end: 'finished' });
   }
 
   /** Closes the executions of a process that ended. */

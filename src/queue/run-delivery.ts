@@ -33,17 +33,21 @@ export async function waitForLease({ job, token, data, log }: Delivery, heldForM
 }
 
 /**
- * An execution whose lease ran out has stopped acting: its run (or part) goes back to the queue
- * for the next execution to resume from its checkpoints, not failed.
+ * An execution whose lease ran out has stopped acting: it says so, gives its lease up (the next
+ * execution need not wait out a lease this one no longer uses; said first, so the logs order the
+ * two executions as they were), and its run (or part) goes back to the queue for the next
+ * execution to resume from its checkpoints, not failed.
  */
 export async function handBackAfterLease(
   { job, token, data, log }: Delivery,
   reason: LeaseExpiredError,
+  release: () => Promise<void>,
 ): Promise<never> {
   log.warn(
     { part: data.part?.index, reason: reason.message },
     'run stopped: its lease ran out unconfirmed; the next delivery resumes it from its checkpoints',
   );
+  await release();
   await job.moveToWait(token).catch(() => {
     // BullMQ has handed the delivery on already (its claim ran out too): nothing to give back
   });

@@ -210,10 +210,8 @@ export class RunWorker {
         : this.#processRun(delivery, lease));
     } catch (error) {
       if (!(lease.signal.reason instanceof LeaseExpiredError) || this.#shutdown.signal.aborted) throw error;
-      // released first: the next execution need not wait out a lease this one no longer uses
       released = true;
-      await this.#leases.release(lease);
-      return handBackAfterLease(delivery, lease.signal.reason);
+      return handBackAfterLease(delivery, lease.signal.reason, () => this.#leases.release(lease));
     } finally {
       if (!released) await this.#leases.release(lease);
     }
