@@ -79,6 +79,7 @@ export async function earlierPause(
       outcome: 'succeeded',
       reason: `paused by ${by}: its intent was recorded before the call`,
       earlierRequestIds,
+      status: observed.status,
     };
   }
   if (record.runId !== ctx.runId) return undefined;
@@ -86,6 +87,7 @@ export async function earlierPause(
     outcome: 'succeeded',
     reason: `paused by an earlier execution of this run (${observed.status ?? 'paused'} now)`,
     earlierRequestIds,
+    status: observed.status,
   };
 }
 
@@ -153,15 +155,19 @@ export async function pauseStep(
   if (already && !prior) {
     // refused because someone else paused it meanwhile: theirs, not ours
     await ownership.refused(key, intent.record);
-    return { outcome: 'skipped', reason: `already ${already}` };
+    return { outcome: 'skipped', reason: `already ${already}`, status: already };
   }
   if (already && prior) {
     // an earlier call of this owner's, whose answer was lost, made the pause
     await ownership.confirm(key, undefined, prior.intendedAt);
-    return { outcome: 'succeeded', reason: `paused by an earlier attempt of this run (now ${already})` };
+    return {
+      outcome: 'succeeded',
+      reason: `paused by an earlier attempt of this run (now ${already})`,
+      status: already,
+    };
   }
   await ownership.confirm(key, requestId);
-  return { outcome: 'succeeded' };
+  return { outcome: 'succeeded', status: STATUS.stopping };
 }
 
 /** A pause without the ledger (no Redis): made, never owned. */
@@ -173,7 +179,9 @@ async function pauseUnowned(
   const already = await mutateUnlessAlready(ctx, ws.workgroupId, ws.workspaceId, PAUSED, () =>
     ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId, { signal: step.signal }),
   );
-  return already ? { outcome: 'skipped', reason: `already ${already}` } : { outcome: 'succeeded' };
+  return already
+    ? { outcome: 'skipped', reason: `already ${already}`, status: already }
+    : { outcome: 'succeeded', status: STATUS.stopping };
 }
 
 function isTransient(error: unknown): boolean {
@@ -221,7 +229,9 @@ export async function resumeStep(
   );
   await ctx.ownership?.resumed(key);
   return {
-    result: already ? { outcome: 'skipped', reason: `already ${already}` } : { outcome: 'succeeded' },
+    result: already
+      ? { outcome: 'skipped', reason: `already ${already}`, status: already }
+      : { outcome: 'succeeded', status: STATUS.resuming },
     coming: true,
   };
 }

@@ -30,6 +30,12 @@ export type StepResult = (
 ) & {
   /** Request IDs of calls made for the target before this step (an earlier execution's, from the ledger). */
   earlierRequestIds?: readonly string[];
+  /**
+   * The workspace's status as the step left it, by evidence: what the call the API accepted puts
+   * it in (`Stopping` after a pause), or what a fresh look found. The fleet listing the run leaves
+   * the console shows it instead of the status listed before the run acted.
+   */
+  status?: string;
 };
 
 export interface StepContext {

@@ -7,7 +7,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
-import { type FleetListingSink, leaveListing, notingWrites, trimListing } from './fleet-listing.js';
+import { type FleetListingSink, leaveListing, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
 import type { OwnershipLedger } from './ownership.js';
@@ -139,10 +139,6 @@ interface RunFrame {
   requestIds: string[];
   /** The listing the run keeps for readers (not a part's). */
   listed?: FleetView;
-  /** `listed.requested` when the run's last write was answered; a split run's writes are its parts'. */
-  wroteAt: number;
-  /** Whether the run shared its work out in parts. */
-  split: boolean;
 }
 
 /** A run that could not act: its summary says why; no target was touched. */
@@ -180,16 +176,15 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     log,
     startedAt: request.startedAt ?? clock.now(),
     requestIds: [],
-    wroteAt: 0,
-    split: false,
   };
   const finished = await callScope.run({ log, requestIds: frame.requestIds }, () => runPhases(deps, frame));
-  if (frame.listed && deps.listings) {
-    const changed = frame.split
-      ? !request.dryRun && finished.counts.succeeded > 0
-      : frame.wroteAt >= frame.listed.stamp.generation;
-    await leaveListing(deps.listings, frame.listed, { runId: request.runId, job: job.name, changed }, log);
-  }
+  if (frame.listed && deps.listings)
+    await leaveListing(
+      deps.listings,
+      frame.listed,
+      { runId: request.runId, job: job.name, targets: finished.targets },
+      log,
+    );
   return hide(finished);
 }
 
@@ -230,11 +225,8 @@ async function runPhases(deps: RunDependencies, frame: RunFrame): Promise<RunSum
     return refused(frame, `refused: ${formatProblem(problem)}`);
   }
   const workspaces = request.part ? partOf(selection.workspaces, request.part) : selection.workspaces;
-  const api = notingWrites(deps.api, () => {
-    frame.wroteAt = fleet.requested;
-  });
   const built = await runContext(
-    { ...deps, api, signal, interrupted: deps.signal, clock, log },
+    { ...deps, signal, interrupted: deps.signal, clock, log },
     {
       request,
       action,
@@ -286,7 +278,6 @@ async function act(
       const plan =
         request.part || !deps.split ? undefined : await action.split?.(ctx, job.params, deps.split.partSize);
       if (plan && deps.split) {
-        frame.split = true;
         // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
         const outcome = await runInParts(
           {

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { type ApiClient, type Workgroup, WorkgroupSchema, WorkspaceSchema } from '../api/index.js';
+import { type Workgroup, WorkgroupSchema, WorkspaceSchema } from '../api/index.js';
 import type { Logger } from '../log/index.js';
-import type { ReadOnlyApi } from './action.js';
 import type { FleetView } from './fleet.js';
 import type { RunPart } from './run-parts.js';
-import { errorRecord } from './summary.js';
+import { errorRecord, type TargetRecord } from './summary.js';
 
 /**
  * What a listing keeps of a workspace: what targeting, the console and the savings' prices read
@@ -84,62 +83,30 @@ export function sliceListing(listing: FleetListing, parts: readonly RunPart[]): 
   return new Map([...byPart].map(([index, workgroups]) => [index, { ...listing, workgroups }]));
 }
 
-/** The operations a plan may make (`ReadOnlyApi`'s, every one: the type says so); any other may change the fleet. */
-const READS: Readonly<Record<keyof ReadOnlyApi, true>> = {
-  listWorkgroups: true,
-  listAllowedIps: true,
-  checkCurrentIp: true,
-  getCloudProvider: true,
-  listOrgUsers: true,
-};
-
 /**
- * The client, calling `answered` each time one of its writes (any operation a plan may not make)
- * has been answered: a listing asked for before then may not show what the write did.
- */
-export function notingWrites(api: ApiClient, answered: () => void): ApiClient {
-  const reads = new Set<PropertyKey>(Object.keys(READS));
-  return new Proxy(api, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function' || reads.has(property) || property === 'close') return value;
-      return async (...args: unknown[]) => {
-        const result: unknown = await (value as (...params: unknown[]) => unknown).apply(target, args);
-        answered();
-        return result;
-      };
-    },
-  });
-}
-
-/**
- * Leaves the fleet as the run leaves it where readers that make no API call find it. `changed`:
- * the run (or its parts) changed workspaces after its last listing was asked for, so that listing
- * shows the fleet before it acted (Active where it paused): the fleet is listed once more first,
- * and saved only if that listing came (never the one from before the run acted).
+ * Leaves the fleet as the run leaves it where readers that make no API call find it (the
+ * console): the run's last listing, with the status each target's record says the run left its
+ * workspace in (a pause the API accepted: `Stopping`), so the console never shows the fleet from
+ * before the run acted. No second listing: a split run's parts acted on other workers, and their
+ * records carry their statuses all the same.
  */
 export async function leaveListing(
   listings: FleetListingSink,
   fleet: FleetView,
-  run: { runId: string; job: string; changed: boolean },
+  run: { runId: string; job: string; targets: readonly TargetRecord[] },
   log: Logger,
 ): Promise<void> {
+  const left = new Map<string, string>();
+  for (const target of run.targets) if (target.status) left.set(target.key, target.status);
+  const workgroups = trimListing(fleet.workgroups);
+  if (left.size > 0)
+    for (const workgroup of workgroups)
+      for (const ws of workgroup.workspaces ?? []) {
+        const status = left.get(`${workgroup.workgroup_id}/${ws.workspace_id}`);
+        if (status !== undefined) ws.status = status;
+      }
   try {
-    if (run.changed) await fleet.refresh();
-  } catch (error) {
-    log.warn(
-      { err: errorRecord(error) },
-      'could not list the fleet at the run’s end; the listing kept stays the older one',
-    );
-    return;
-  }
-  try {
-    await listings.save({
-      at: fleet.listedAt.toISOString(),
-      runId: run.runId,
-      job: run.job,
-      workgroups: trimListing(fleet.workgroups),
-    });
+    await listings.save({ at: fleet.listedAt.toISOString(), runId: run.runId, job: run.job, workgroups });
   } catch (error) {
     log.warn({ err: errorRecord(error) }, 'could not save the fleet listing the run saw; its outcome stands');
   }

@@ -46,6 +46,8 @@ export const TargetRecordSchema = z.object({
   durationMs: z.number().nonnegative().optional(),
   /** Action-specific figures, e.g. time to ready. */
   detail: z.record(z.string(), z.unknown()).optional(),
+  /** The workspace's status as the run left it, by evidence (a pause the API accepted: `Stopping`). */
+  status: z.string().optional(),
   /** Findings of the target's successful attempt; kept with its checkpoint, gathered into the run's. */
   findings: z.array(FindingSchema).optional(),
 });

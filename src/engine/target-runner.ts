@@ -134,6 +134,7 @@ async function runOne(
       ...(throttled > 0 ? { throttled } : {}),
       reason: result.reason,
       detail: result.detail,
+      ...(result.status ? { status: result.status } : {}),
       ...(findings.length > 0 ? { findings } : {}),
       durationMs: Math.round(performance.now() - started),
     };

@@ -70,12 +70,8 @@ describe('a run over more targets than the part size', () => {
     });
     expect(run.targets).toHaveLength(TARGETS);
     await expectPausedOnceAndOwned(engine, runId);
-    // the run listed the fleet and its parts read that listing; it lists the fleet once more at its
-    // end, after every part's pauses, to leave the console the fleet as it left it
-    const operations = harness.sim.requests().map((entry) => entry.operation);
-    expect(operations.filter((operation) => operation === 'listWorkgroups')).toHaveLength(2);
-    expect(operations.indexOf('listWorkgroups')).toBe(0);
-    expect(operations.lastIndexOf('listWorkgroups')).toBe(operations.length - 1);
+    // the run listed the fleet once; its parts read that listing
+    expect(harness.sim.requests().filter((entry) => entry.operation === 'listWorkgroups')).toHaveLength(1);
     const starts = partStarts(engine, runId);
     expect(starts.map((start) => start.part).sort()).toEqual([0, 1, 2]);
     expect(new Set(starts.map((start) => start.name))).toEqual(new Set(['a', 'b']));

@@ -9,6 +9,7 @@ import {
   type FleetListingSink,
   MemoryCheckpointStore,
   sliceListing,
+  workspaceRef,
 } from '../../../src/engine/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
@@ -53,7 +54,7 @@ function workgroup(status: string): Workgroup {
   };
 }
 
-/** The API's two answers: the fleet Active at the start of a run, then Stopped. */
+/** The API's answers to listings, in turn: by default the fleet Active at the start of a run, then Stopped. */
 function fakeApi(answers: (Workgroup[] | Error)[] = [[workgroup('Active')], [workgroup('Stopped')]]) {
   let calls = 0;
   const api = {
@@ -81,13 +82,14 @@ function testAction(name: string, run: Action['run']): Action {
   };
 }
 
-/** An action that pauses a workspace and, with `look: true`, reads the fleet after the answer. */
-function pauseAction(look: boolean): Action {
-  return testAction(look ? 'pause-then-look' : 'pause-blind', async (ctx) => {
-    await ctx.api.pauseWorkspace('wg-1', 'ws-1');
-    if (look) await ctx.fleet.refresh();
+/** An action that pauses ws-1 (its record says Stopping) and skips ws-2. */
+const stoppingAction = testAction('pause-one', async (ctx) => {
+  await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
+    if (ws.workspaceId !== 'ws-1') return { outcome: 'skipped', reason: 'not this one' };
+    await ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId);
+    return { outcome: 'succeeded', status: 'Stopping' };
   });
-}
+});
 
 /** An action that reads the fleet again in a real run (as a wait does) and only looks in a plan. */
 function lookAction(clock: ReturnType<typeof handClock>): Action {
@@ -108,7 +110,7 @@ jobs:
 ${extra}`,
     'test.yaml',
     {
-      registry: createActionCatalog([lookAction(handClock()), pauseAction(true), pauseAction(false)]),
+      registry: createActionCatalog([lookAction(handClock()), stoppingAction]),
       env: {},
     },
   );
@@ -247,38 +249,26 @@ describe('a run leaves the fleet listing it saw', () => {
     ]);
   });
 
-  it('lists the fleet once more at its end when a change it made was answered after its last listing, and saves that listing, not the one from before it acted', async () => {
+  it('lays the statuses its targets left over the listing it saves, by their records, and lists no more', async () => {
     const listings = recordingSink();
-    const { summary } = await run({ listings, action: pauseAction(false) });
-    expect(summary.outcome).toBe('succeeded');
-    expect(listings.saved.map((listing) => listing.workgroups[0]?.workspaces?.[0]?.status)).toEqual([
-      'Stopped',
+    let listed = 0;
+    const api = fakeApi([[workgroup('Active')]]);
+    const counting = {
+      ...api,
+      listWorkgroups: async () => {
+        listed++;
+        return api.listWorkgroups();
+      },
+    } as unknown as ApiClient;
+    const { summary } = await run({ listings, api: counting, action: stoppingAction });
+    expect(summary.targets.map((target) => [target.key, target.status])).toEqual([
+      ['wg-1/ws-1', 'Stopping'],
+      ['wg-1/ws-2', undefined],
     ]);
-  });
-
-  it('does not list again when its last listing was asked for after its last change was answered', async () => {
-    const listings = recordingSink();
-    // a third listing would be Active again: the run must not make it
-    const api = fakeApi([[workgroup('Active')], [workgroup('Stopped')], [workgroup('Active')]]);
-    await run({ listings, api, action: pauseAction(true) });
-    expect(listings.saved.map((listing) => listing.workgroups[0]?.workspaces?.[0]?.status)).toEqual([
-      'Stopped',
-    ]);
-  });
-
-  it('saves nothing, and says so, when the listing at its end fails: the kept listing stays the older one', async () => {
-    const listings = recordingSink();
-    const api = fakeApi([[workgroup('Active')], new Error('socket hang up')]);
-    const { summary, lines } = await run({ listings, api, action: pauseAction(false) });
-    expect(summary.outcome).toBe('succeeded');
-    expect(listings.saved).toEqual([]);
-    expect(lines.filter((line) => line.level === 40)).toEqual([
-      expect.objectContaining({
-        msg: 'could not list the fleet at the run’s end; the listing kept stays the older one',
-        runId: 'look-around@1',
-        err: expect.objectContaining({ message: 'socket hang up' }),
-      }),
-    ]);
+    expect(
+      listings.saved.map((listing) => listing.workgroups[0]?.workspaces?.map((ws) => ws.status)),
+    ).toEqual([['Stopping', 'Active']]);
+    expect(listed).toBe(1);
   });
 });
 
