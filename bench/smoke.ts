@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -139,6 +139,53 @@ assertDistFresh();
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'nightshift-smoke-'));
 
+/** The processes descended from `pid`, by their parent pid in /proc (Linux), deepest last. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (from: number) => {
+    for (const child of children.get(from) ?? []) {
+      found.push(child);
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/**
+ * Stops a step that outlived its allowance: its process group, and the group of every process
+ * descended from it (a benchmark starts redis-server and workers in groups of their own, which
+ * would outlive it).
+ */
+function killTree(pid: number): void {
+  const groups = new Set([pid]);
+  for (const descendant of descendants(pid)) {
+    try {
+      groups.add(Number(readFileSync(`/proc/${descendant}/stat`, 'utf8').split(') ')[1]?.split(' ')[2]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const group of groups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
+
 interface Outcome {
   step: string;
   seconds: number;
@@ -158,7 +205,7 @@ async function runStep(step: Step): Promise<Outcome> {
   let late = false;
   const timer = setTimeout(() => {
     late = true;
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    if (child.pid) killTree(child.pid);
   }, step.allowanceS * 1000);
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
