@@ -74,6 +74,31 @@ describe('each role loads what it serves, and nothing else', () => {
     }
   });
 
+  it('a scheduler gives the garbage of loading 2,000 jobs back before its first tick, not when V8 finds it idle', async () => {
+    const file = join(dir, 'large.yaml');
+    const jobs = Array.from(
+      { length: 2_000 },
+      (_, i) =>
+        `  pause-${i}:\n    schedule: "${i % 60} 20 * * 1-5"\n    action: pause\n    target: { workgroups: ["wg-${i}"] }\n`,
+    );
+    writeFileSync(file, `version: 1\njobs:\n${jobs.join('')}`);
+    const { cli } = await traced('large', ['scheduler', file], 'scheduler started');
+    try {
+      const memory = () => {
+        const status = readFileSync(`/proc/${cli.child.pid}/status`, 'utf8');
+        const kB = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+        return { rss: kB('VmRSS'), peak: kB('VmHWM') };
+      };
+      // held at its peak, the process would keep all of it for about 100 s (measured: 490 MB at 10,000 jobs)
+      await eventually('RSS below 60 % of the peak', () => {
+        const { rss, peak } = memory();
+        return rss < 0.6 * peak;
+      });
+    } finally {
+      await cli.stop('SIGTERM');
+    }
+  });
+
   it('a worker loads the HTTP client it calls the API with, but neither the simulator nor the dashboard', async () => {
     const { cli, modules } = await traced('worker', ['worker'], 'worker started');
     try {
