@@ -1,23 +1,30 @@
 /**
  * Memory, on a private redis-server:
  *
- * 1. Scheduler RSS with 1,000 and 10,000 jobs loaded (`--jobs`): each size in a fresh child
- *    process run with --expose-gc, which parses a generated policy (varied jobs, as in
- *    policy-validate.ts), loads it into a `Scheduler` and starts it. The baseline is the same
- *    process with a one-job policy loaded and started (so code and caches are warm); both are
- *    read after `global.gc()`. Prints RSS and heap deltas and bytes per job.
+ * 1. Each role's steady RSS, as an operator runs it: `node bin/nightshift.js scheduler` on a
+ *    generated policy of 1, 1,000 and 10,000 jobs (`--jobs`; varied jobs, as in
+ *    policy-validate.ts), an idle `worker` and an idle `start` on a one-job policy. All start at
+ *    once, each in a process group of its own; VmRSS (and the peak, VmHWM) is read from /proc
+ *    `--seconds` after the start (default 90, as issue 22 measured). Checks BOUNDS_MB and that
+ *    each role started (a scheduler with every job of its policy). Needs `npm run build`.
  * 2. Redis memory per retained run summary: `used_memory` before and after recording
  *    `--summaries` summaries (default 1,000) through `RunHistory`. The summary is a real one: a
  *    `pause` run over `--targets` workspaces of the simulator (default 10, then 100: a summary
  *    grows with its targets), recorded again under new run ids across 100 jobs.
  * 3. Retention bounds it: 3 × the total limit (10,000, the default) of 10-workspace summaries
  *    recorded across 100 jobs, then 3 × the per-job limit (500) for one job; kept runs, keys and
- *    `used_memory` stop growing.
+ *    `used_memory` stop growing, or the benchmark fails.
  *
- *   npx tsx bench/memory.ts [--jobs 1000,10000] [--summaries 1000] [--targets 10,100] [--retention-total 10000]
+ * Exits 1 when a role is past its bound or did not start, or retention does not hold.
+ *
+ *   npx tsx bench/memory.ts [--jobs 1,1000,10000] [--seconds 90] [--summaries 1000] [--targets 10,100] [--retention-total 10000]
  */
 import { spawn } from 'node:child_process';
-import { cpus, loadavg } from 'node:os';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Redis } from 'ioredis';
@@ -25,27 +32,23 @@ import { actionRegistry, actions } from '../jobs/index.js';
 import type { RunSummary } from '../src/engine/index.js';
 import { silentLogger } from '../src/log/logger.js';
 import { parsePolicy } from '../src/policy/index.js';
-import { createRunQueue, manualRunId } from '../src/queue/run-queue.js';
-import { Scheduler } from '../src/scheduler/scheduler.js';
+import { manualRunId } from '../src/queue/run-queue.js';
 import { RunHistory } from '../src/store/history.js';
 import { startLocalRedis } from '../src/store/local-server.js';
-import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
-import { Suspensions } from '../src/store/suspensions.js';
-import { harnessKeyring } from './harness/policy-key.js';
+import { HARNESS_POLICY_KEY } from './harness/policy-key.js';
 
 const { values } = parseArgs({
   options: {
-    'scheduler-child': { type: 'string' },
-    redis: { type: 'string' },
-    jobs: { type: 'string', default: '1000,10000' },
+    jobs: { type: 'string', default: '1,1000,10000' },
+    seconds: { type: 'string', default: '90' },
     summaries: { type: 'string', default: '1000' },
     targets: { type: 'string', default: '10,100' },
     'retention-total': { type: 'string', default: '10000' },
   },
 });
 
-// Daily and weekly schedules only, so no tick comes due while a child measures.
+// Daily and weekly schedules only, so no tick comes due while a role is measured.
 const SCHEDULES = ['0 20 * * 1-5', '30 7 * * 1-5', '0 3 * * 0', '15 2 1 * *', '45 22 * * 5', '0 6 * * 6'];
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'Asia/Kolkata', 'UTC'];
 
@@ -87,83 +90,95 @@ function generatePolicy(jobCount: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-interface SchedulerMemory {
-  jobs: number;
-  policyBytes: number;
-  rss: number;
-  heapUsed: number;
-  baseRss: number;
-  baseHeapUsed: number;
+/** A role process to measure: its CLI arguments, the jobs of its policy, and its bound (MB). */
+interface RoleRun {
+  label: string;
+  args: string[];
+  /** The log line that says it started, and (schedulers) how many jobs it scheduled. */
+  started: string;
+  jobs?: number;
+  boundMb: number;
 }
 
-/** Child: one scheduler, a one-job policy then the big one; prints a SchedulerMemory as JSON. */
-async function schedulerChild(jobs: number, url: string): Promise<void> {
-  const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-  const settle = () => {
-    gc();
-    gc();
-    return process.memoryUsage();
-  };
-  const redis = createRedis({ url, role: 'bench' });
-  const prefix = `mem${jobs}`;
-  const history = new RunHistory(redis, { prefix });
-  const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
-  const queue = createRunQueue({ connection: redis, prefix });
-  const scheduler = new Scheduler({
-    redis,
-    prefix,
-    queue,
-    policies,
-    history,
-    suspensions: new Suspensions(redis, { prefix }),
-    log: silentLogger,
-  });
-  const load = async (count: number) => {
-    const text = generatePolicy(count);
-    await scheduler.load(parsePolicy(text, 'memory.yaml', { registry: actionRegistry, env: {} }), text);
-    return Buffer.byteLength(text);
-  };
-  await load(1);
-  await scheduler.start();
-  const base = settle();
-  const policyBytes = await load(jobs);
-  const loaded = settle();
-  if (scheduler.upcoming().length !== jobs) throw new Error(`expected ${jobs} jobs scheduled`);
-  const result: SchedulerMemory = {
-    jobs,
-    policyBytes,
-    rss: loaded.rss,
-    heapUsed: loaded.heapUsed,
-    baseRss: base.rss,
-    baseHeapUsed: base.heapUsed,
-  };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  await scheduler.stop();
-  await queue.close();
-  redis.disconnect();
+/**
+ * The goals of issue 22 (steady RSS after 90 s, Node 24, 2-core AMD EPYC): a scheduler with 1 job
+ * within 100 MB and with up to 10,000 within 150 MB; an idle worker within 110 MB, an idle
+ * `start` within 130 MB.
+ */
+const BOUNDS_MB = { schedulerOneJob: 100, scheduler: 150, worker: 110, start: 130 } as const;
+
+interface RoleMemory {
+  run: RoleRun;
+  rssMb: number;
+  peakMb: number;
+  problem: string | undefined;
 }
 
-async function measureScheduler(jobs: number, url: string): Promise<SchedulerMemory> {
-  const child = spawn(
-    process.execPath,
-    [
-      ...process.execArgv,
-      '--expose-gc',
-      fileURLToPath(import.meta.url),
-      '--scheduler-child',
-      String(jobs),
-      '--redis',
-      url,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
+const kB = (status: string, field: string) =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+
+/**
+ * Starts each role as `node bin/nightshift.js <args>` (from dist/, as an operator starts it), all
+ * at once, each in a process group of its own on a prefix of its own; reads VmRSS and VmHWM from
+ * /proc after `seconds`, then stops each group. A role that did not log `started` (with its job
+ * count, for a scheduler) has a problem.
+ */
+async function measureRoles(runs: RoleRun[], redisUrl: string, seconds: number): Promise<RoleMemory[]> {
+  const bin = fileURLToPath(new URL('../bin/nightshift.js', import.meta.url));
+  const children = runs.map((run, index) => {
+    const child = spawn(process.execPath, [bin, ...run.args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        REDIS_URL: redisUrl,
+        NIGHTSHIFT_REDIS_PREFIX: `mem${index}`,
+        NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
+        NIGHTSHIFT_HTTP_PORT: '0',
+        NIGHTSHIFT_LOG_FORMAT: 'json',
+        // no run is due: the worker never calls it
+        NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',
+        NIGHTSHIFT_API_KEY: 'bench',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    });
+    let log = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      log += chunk;
+    });
+    return { child, log: () => log, exited: once(child, 'exit') };
   });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`scheduler child for ${jobs} jobs exited with ${code}`);
-  return JSON.parse(out) as SchedulerMemory;
+  try {
+    await sleep(seconds * 1000);
+    return runs.map((run, index) => {
+      const { child, log } = children[index] as (typeof children)[number];
+      if (child.exitCode !== null || child.signalCode !== null)
+        return {
+          run,
+          rssMb: Number.NaN,
+          peakMb: Number.NaN,
+          problem: `exited (${child.exitCode ?? child.signalCode})`,
+        };
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const lines = log()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg?: string; jobs?: unknown[] });
+      const started = lines.find((line) => line.msg === run.started);
+      const problem = !started
+        ? `did not log "${run.started}"`
+        : run.jobs !== undefined && started.jobs?.length !== run.jobs
+          ? `scheduled ${started.jobs?.length} jobs, not ${run.jobs}`
+          : undefined;
+      return { run, rssMb: kB(status, 'VmRSS') / 1024, peakMb: kB(status, 'VmHWM') / 1024, problem };
+    });
+  } finally {
+    for (const { child } of children) {
+      if (child.exitCode === null && child.signalCode === null)
+        process.kill(-(child.pid as number), 'SIGTERM');
+    }
+    await Promise.all(children.map(({ exited }) => exited));
+  }
 }
 
 async function usedMemory(redis: Redis): Promise<number> {
@@ -227,6 +242,65 @@ async function record(history: RunHistory, template: RunSummary, count: number, 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const count = (n: number) => n.toLocaleString('en-US');
 
+/** Part 1: every role's steady RSS against its bound; resolves to what failed. */
+async function roles(print: (line: string) => void, redisUrl: string): Promise<string[]> {
+  if (!existsSync(fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url))))
+    throw new Error('dist/ is missing: run `npm run build` first (the roles run as operators run them)');
+  const seconds = Number(values.seconds);
+  const dir = mkdtempSync(join(tmpdir(), 'nightshift-memory-'));
+  const policy = (jobs: number) => {
+    const file = join(dir, `${jobs}.yaml`);
+    writeFileSync(file, generatePolicy(jobs));
+    return file;
+  };
+  const runs: RoleRun[] = [
+    ...values.jobs
+      .split(',')
+      .map(Number)
+      .map((jobs) => ({
+        label: `scheduler, ${count(jobs)} job${jobs === 1 ? '' : 's'}`,
+        args: ['scheduler', policy(jobs)],
+        started: 'scheduler started',
+        jobs,
+        boundMb: jobs <= 1 ? BOUNDS_MB.schedulerOneJob : BOUNDS_MB.scheduler,
+      })),
+    { label: 'worker, idle', args: ['worker'], started: 'worker started', boundMb: BOUNDS_MB.worker },
+    {
+      label: 'start, 1 job, idle',
+      args: ['start', policy(1)],
+      started: 'scheduler started',
+      boundMb: BOUNDS_MB.start,
+    },
+  ];
+  print(`  roles, RSS ${seconds} s after the start (all at once, each its own process; peak in brackets):`);
+  const measured = await measureRoles(runs, redisUrl, seconds).finally(() =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
+  const failures: string[] = [];
+  for (const { run, rssMb, peakMb, problem } of measured) {
+    const over = rssMb > run.boundMb;
+    print(
+      `    ${run.label.padEnd(24)} ${rssMb.toFixed(1).padStart(6)} MB (${peakMb.toFixed(1)} MB)   bound ${run.boundMb} MB: ${problem ?? (over ? 'EXCEEDED' : 'met')}`,
+    );
+    if (problem) failures.push(`${run.label}: ${problem}`);
+    else if (over) failures.push(`${run.label}: ${rssMb.toFixed(1)} MB, past its bound of ${run.boundMb} MB`);
+  }
+  const schedulers = measured.filter(({ run }) => run.jobs !== undefined && run.args[0] === 'scheduler');
+  const [small, large] = [schedulers[0], schedulers.at(-1)];
+  if (small && large && (large.run.jobs as number) > (small.run.jobs as number)) {
+    const jobs = (large.run.jobs as number) - (small.run.jobs as number);
+    print(
+      `    marginal, ${count(small.run.jobs as number)} → ${count(jobs + (small.run.jobs as number))} jobs: ${count(Math.round(((large.rssMb - small.rssMb) * 1_048_576) / jobs))} B of RSS a job`,
+    );
+  }
+  print(
+    `    load average at the end: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
+  );
+  return failures;
+}
+
 async function bench(): Promise<void> {
   const cpu = cpus();
   const load = loadavg()
@@ -239,31 +313,8 @@ async function bench(): Promise<void> {
   const redisServer = await startLocalRedis({ appendOnly: false });
   const redis = createRedis({ url: redisServer.url, role: 'bench' });
   try {
-    print(
-      '  scheduler, policy parsed, loaded and started, after gc (fresh process per size; base: one job loaded)',
-    );
-    const measured: SchedulerMemory[] = [];
-    for (const jobs of values.jobs.split(',').map(Number)) {
-      const m = await measureScheduler(jobs, redisServer.url);
-      measured.push(m);
-      const rss = m.rss - m.baseRss;
-      const heap = m.heapUsed - m.baseHeapUsed;
-      print(
-        `    ${count(jobs).padStart(6)} jobs (policy ${count(Math.round(m.policyBytes / 1024))} KiB): RSS ${mb(m.baseRss)} → ${mb(m.rss)}, ` +
-          `+${mb(rss)} (${count(Math.round(rss / jobs))} B/job); heap used +${mb(heap)} (${count(Math.round(heap / jobs))} B/job)`,
-      );
-    }
-
-    const [small, large] = [measured[0], measured.at(-1)];
-    if (small && large && large.jobs > small.jobs) {
-      // the slope between two sizes: what one more job costs, without what any load costs once
-      const jobs = large.jobs - small.jobs;
-      print(
-        `    marginal, ${count(small.jobs)} → ${count(large.jobs)} jobs: ` +
-          `RSS ${count(Math.round((large.rss - large.baseRss - (small.rss - small.baseRss)) / jobs))} B/job, ` +
-          `heap used ${count(Math.round((large.heapUsed - large.baseHeapUsed - (small.heapUsed - small.baseHeapUsed)) / jobs))} B/job`,
-      );
-    }
+    const failures = await roles(print, redisServer.url);
+    await redis.flushall();
 
     const summaries = Number(values.summaries);
     print(`  redis, ${count(summaries)} run summaries of a pause recorded across 100 jobs, per summary:`);
@@ -297,6 +348,8 @@ async function bench(): Promise<void> {
     let recorded = 0;
     const snapshot = async () => {
       const kept = await bounded.count();
+      if (kept > total)
+        failures.push(`retention kept ${count(kept)} runs past its total limit of ${count(total)}`);
       print(
         `    ${count(recorded).padStart(8)}  ${count(kept).padStart(6)}  ${count(await redis.dbsize()).padStart(6)}   +${mb((await usedMemory(redis)) - start)}`,
       );
@@ -314,16 +367,18 @@ async function bench(): Promise<void> {
     for (let done = 0; done < 1500; ) {
       await record(perJob, template, 250, 1, done);
       done += 250;
+      const kept = await perJob.count();
+      if (kept > 500) failures.push(`retention kept ${count(kept)} runs of one job past its limit of 500`);
       print(
-        `    ${count(done).padStart(8)}  ${count(await perJob.count()).padStart(6)}  ${count(await redis.dbsize()).padStart(6)}   +${mb((await usedMemory(redis)) - jobStart)}`,
+        `    ${count(done).padStart(8)}  ${count(kept).padStart(6)}  ${count(await redis.dbsize()).padStart(6)}   +${mb((await usedMemory(redis)) - jobStart)}`,
       );
     }
+    for (const failure of failures) print(`FAILED: ${failure}`);
+    if (failures.length > 0) process.exitCode = 1;
   } finally {
     redis.disconnect();
     await redisServer.stop();
   }
 }
 
-if (values['scheduler-child'])
-  await schedulerChild(Number(values['scheduler-child']), values.redis as string);
-else await bench();
+await bench();

@@ -1,11 +1,14 @@
 /**
  * Schedule lag: N jobs firing in the same second, one scheduler and one worker on a private
  * Redis, the simulator (in a process of its own, as a remote API would be) as the API. Prints
- * p50/p99/max lag from each tick's instant to its run starting and to the run's first API call,
- * when the ticks were handed to the queue and picked up, and counts missed and duplicated ticks.
- * Goal: p99 under 250 ms at 1,000 jobs. The worker's concurrency is the job count (every run
- * of a burst can start at once); the scheduler's lead is 2 s per 1,000 jobs, at least 2 s.
- * Needs `npm run build` (the simulator runs from dist/).
+ * p50/p99/max lag from each tick's instant to its run starting and to the run's first API call
+ * (when the simulator answered it; and, by tick, when the worker asked), when the ticks were
+ * handed to the queue and picked up, and counts missed and duplicated ticks. The ticks measured
+ * are the first the scheduler hands over a whole lead ahead. Goal (issue 22): the first API call's
+ * p99 within 250 ms at 1,000 jobs; exits 1 past it, or when a tick is missed or run twice. The
+ * worker's concurrency is the job count (every run of a burst can start at once); the
+ * scheduler's lead is 2 s per 1,000 jobs, at least 2 s. Needs `npm run build` (the simulator
+ * runs from dist/).
  *
  *   npx tsx bench/schedule-lag.ts [jobs=1000] [ticks=2] [leadMs]
  */
@@ -63,7 +66,15 @@ const queue = createRunQueue({ connection: redis, prefix, keepFinished: 4 * jobs
 const history = new RunHistory(redis, { prefix, retention: { maxRunsPerJob: 100, maxRunsTotal: 100_000 } });
 const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
 ApiClient.prepare(); // as the worker role does at start
-const api = new ApiClient({ baseUrl: sim.url, apiKey: 'sim-api-key' });
+/** When each listing call began in the worker (its first call): what the worker controls, before the API answers. */
+const asked: number[] = [];
+const api = new ApiClient({
+  baseUrl: sim.url,
+  apiKey: 'sim-api-key',
+  onCall: (call) => {
+    if (call.operation === 'listWorkgroups') asked.push(Math.round(Date.now() - call.durationMs));
+  },
+});
 const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
   prefix,
@@ -95,13 +106,20 @@ await scheduler.start();
 const expected = jobs * ticks;
 const startedAt = Date.now();
 const deadline = startedAt + (ticks + 2) * PERIOD_S * 1000 + 30_000;
-/** The first `ticks` tick instants after the scheduler started; later ones may be handed over already. */
+/**
+ * The first `ticks` tick instants the scheduler hands over a whole lead ahead: a tick due sooner
+ * after its start would measure the start (the worker's first parse of the policy, its cold
+ * code), not a burst.
+ */
 const measured = nextFirings(policy.jobs[0]?.schedule as never, {
-  from: new Date(startedAt),
+  from: new Date(startedAt + leadMs),
   count: ticks,
 }).map((firing) => firing.at.toISOString());
 const inWindow = (run: RunSummary) => measured.includes(run.scheduledAt ?? '');
 let runs: RunSummary[] = [];
+// Reading the history (thousands of summaries) costs this process, the worker's, CPU: not while a
+// measured burst is under way.
+await sleep(Date.parse(measured.at(-1) as string) + 1_000 - Date.now());
 while (Date.now() < deadline) {
   runs = (await history.list({ limit: expected + 2 * jobs })).filter(inWindow);
   if (runs.length >= expected) break;
@@ -117,15 +135,21 @@ const leads = handedOver
   .sort((a, b) => a - b);
 // the simulator keeps its last 10,000 requests: all of them at 1,000 jobs, the last tick's at 10,000
 const requests = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as RequestLogEntry[];
+/** Each instant's lag after the measured tick it follows, by tick, sorted; instants of no measured tick left out. */
+const afterTicks = (instants: number[]) =>
+  measured.map((iso) => {
+    const tick = Date.parse(iso);
+    return instants
+      .filter((at) => at >= tick && at < tick + PERIOD_S * 1000)
+      .map((at) => at - tick)
+      .sort((a, b) => a - b);
+  });
 // a dry-run pause makes one call, its listing: the first call of each run
-const firstCalls = requests
-  .filter((entry) => entry.operation === 'listWorkgroups')
-  .map((entry) => Date.parse(entry.time))
-  .flatMap((at) => {
-    const tick = measured.map(Date.parse).find((t) => at >= t && at < t + PERIOD_S * 1000);
-    return tick === undefined ? [] : [at - tick];
-  })
-  .sort((a, b) => a - b);
+const answeredByTick = afterTicks(
+  requests.filter((entry) => entry.operation === 'listWorkgroups').map((entry) => Date.parse(entry.time)),
+);
+const askedByTick = afterTicks(asked);
+const firstCalls = answeredByTick.flat().sort((a, b) => a - b);
 const pickups = handedOver
   .filter((job) => measured.includes(job.data.scheduledAt ?? ''))
   .map((job) => Date.parse(job.data.scheduledAt as string) - (job.processedOn ?? 0))
@@ -137,15 +161,30 @@ const lags = runs
 const ids = new Set(runs.map((run) => run.runId));
 const pct = (values: number[], p: number) =>
   values[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
+const byTick = (label: string, values: number[][]) =>
+  `  ${label}, by tick: ${values.map((v) => `p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms (${v.length})`).join('; ')}`;
+/** The goal of issue 22, at 1,000 jobs and fewer: the first API call p99 within 250 ms of the tick. */
+const GOAL_P99_MS = 250;
+const problems = [
+  ...(ids.size < expected || runs.length > ids.size
+    ? [`${expected - ids.size} runs missed, ${runs.length - ids.size} duplicated`]
+    : []),
+  ...(jobs <= 1000 && !(pct(firstCalls, 99) <= GOAL_P99_MS)
+    ? [`first API call p99 ${pct(firstCalls, 99)} ms, past the goal of ${GOAL_P99_MS} ms`]
+    : []),
+];
 process.stdout.write(
   `${[
     `schedule lag: ${jobs} jobs firing together, ${ticks} ticks, 1 scheduler (lead ${leadMs} ms) + 1 worker (concurrency ${jobs}), private redis-server`,
     `  runs expected ${expected}, recorded ${runs.length}, distinct ${ids.size}, duplicated ${runs.length - ids.size}, missed ${expected - ids.size}`,
     `  handed to the queue ahead of the tick: min ${leads[0]} ms, p50 ${pct(leads, 50)} ms`,
     `  picked up by the worker ahead of the tick: min ${pickups[0]} ms, p50 ${pct(pickups, 50)} ms`,
-    `  first API call after the tick: p50 ${pct(firstCalls, 50)} ms, p99 ${pct(firstCalls, 99)} ms, max ${firstCalls.at(-1)} ms (${firstCalls.length} calls)`,
+    `  first API call after the tick (answered, in the simulator's log): p50 ${pct(firstCalls, 50)} ms, p99 ${pct(firstCalls, 99)} ms, max ${firstCalls.at(-1)} ms (${firstCalls.length} calls)`,
+    byTick('    answered', answeredByTick),
+    byTick('    asked by the worker', askedByTick),
     `  machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}, load average ${loadavg()[0]?.toFixed(2)}`,
-    `  lag p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms, min ${lags[0]} ms (goal p99 < 250 ms at 1,000 jobs)`,
+    `  run start p50 ${pct(lags, 50)} ms, p99 ${pct(lags, 99)} ms, max ${lags.at(-1)} ms, min ${lags[0]} ms`,
+    ...problems.map((problem) => `FAILED: ${problem}`),
   ].join('\n')}\n`,
 );
 await worker.close(5_000);
@@ -154,4 +193,4 @@ redis.disconnect();
 await api.close();
 simChild.kill('SIGTERM');
 await redisServer.stop();
-process.exit(0);
+process.exit(problems.length > 0 ? 1 : 0);

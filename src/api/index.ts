@@ -10,3 +10,4 @@ export {
   type CallOptions,
   ERROR_BODY_BYTES,
 } from './transport.js';
+export { undici } from './undici.js';

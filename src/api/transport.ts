@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { type BodyPrefix, readAtMost, withoutCutTail } from './body.js';
 import { ApiError } from './errors.js';
@@ -11,6 +11,7 @@ import {
   readBody,
   readResult,
 } from './response.js';
+import { undici } from './undici.js';
 
 export interface ApiClientOptions {
   /** Base URL of the API, with or without a trailing slash. */
@@ -94,7 +95,7 @@ export class Transport {
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#dispatcher =
       options.dispatcher ??
-      new Agent({
+      new (undici().Agent)({
         // undici 8 negotiates HTTP/2 where TLS offers it; the time limits and the failure mapping
         // are tested over HTTP/1.1 only (the simulator speaks nothing else), so stay on it
         allowH2: false,
@@ -195,7 +196,7 @@ export class Transport {
     let retryAfter: string | string[] | undefined;
     try {
       await this.#beforeCall?.(spec.operation, signal);
-      const res = await request(this.#baseUrl + spec.path, {
+      const res = await undici().request(this.#baseUrl + spec.path, {
         method: spec.method,
         headers,
         body,

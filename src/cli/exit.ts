@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ConfigError, type Environment, loadSettings, type Settings } from '../config/index.js';
 import { isNightshiftError, NightshiftError } from '../errors/index.js';
 import { formatProblem, type PolicyProblem } from '../policy/index.js';
 
@@ -119,4 +120,19 @@ export function failureLine(command: string | undefined, error: unknown): string
   if (!isNightshiftError(error)) return undefined;
   const hint = apiHint(error);
   return `nightshift: ${command ? `${command}: ` : ''}${error.message}${hint ? ` (${hint})` : ''}\n`;
+}
+
+/** What `read` returns, a setting it finds at fault being bad usage (exit 2). */
+export function asUsage<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The settings in `env`; a variable at fault is bad usage (exit 2). */
+export function settingsFrom(env: Environment): Settings {
+  return asUsage(() => loadSettings(env));
 }

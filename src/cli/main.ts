@@ -1,76 +1,8 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { processEnvironment, type Settings, serviceRedis } from '../config/index.js';
-import { describeRedis, isRedisUnreachable, redisRefusal } from '../store/index.js';
-import { registerAdoptCommand } from './commands/adopt.js';
-import { registerDemoCommand } from './commands/demo.js';
-import { registerDriftCommands } from './commands/drift.js';
-import { registerHistoryCommand } from './commands/history.js';
-import { registerHoldCommands } from './commands/hold.js';
-import { registerNextCommand } from './commands/next.js';
-import { registerPlanCommand } from './commands/plan.js';
-import { registerRunCommand } from './commands/run.js';
-import { registerSchedulerCommand } from './commands/scheduler.js';
-import { registerSchemaCommand } from './commands/schema.js';
-import { registerSimCommand } from './commands/sim.js';
-import { registerStartCommand } from './commands/start.js';
-import { registerSuspendCommands } from './commands/suspend.js';
-import { registerValidateCommand } from './commands/validate.js';
-import { registerWorkerCommand } from './commands/worker.js';
-import { EXIT, failureLine, RunFailedError, UsageError } from './exit.js';
-import type { PolicyCommandDeps } from './policy-io.js';
-import { redisSuspensions, settingsFrom } from './runtime.js';
-import { version } from './version.js';
+import { programFor } from './command-modules.js';
+import { EXIT, failureLine, RunFailedError, settingsFrom, UsageError } from './exit.js';
 
-const PROGRAM_HELP = [
-  '',
-  'Output: tables for people on stdout; --json (validate, next, plan, run, history, suspend, unsuspend)',
-  'prints JSON only on stdout. Logs and progress go to stderr. Colour only on a terminal, never with NO_COLOR.',
-  'Exit codes: 0 ok, 1 a run or plan failed, 2 bad usage or invalid policy, 3 succeeded with findings.',
-  'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/configuration.md.',
-  '',
-  'Examples:',
-  '  nightshift validate config/examples/cost-saving.yaml',
-  '  nightshift next config/examples/cost-saving.yaml --count 3',
-  '  nightshift plan config/policy.yaml',
-  '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
-  '  nightshift start config/policy.yaml',
-  '  nightshift history --job nightly-pause --json',
-  '  nightshift run --help',
-].join('\n');
-
-/**
- * The whole CLI, on `settings` read once from the environment. Tests pass `deps` to fix the
- * clock, the registry and the output of the policy commands.
- */
-export function buildProgram(
-  deps: Partial<PolicyCommandDeps> = {},
-  settings: Settings = settingsFrom(processEnvironment()),
-): Command {
-  const program = new Command('nightshift')
-    .description('Scheduled automation for the Cloud Workspace Management API')
-    .version(version, '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
-    .addHelpText('after', PROGRAM_HELP)
-    .exitOverride();
-  registerValidateCommand(program, settings, deps);
-  registerNextCommand(program, settings, { suspensions: () => redisSuspensions(settings), ...deps });
-  registerSchemaCommand(program, settings, deps);
-  registerStartCommand(program, settings);
-  registerSchedulerCommand(program, settings);
-  registerWorkerCommand(program, settings);
-  registerRunCommand(program, settings);
-  registerPlanCommand(program, settings);
-  registerHistoryCommand(program, settings);
-  registerSuspendCommands(program, settings);
-  registerHoldCommands(program, settings);
-  registerDriftCommands(program, settings);
-  registerAdoptCommand(program, settings);
-  registerSimCommand(program);
-  registerDemoCommand(program, settings);
-  return program;
-}
-
-/** Runs the CLI and resolves to the process exit code. */
 /** Asking for help or the version reads no setting: a bad one must not hide how to fix it. */
 const HELP_OR_VERSION = new Set(['-h', '--help', 'help', '-V', '--version']);
 
@@ -88,11 +20,12 @@ function settingsFor(argv: readonly string[]): Settings {
   }
 }
 
+/** Runs the CLI and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   let settings: Settings | undefined;
   try {
     settings = settingsFor(argv);
-    await buildProgram({}, settings).parseAsync(argv);
+    await (await programFor(argv, settings)).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -108,7 +41,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`nightshift: ${error.message}\n`);
       return EXIT.failed;
     }
-    // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries
+    // a one-shot command (history, suspend, a queued run) gives up on Redis after a few tries;
+    // the command that met Redis has loaded the store already
+    const { describeRedis, isRedisUnreachable, redisRefusal } = await import('../store/index.js');
     const refused = redisRefusal(error);
     if (refused !== undefined || isRedisUnreachable(error)) {
       const redis = settings ? serviceRedis(settings) : undefined;

@@ -13,8 +13,8 @@ import {
 } from '../ops/index.js';
 import type { PolicyVariables } from '../policy/index.js';
 import { consoleSources } from './console-sources.js';
-import { UsageError } from './exit.js';
-import { asUsage, type RedisRuntime } from './runtime.js';
+import { asUsage, UsageError } from './exit.js';
+import type { RedisRuntime } from './runtime.js';
 
 /** Where the ops server listens and the token it asks for; parsed from the environment. */
 export interface OpsSettings {

@@ -1,15 +1,13 @@
+import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { type ApiCallRecord, ApiClient } from '../api/index.js';
 import {
   type ApiCredentials,
   apiCredentials,
-  ConfigError,
   configuredRedis,
-  type Environment,
-  loadSettings,
   policyKeys,
   type RedisTopology,
   type Settings,
@@ -37,9 +35,11 @@ import {
   type Suspension,
   Suspensions,
 } from '../store/index.js';
-import { UsageError } from './exit.js';
+import { asUsage, UsageError } from './exit.js';
 
 export { actionRegistry, actions };
+
+const require = createRequire(import.meta.url);
 
 /**
  * Logs for a service go to stdout, from `info` up; a command that prints results for people logs
@@ -60,7 +60,8 @@ export function cliLogger(
     base: { name: 'nightshift', ...base },
     destination:
       format === 'pretty'
-        ? pretty({
+        ? // loaded for a terminal only: a service writing JSON lines does without it
+          (require('pino-pretty') as typeof pretty)({
             destination: out.fd,
             colorize: !settings.terminal.noColor,
             ignore: 'pid,hostname,name',
@@ -85,21 +86,6 @@ export function apiSettings(settings: Settings, jobs: readonly PolicyJob[] = [])
       `NIGHTSHIFT_BEARER_TOKEN is not set; ${needing.map((job) => `job "${job.name}" (${job.action})`).join(', ')} lists organization users, which takes the bearer token, not the API key`,
     );
   return credentials;
-}
-
-/** The settings in `env`; a variable at fault is bad usage (exit 2). */
-export function settingsFrom(env: Environment): Settings {
-  return asUsage(() => loadSettings(env));
-}
-
-/** What `read` returns, a setting it finds at fault being bad usage (exit 2). */
-export function asUsage<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 /**

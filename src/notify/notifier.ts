@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { undici } from '../api/index.js';
 import type { Finding, RunSummary } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
@@ -55,7 +56,8 @@ export class Notifier {
   readonly #memory: NotificationMemory;
   readonly #log: Logger;
   readonly #retry: Required<WebhookRetryOptions>;
-  readonly #dispatcher: Dispatcher;
+  /** The one given, else the Agent made for the first webhook sent (none, for a process that never sends one). */
+  #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #closing = new AbortController();
 
@@ -71,10 +73,17 @@ export class Notifier {
       maxDelayMs: options.maxDelayMs ?? WEBHOOK_DEFAULTS.maxDelayMs,
     };
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher =
-      options.dispatcher ??
-      // HTTP/1.1 as before undici 8, which would negotiate HTTP/2: the delivery tests speak nothing else
-      new Agent({ allowH2: false, keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+    this.#dispatcher = options.dispatcher;
+  }
+
+  #webhookDispatcher(): Dispatcher {
+    // HTTP/1.1 as before undici 8, which would negotiate HTTP/2: the delivery tests speak nothing else
+    this.#dispatcher ??= new (undici().Agent)({
+      allowH2: false,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: 10_000 },
+    });
+    return this.#dispatcher;
   }
 
   /**
@@ -121,7 +130,7 @@ export class Notifier {
           const delivery = await postWebhook(
             { name, url: sink.url, timeoutMs: sink.timeout },
             formatPolicyNotice(sink.format, notice),
-            { ...this.#retry, dispatcher: this.#dispatcher, signal: this.#closing.signal, log },
+            { ...this.#retry, dispatcher: this.#webhookDispatcher(), signal: this.#closing.signal, log },
           );
           log.info({ sink: name, attempts: delivery.attempts }, 'policy notification sent');
           return { sink: name, result: 'sent', events: [event], attempts: delivery.attempts };
@@ -136,7 +145,7 @@ export class Notifier {
   /** Stops sends in progress (their sinks are tried again on the next run) and closes connections. */
   async close(): Promise<void> {
     this.#closing.abort();
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) await this.#dispatcher?.close();
   }
 
   async #notifySink(
@@ -176,7 +185,7 @@ export class Notifier {
       delivery = await postWebhook(
         { name, url: sink.url, timeoutMs: sink.timeout },
         formatNotification(sink.format, notification),
-        { ...this.#retry, dispatcher: this.#dispatcher, signal: this.#closing.signal, log },
+        { ...this.#retry, dispatcher: this.#webhookDispatcher(), signal: this.#closing.signal, log },
       );
     } catch (error) {
       log.error(

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Dispatcher, request } from 'undici';
-import { type BodyPrefix, parseRetryAfter, readAtMost, withoutCutTail } from '../api/index.js';
+import type { Dispatcher } from 'undici';
+import { type BodyPrefix, parseRetryAfter, readAtMost, undici, withoutCutTail } from '../api/index.js';
 import { retryDelay } from '../engine/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
@@ -171,7 +171,7 @@ async function attempt(
   const timeout = AbortSignal.timeout(sink.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
-    const res = await request(sink.url, {
+    const res = await undici().request(sink.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'nightshift' },
       body,

@@ -1,8 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { FastifyAdapter } from '@bull-board/fastify';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isLoopback } from '../config/index.js';
@@ -10,6 +7,7 @@ import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis, type RedisConnection } from '../store/index.js';
 import { type ConsoleOptions, RedisUnansweredError, registerConsole } from './console/routes.js';
+import { serveDashboard } from './dashboard.js';
 import {
   addSecurityHeaders,
   OPS_SERVER_LIMITS,
@@ -20,13 +18,6 @@ import type { Metrics } from './metrics.js';
 
 /** Where the dashboard is mounted. */
 export const UI_PATH = '/ui';
-
-/**
- * Bull Board's page links its fonts from an outside host: on a closed network that request
- * fails, and anywhere else it tells that host the dashboard was opened. Without the link the
- * page uses the system's fonts, and every request it makes stays on this server.
- */
-const OUTSIDE_FONTS = /<link[^>]*href="https:\/\/fonts\.(?:googleapis|gstatic)\.com[^"]*"[^>]*>\s*/g;
 
 export const DEFAULT_OPS_HOST = '127.0.0.1';
 /** The port Prometheus exporters conventionally take for an application (the Dockerfile's HEALTHCHECK uses it). */
@@ -268,26 +259,7 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
     const consoleOptions = options.console;
     if (consoleOptions) await guarded.register(async (scope) => registerConsole(scope, consoleOptions));
 
-    if (options.queue) {
-      guarded.addHook('onSend', async (_request, reply, payload) =>
-        typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')
-          ? payload.replace(OUTSIDE_FONTS, '')
-          : payload,
-      );
-      const board = new FastifyAdapter();
-      board.setBasePath(UI_PATH);
-      createBullBoard({
-        queues: [
-          new BullMQAdapter(options.queue, {
-            readOnlyMode: true,
-            description: `nightshift runs (Redis prefix "${options.queue.opts.prefix ?? 'bull'}")`,
-          }),
-        ],
-        serverAdapter: board,
-        options: { uiConfig: { boardTitle: 'nightshift' } },
-      });
-      await guarded.register(board.registerPlugin(), { prefix: UI_PATH });
-    }
+    if (options.queue) serveDashboard(guarded, options.queue, UI_PATH);
   });
   return app;
 }

@@ -40,7 +40,7 @@ import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
-import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
+import { locatorOf, readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 /** What a policy's `${VAR}`s may read. */
 export interface PolicyVariables {
@@ -235,7 +235,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
   const policy =
     usable && outlineData
-      ? resolve(outlineData, jobs, windows, { source, secrets: secrets.values, file, warnings })
+      ? resolve(outlineData, jobs, windows, { source, text, secrets: secrets.values, file, warnings })
       : undefined;
   return { problems: found, policy };
 }
@@ -295,11 +295,13 @@ function resolve(
   windows: readonly { name: string; document: WindowDocument | undefined }[],
   {
     source,
+    text,
     secrets,
     file,
     warnings,
   }: {
     source: YamlSource;
+    text: string;
     secrets: readonly PolicySecret[];
     file: string;
     warnings: readonly PolicyProblem[];
@@ -364,7 +366,7 @@ function resolve(
     pricing: outline.pricing,
     secrets,
     jobs: resolved,
-    locate: (path) => source.locate(path),
+    locate: locatorOf(text, file),
     warnings,
   };
 }

@@ -46,10 +46,22 @@ export interface RunPolicy {
   job: PolicyJob;
 }
 
+/**
+ * How many policies a worker keeps parsed: the one in force, and those that runs still queued or
+ * running name after a reload or two. One named again after it was dropped is read again.
+ */
+const KEPT_POLICIES = 4;
+
 /** The policies runs name by hash, each read from Redis, checked against its signatures and parsed once per worker. */
 export class PolicyCache {
   readonly #options: PolicyCacheOptions;
-  readonly #parsed = new Map<string, Policy>();
+  /**
+   * By hash, the policy or its read under way, the last used last: every run of a burst waits for
+   * the one read and parse of its policy (a worker's first 1,000 runs of a new policy each parsed
+   * it when they missed a cache of parsed policies alone), and a reload does not leave each
+   * earlier policy in memory for good.
+   */
+  readonly #parsed = new Map<string, Promise<Policy>>();
 
   constructor(options: PolicyCacheOptions) {
     this.#options = options;
@@ -84,20 +96,34 @@ export class PolicyCache {
     return { policy, job };
   }
 
-  async #policy(sha: string): Promise<Policy> {
-    const cached = this.#parsed.get(sha);
-    if (cached) return cached;
+  #policy(sha: string): Promise<Policy> {
+    let policy = this.#parsed.get(sha);
+    if (policy) this.#parsed.delete(sha);
+    else {
+      policy = this.#read(sha);
+      // a read that failed is tried again by the next run that names the policy
+      policy.catch(() => {
+        if (this.#parsed.get(sha) === policy) this.#parsed.delete(sha);
+      });
+    }
+    this.#parsed.set(sha, policy);
+    for (const oldest of this.#parsed.keys()) {
+      if (this.#parsed.size <= KEPT_POLICIES) break;
+      this.#parsed.delete(oldest);
+    }
+    return policy;
+  }
+
+  async #read(sha: string): Promise<Policy> {
     const { policies } = this.#options;
     const stored = await policies.read(sha);
     if (stored === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
     if (stored.verdict !== 'signed')
       throw new PolicyRefusedError(sha, stored.verdict, { local: policies.localKey });
-    const policy = parsePolicy(stored.text, `policy@${sha.slice(0, 12)}`, {
+    return parsePolicy(stored.text, `policy@${sha.slice(0, 12)}`, {
       registry: this.#options.registry,
       env: this.#options.env,
       allowEnv: this.#options.allowEnv,
     });
-    this.#parsed.set(sha, policy);
-    return policy;
   }
 }

@@ -1,4 +1,4 @@
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 
 /** Why `nightshift <argv>` would be refused before its action runs, or undefined when it parses. */
 export function cliProblem(argv: readonly string[]): string | undefined {

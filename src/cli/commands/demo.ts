@@ -28,14 +28,13 @@ import {
   RedisServerMissingError,
   startLocalRedis,
 } from '../../store/index.js';
-import { EXIT, UsageError } from '../exit.js';
+import { asUsage, EXIT, UsageError } from '../exit.js';
 import { counts as drifting, driftRows, savingsSince } from '../fleet-report.js';
 import { type OpsSettings, opsSettings, startOpsRole } from '../ops.js';
 import { loadPolicy, policyCommandDeps, policyVariables } from '../policy-io.js';
 import {
   actionApiClient,
   apiSettings,
-  asUsage,
   exitOnceIdle,
   processPolicyKeyring,
   type RedisRuntime,

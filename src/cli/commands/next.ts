@@ -10,6 +10,7 @@ import {
 } from '../../policy/index.js';
 import type { Suspension } from '../../store/index.js';
 import { describeSuspension, loadOrReport, type PolicyCommandDeps, policyCommandDeps } from '../policy-io.js';
+import { redisSuspensions } from '../runtime.js';
 import { alignColumns } from '../table.js';
 
 const MAX_COUNT = 1000;
@@ -123,7 +124,11 @@ export function registerNextCommand(
       ].join('\n'),
     )
     .action(async (file: string, options: NextOptions, command: Command) => {
-      const deps = policyCommandDeps(settings, overrides);
+      // jobs suspended with `nightshift suspend` are left out, when Redis is configured
+      const deps = policyCommandDeps(settings, {
+        suspensions: () => redisSuspensions(settings),
+        ...overrides,
+      });
       const policy = await loadOrReport(file, deps);
       if (!policy) return;
       let jobs = policy.jobs;

@@ -7,6 +7,7 @@ import type { Metrics } from '../../ops/index.js';
 import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
 import { UsageError } from '../exit.js';
+import { collectGarbage } from '../heap.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { loadOrReport, policyCommandDeps, policyVariables, sinkCommandProblems } from '../policy-io.js';
 import { PolicyReloader, PolicyStatus } from '../policy-reload.js';
@@ -33,6 +34,10 @@ export interface SchedulerRoleOptions {
    * `start` (which runs them) passes `bearerTokenProblems` when it has no bearer token. Default: none.
    */
   check?: ((policy: Policy) => PolicyProblem[]) | undefined;
+}
+
+function collectAfterReload(): void {
+  collectGarbage({ thorough: false });
 }
 
 /** How long a stopping scheduler waits for policy notifications being sent. */
@@ -72,6 +77,8 @@ export async function startSchedulerRole(
     check: (policy) => [...(check?.(policy) ?? []), ...sinkCommandProblems(policy, settings.sinks.commands)],
   });
   await reloader.load(await readFile(file, 'utf8'));
+  // the start's garbage goes before the first tick is handled: the collection holds the process up
+  collectGarbage({ thorough: true });
   await scheduler.start();
   let wasDown = false;
   const onError = () => {
@@ -86,7 +93,8 @@ export async function startSchedulerRole(
   };
   runtime.redis.on('error', onError);
   runtime.redis.on('ready', onReady);
-  const stopWatching = watchPolicy(file, (next) => reloader.reload(next), {
+  // a reload leaves the garbage of a parse, as the start did
+  const stopWatching = watchPolicy(file, (next) => reloader.reload(next).finally(collectAfterReload), {
     onUnreadable: (error) =>
       log.error(
         { err: error, file },

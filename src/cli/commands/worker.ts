@@ -6,6 +6,7 @@ import type { Logger } from '../../log/index.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { RunWorker } from '../../queue/index.js';
+import { collectGarbage } from '../heap.js';
 import { opsSettings, startOpsRole } from '../ops.js';
 import { policyVariables } from '../policy-io.js';
 import {
@@ -87,6 +88,8 @@ export function startWorkerRole(
     maxStalledCount: settings.worker.maxStalls,
     partSize: settings.worker.partSize,
   });
+  // the start's garbage (the client's compiled checks among it) goes before the first run comes
+  collectGarbage({ thorough: true });
   worker.start();
   log.info({ concurrency: settings.worker.concurrency }, 'worker started');
   return async () => {

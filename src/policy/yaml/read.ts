@@ -56,6 +56,20 @@ export function readYaml(
   return sourceOf(file, walked.value, problems, locate, walked.interpolated);
 }
 
+/**
+ * `YamlSource.locate` for a text already read, reading it again on its first call. The positions
+ * of a read weigh more than the values (1.4 kB a job of a policy, more than the job itself), so a
+ * policy kept to be run keeps its text instead, and only a check that finds a problem in it asks
+ * where. Offsets do not depend on `${VAR}` values: the text is read without any.
+ */
+export function locatorOf(text: string, file: string): YamlSource['locate'] {
+  let source: YamlSource | undefined;
+  return (path, anchor) => {
+    source ??= readYaml(text, file, {}, { unsetVariables: 'warning' });
+    return source.locate(path, anchor);
+  };
+}
+
 /** The parser's message, with a hint where its wording leaves the cause unclear. */
 function yamlMessage(code: string, message: string, text: string, offset: number): string {
   if (code === 'BAD_ALIAS' && text[offset] === '*') {

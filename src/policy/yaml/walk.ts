@@ -209,7 +209,21 @@ export function walkDocument(
   const value = toValue(doc.contents as Node | null, 0);
   const root = doc.contents ? start(doc.contents) : 0;
 
-  const offsetOf = (path: ValuePath, anchor: Anchor): number => {
+  return { value, interpolated, offsetOf: offsetFinder(value, root, maps, lists) };
+}
+
+/**
+ * `Walked.offsetOf` over the places the walk kept. Made outside `walkDocument`, whose closures
+ * share one context with the parser's document: a closure made there would keep the whole AST
+ * alive for as long as the policy is kept.
+ */
+function offsetFinder(
+  value: unknown,
+  root: number,
+  maps: WeakMap<object, ReadonlyMap<string, Place>>,
+  lists: WeakMap<object, readonly (number | undefined)[]>,
+): Walked['offsetOf'] {
+  return (path, anchor) => {
     let current: unknown = value;
     let keyOffset = root;
     let valueOffset = root;
@@ -232,8 +246,6 @@ export function walkDocument(
     }
     return anchor === 'key' ? keyOffset : valueOffset;
   };
-
-  return { value, interpolated, offsetOf };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/cli/exit.js';
+import { settingsFrom, UsageError } from '../../../src/cli/exit.js';
 import { opsSettings } from '../../../src/cli/ops.js';
-import { actionApiClient, settingsFrom } from '../../../src/cli/runtime.js';
+import { actionApiClient } from '../../../src/cli/runtime.js';
 import {
   Metrics,
   type OpsServer,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram } from '../../../src/cli/program.js';
 
 /** A command's whole --help text, the text added after the generated part included. */
 function helpOf(command: Command): string {

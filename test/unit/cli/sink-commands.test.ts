@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
-import { buildProgram } from '../../../src/cli/main.js';
 import { loadPolicy, policyCommandDeps } from '../../../src/cli/policy-io.js';
+import { buildProgram } from '../../../src/cli/program.js';
 import { loadSettings } from '../../../src/config/index.js';
 import type { SinkCommandAllowlist } from '../../../src/engine/index.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram } from '../../../src/cli/program.js';
 import { testEnv, testRegistry } from '../../fixtures/policies/test-registry.js';
 
 /** `nightshift validate --json …` in-process: stdout, stderr and the exit code it set. */

@@ -2,8 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/cli/exit.js';
-import { settingsFrom } from '../../../src/cli/runtime.js';
+import { settingsFrom, UsageError } from '../../../src/cli/exit.js';
 import {
   apiCredentials,
   ConfigError,

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../src/cli/main.js';
 import type { PolicyCommandDeps } from '../../../src/cli/policy-io.js';
+import { buildProgram } from '../../../src/cli/program.js';
 import { MAX_POLICY_BYTES, POLICY_SCHEMA_PATH } from '../../../src/policy/index.js';
 import { testEnv, testRegistry } from '../../fixtures/policies/test-registry.js';
 

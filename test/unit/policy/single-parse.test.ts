@@ -37,8 +37,16 @@ describe('one parse gives values and positions', () => {
     const line = POLICY.split('\n').indexOf(`  ${first?.name}:`) + 1;
     expect(first?.location).toEqual({ file: 'policy.yaml', line, col: 3 });
     expect(second?.location.line).toBeGreaterThan(line);
-    expect(policy.locate(['jobs', first?.name ?? '', 'schedule']).line).toBeGreaterThan(line);
     expect(parses.count).toBe(1);
+  });
+
+  it('reads a loaded policy again, once, when a later check asks where something is', () => {
+    const policy = parsePolicy(POLICY, 'policy.yaml', options);
+    const [first] = policy.jobs;
+    const line = POLICY.split('\n').indexOf(`  ${first?.name}:`) + 1;
+    expect(policy.locate(['jobs', first?.name ?? '', 'schedule']).line).toBeGreaterThan(line);
+    expect(policy.locate(['jobs', first?.name ?? '', 'action']).line).toBeGreaterThan(line);
+    expect(parses.count).toBe(2);
   });
 
   it('keeps a job location an own enumerable property, so copies carry it', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/cli/exit.js';
-import { buildProgram } from '../../../src/cli/main.js';
+import { buildProgram } from '../../../src/cli/program.js';
 import { seedState } from '../../../src/sim/index.js';
 
 /** Parses `nightshift sim …`; every case here fails before anything listens. */
