@@ -67,6 +67,19 @@ export class LuaScript {
 
 // Run lock (run-lock.ts)
 
+/**
+ * Takes a run lock, or renews it a full TTL if the run already holds it (a resuming execution of
+ * the run): a lock merely found its own could lapse before the execution's first renewal, and
+ * another run of the job take it while this one acts. KEYS: the lock. ARGV: run id, TTL ms.
+ * Returns '' when the run holds it now, else the run holding it.
+ */
+export const TAKE_RUN_LOCK = new LuaScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return holder end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
+`);
+
 /** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. Returns 1 if extended. */
 export const RENEW_IF_OWNER = new LuaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/index.js';
 import { type RedisKeys, redisKeys } from './keys.js';
-import { DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
+import { DELETE_IF_OWNER, RENEW_IF_OWNER, TAKE_RUN_LOCK } from './lua.js';
 import type { RedisConnection } from './redis.js';
 
 export interface RunLockOptions {
@@ -29,15 +29,16 @@ export class RunLock {
   }
 
   /**
-   * Takes the job's lock for the run, or confirms the run already holds it: undefined then.
-   * Otherwise the run id holding it ('' if it was released meanwhile: still a clash).
+   * Takes the job's lock for the run, or renews it a full TTL when the run already holds it:
+   * undefined then. Otherwise the run id holding it.
    */
   async take(job: string, runId: string): Promise<string | undefined> {
-    const key = this.#keys.runLock(job);
-    const taken = await this.#redis.set(key, runId, 'PX', this.#ttlMs, 'NX');
-    if (taken === 'OK') return undefined;
-    const holder = (await this.#redis.get(key)) ?? '';
-    return holder === runId ? undefined : holder;
+    const holder = (await TAKE_RUN_LOCK.run(
+      this.#redis,
+      [this.#keys.runLock(job)],
+      [runId, this.#ttlMs],
+    )) as string;
+    return holder === '' ? undefined : holder;
   }
 
   /**

@@ -18,6 +18,7 @@ import { redisCommand } from '../helpers/redis-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const REDIS_PASSWORD = 'kustomize-redis-password-7d20';
+const POLICY_KEY = 'kustomize-policy-key-of-at-least-32-characters';
 
 interface Rendered {
   kind: string;
@@ -63,6 +64,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'secrets/api-key'), 'made-up-api-key');
   writeFileSync(join(dir, 'secrets/ui-token'), 'made-up-ui-token');
   writeFileSync(join(dir, 'secrets/redis-password'), `${REDIS_PASSWORD}\n`);
+  writeFileSync(join(dir, 'secrets/policy-key'), POLICY_KEY);
   const output = await promisify(execFile)('kubectl', ['kustomize', dir], { maxBuffer: 16 * 2 ** 20 }).catch(
     (error: NodeJS.ErrnoException) => {
       throw error.code === 'ENOENT' ? new Error(KUBECTL_MISSING) : error;
@@ -125,6 +127,25 @@ describe('kubectl kustomize deploy/kubernetes', () => {
         source.secretName,
       );
     }
+  });
+
+  it('generates the policy key secret from its file under a hashed name, and gives the scheduler and the worker the same key file', () => {
+    const sources = ['scheduler', 'worker'].map((role) => {
+      const object = workload(role);
+      const env = object.spec?.template?.spec.containers[0]?.env ?? [];
+      return secretOf(
+        object,
+        env.find((variable) => variable.name === 'NIGHTSHIFT_POLICY_KEY_FILE')?.value ?? '',
+      );
+    });
+    expect(sources[0]?.secretName).toMatch(/^nightshift-policy-key-[a-z0-9]{10}$/);
+    expect(sources[1]).toEqual(sources[0]);
+    const secret = rendered.find(
+      (object) => object.kind === 'Secret' && object.metadata.name === sources[0]?.secretName,
+    );
+    expect(Buffer.from(secret?.data?.[sources[0]?.key ?? ''] ?? '', 'base64').toString('utf8')).toBe(
+      POLICY_KEY,
+    );
   });
 
   it('renders a Redis that, run here by its own command, requires that password, keeps it out of /proc, is ready only with it, and lets nightshift in with the file', async () => {
