@@ -8,7 +8,7 @@ import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
 import { type PolicySecrets, readsSecret } from './secrets.js';
 import { listNames, suggestionSuffix } from './suggest.js';
-import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
+import { canonicalTimeZone, fixedOffsetRefusal, isTimeZone, suggestTimeZone } from './timezone.js';
 import type { YamlSource } from './yaml/index.js';
 
 /**
@@ -62,6 +62,12 @@ export function checkTimeZone(context: Shown, path: ValuePath, value: unknown): 
   if (typeof value !== 'string' || value === '') return [];
   const { source } = context;
   if (isTimeZone(value)) {
+    const refusal = fixedOffsetRefusal(value);
+    if (refusal) {
+      // a secret zone's offset and the zone it suggests would tell what it is
+      const reason = hides(context, path) ? 'is a fixed UTC offset, without daylight saving time' : refusal;
+      return [problemAt(source, path, `time zone ${shown(context, path, value)} ${reason}`)];
+    }
     // the schema reads it as this spelling
     const canonical = canonicalTimeZone(value);
     if (canonical === value) return [];
