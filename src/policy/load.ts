@@ -207,7 +207,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   for (const [name, window] of Object.entries(isMap(root.windows) ? root.windows : {})) {
     const parsed = parseWithProblems(WindowSchema, window, source, { at: ['windows', name] });
     problems.push(...parsed.problems, ...checkWindow(context, name, window));
-    windows.push({ name, document: parsed.data });
+    // an uptime still "${VAR}" (unset, a warning in validate) leaves the window unread, like a job
+    const readable = parsed.data && parseUptime(parsed.data.uptime).ok;
+    windows.push({ name, document: readable ? parsed.data : undefined });
   }
   const targets = outline.data?.targets ?? {};
   problems.push(
