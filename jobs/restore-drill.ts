@@ -59,6 +59,7 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 
 const DEFAULT_WAIT_MS = 30 * 60_000;
+const TWO_WAITS = "a paused drill workspace's resume, then the restore, each up to waitReady (default 30m)";
 /** The pause afterwards still gets this long when the run itself timed out or was cancelled. */
 const CLEANUP_TIMEOUT_MS = 30_000;
 const PAUSED: readonly string[] = [STATUS.stopping, STATUS.stopped];
@@ -320,6 +321,7 @@ export const restoreDrill: Action<typeof params> = {
   destructive: false,
   scope: 'none',
   params,
+  longestWait: (p) => ({ ms: 2 * (p.waitReady ?? DEFAULT_WAIT_MS), why: TWO_WAITS }),
   example: `version: 1
 jobs:
   weekly-restore-drill:

@@ -3,8 +3,9 @@ export {
   type ActionCatalogEntry,
   type ActionScope,
   createActionCatalog,
+  type LongestWait,
 } from './action-catalog.js';
-export { parseDuration } from './duration.js';
+export { formatDuration, parseDuration } from './duration.js';
 export * from './errors.js';
 export { MAX_POLICY_BYTES } from './file.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';

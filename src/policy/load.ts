@@ -24,6 +24,7 @@ import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
+import { jobRisks } from './risks.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
   type JobDocument,
@@ -224,10 +225,8 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
 
   // a check that quotes what it refused (an action's own schema, say) quotes no secret either
   const hide = hideSecrets(secrets.values);
-  const found = sortProblems(withoutEchoes(source.problems, problems)).map((problem) => ({
-    ...problem,
-    message: hide(problem.message),
-  }));
+  const hideIn = (problem: PolicyProblem) => ({ ...problem, message: hide(problem.message) });
+  const found = sortProblems(withoutEchoes(source.problems, problems)).map(hideIn);
   const warnings = found.filter(isWarning);
   // Without errors, a part still missing failed only on a string holding an unset variable.
   const usable =
@@ -235,11 +234,15 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     jobs.every((job) => job.document && job.params) &&
     windows.every((window) => window.document);
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
-  const policy =
+  const resolved =
     usable && outlineData
       ? resolve(outlineData, jobs, windows, { source, secrets: secrets.values, file, warnings })
       : undefined;
-  return { problems: found, policy };
+  // what a valid job would do: read from its resolved settings, so only of a usable policy
+  const risks = resolved ? jobRisks(resolved.jobs, options.registry, source, root).map(hideIn) : [];
+  if (!resolved || risks.length === 0) return { problems: found, policy: resolved };
+  const all = sortProblems([...found, ...risks]);
+  return { problems: all, policy: { ...resolved, warnings: all.filter(isWarning) } };
 }
 
 /**

@@ -32,6 +32,7 @@ jobs:
     schedule: "0 3 * * 0"
     action: restore-drill
     with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_TEST_UNSET_BACKUP}" }
+    timeout: 2h
 `);
   const UNSET_MESSAGE =
     'jobs.drill.with.backupId: environment variable DRILL_TEST_UNSET_BACKUP is not set (set it, or give a default: "${DRILL_TEST_UNSET_BACKUP:-default}")';
