@@ -33,6 +33,7 @@ export const reconcileWindow: Action<typeof params> = {
 
   async plan(ctx) {
     const decision = await decide(ctx);
+    reportConflicts(ctx, decision);
     if (ctx.ownership && ctx.windowStates) {
       await ctx.forEachTarget(
         reported(decision),
@@ -60,6 +61,7 @@ export const reconcileWindow: Action<typeof params> = {
         'a window needs Redis (set REDIS_URL, or let a worker run it): its ownership ledger and state live there',
       );
     const decision = await decide(ctx);
+    reportConflicts(ctx, decision);
     const name = ctx.job.name;
     const state = await ctx.windowStates.get(name);
     // durable intent: what the period's edge decided is written before anything is done, so a
@@ -169,7 +171,26 @@ function plannedStep(d: WorkspaceDecision): StepResult {
 }
 
 function driftReason(d: WorkspaceDecision): string {
+  if (d.conflict !== undefined) return `drift: ${d.why}`;
   return d.drift ? `drift: wanted ${d.desired}, is ${d.actual ?? 'unknown'}: ${d.why}` : d.why;
+}
+
+/**
+ * Workspaces under this window and another one, which neither acts on: a policy problem no glob
+ * could show (a target naming a workgroup by id, another by its name), so each plan and
+ * reconciliation reports it until the policy says which window a workspace is under.
+ */
+function reportConflicts(ctx: PlanContext, decision: WindowDecision): void {
+  for (const d of decision.decisions) {
+    if (d.conflict === undefined) continue;
+    const subject = `${d.ws.workgroupName}/${d.ws.workspaceName}`;
+    ctx.finding({
+      rule: 'window-conflict',
+      severity: 'warning',
+      subject,
+      message: `${subject} is under windows "${ctx.job.name}" and "${d.conflict}": neither acts on it until the policy puts it under one (do their targets name its workgroup once by id, once by name?)`,
+    });
+  }
 }
 
 async function act(ctx: ActionContext, d: WorkspaceDecision, step: StepContext): Promise<StepResult> {

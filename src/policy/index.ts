@@ -68,8 +68,8 @@ export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
 export { currentPeriod } from './uptime.js';
+export { checkWindowOverlaps } from './window-overlap.js';
 export {
-  checkWindowOverlaps,
   nextRunOf,
   nextWindowEdges,
   nextWindowFiring,

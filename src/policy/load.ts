@@ -40,7 +40,8 @@ import {
 import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
-import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
+import { checkWindowOverlaps } from './window-overlap.js';
+import { checkWindow, type PolicyWindow, WINDOW_ACTION } from './windows.js';
 import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 /** What a policy's `${VAR}`s may read. */

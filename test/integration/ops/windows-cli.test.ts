@@ -106,6 +106,45 @@ describe('drift and plan of a window', () => {
   });
 });
 
+describe('windows that meet only at run time', () => {
+  it('a workgroup one window names and another gives by id: drift counts its workspaces as differing with the reason (exit 3), plan reports each as a finding (exit 3)', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('conflict-cli');
+    const [group] = harness.sim.state.workgroups as [(typeof harness.sim.state.workgroups)[number]];
+    const conflicting = join(dir, 'conflict.yaml');
+    // always in uptime, resume: owned: without the conflict nothing would differ
+    writeFileSync(
+      conflicting,
+      `version: 1
+windows:
+  by-name:
+    target: { workgroups: ["${group.name}"] }
+    uptime: "Mon-Sun 00:00-24:00"
+  by-id:
+    target: { workgroups: ["${group.workgroup_id}"] }
+    uptime: "Mon-Sun 00:00-24:00"
+`,
+    );
+    const drift = await cli(engine, 'drift', conflicting, '--json');
+    expect(drift.code, drift.stderr).toBe(3);
+    const rows = JSON.parse(drift.stdout) as DriftRow[];
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      expect(row.drift).toBe(true);
+      expect(row.why).toMatch(/^also under window by-(name|id): a workspace can be under one window only/);
+    }
+    expect((await cli(engine, 'drift', conflicting)).stdout).toContain('6 of 6 workspace(s) differ');
+
+    const plan = await cli(engine, 'plan', conflicting);
+    expect(plan.code, plan.stderr).toBe(3);
+    expect(plan.stdout).toMatch(/^by-name +reconcile-window +3 +0 +3 +0 +3 warning$/m);
+    expect(plan.stdout).not.toContain('nothing would change');
+    expect(plan.stdout).toMatch(
+      /^warning +window-conflict +\S+ +\S+ is under windows "by-name" and "by-id": neither acts on it until the policy puts it under one/m,
+    );
+  }, 60_000);
+});
+
 describe('holds from the command line', () => {
   it('hold, holds and release: placed with who and why, listed, released; the log keeps all three', async () => {
     const engine = harness.engine('holds-cli');
