@@ -8,6 +8,7 @@ export {
 export { formatDuration, parseDuration } from './duration.js';
 export * from './errors.js';
 export { MAX_POLICY_BYTES } from './file.js';
+export { globSyntaxProblem, negates } from './glob-syntax.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
