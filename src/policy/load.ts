@@ -24,6 +24,7 @@ import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
+import { resolveTarget, resolveWindow } from './resolve-window.js';
 import { jobRisks } from './risks.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
@@ -41,7 +42,7 @@ import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindowOverlaps } from './window-overlap.js';
-import { checkWindow, type PolicyWindow, WINDOW_ACTION } from './windows.js';
+import { checkWindow, type PolicyWindow } from './windows.js';
 import { readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 /** What a policy's `${VAR}`s may read. */
@@ -65,6 +66,12 @@ export interface CheckPolicyOptions extends LoadPolicyOptions {
    * strings holding one are not checked further. Default: error.
    */
   readonly unsetVariables?: Severity;
+  /**
+   * The one job or window a command will run (`run`, `plan --job`): an unset `${VAR}` of any other
+   * job or window is only a warning, as in `validate`, and a job that cannot be read without it is
+   * left out of the policy; the shared sections and this job keep `unsetVariables`. Default: all.
+   */
+  readonly only?: string;
 }
 
 /** What `checkPolicy` found. */
@@ -150,7 +157,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
   if (tooLarge) return { problems: [tooLarge], policy: undefined };
   const source = readYaml(text, file, options.env, {
-    unsetVariables: options.unsetVariables ?? 'error',
+    unsetVariables: unsetFor(options),
     allowEnv: options.allowEnv,
   });
   if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
@@ -230,10 +237,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   const found = sortProblems(withoutEchoes(source.problems, problems)).map(hideIn);
   const warnings = found.filter(isWarning);
   // Without errors, a part still missing failed only on a string holding an unset variable.
+  const needed = (name: string) => options.only === undefined || name === options.only;
   const usable =
     found.length === warnings.length &&
-    jobs.every((job) => job.document && job.params) &&
-    windows.every((window) => window.document);
+    jobs.every((job) => !needed(job.name) || (job.document && job.params)) &&
+    windows.every((window) => !needed(window.name) || window.document);
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
   const resolved =
     usable && outlineData
@@ -244,6 +252,18 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   if (!resolved || risks.length === 0) return { problems: found, policy: resolved };
   const all = sortProblems([...found, ...risks]);
   return { problems: all, policy: { ...resolved, warnings: all.filter(isWarning) } };
+}
+
+/** What an unset variable is where, for `checkPolicy` (see `CheckPolicyOptions.only`). */
+function unsetFor({
+  unsetVariables = 'error',
+  only,
+}: CheckPolicyOptions): Severity | ((path: ValuePath) => Severity) {
+  if (only === undefined || unsetVariables === 'warning') return unsetVariables;
+  return (path) =>
+    (path[0] === 'jobs' || path[0] === 'windows') && path.length > 1 && path[1] !== only
+      ? 'warning'
+      : unsetVariables;
 }
 
 /**
@@ -373,68 +393,6 @@ function resolve(
     locate: (path) => source.locate(path),
     warnings,
   };
-}
-
-/**
- * A window as the engine runs it: a job of kind `window` whose reconciliations the scheduler
- * fires every `every` and at each uptime edge. Its calendars shape the uptime, so they skip no
- * reconciliation; it never overlaps itself.
- */
-function resolveWindow(
-  name: string,
-  location: SourceLocation,
-  document: WindowDocument,
-  defaults: EffectiveSettings,
-  calendars: Readonly<Record<string, readonly string[]>>,
-  targets: Readonly<Record<string, TargetSelector>>,
-  selectors: readonly { name: string; selector: TargetSelector }[],
-): Omit<PolicyJob, 'secrets'> {
-  const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
-  const uptime = parseUptime(document.uptime);
-  if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
-  const skip = document.skip ?? [];
-  const window: PolicyWindow = {
-    uptime: uptime.uptime,
-    uptimeText: document.uptime,
-    timezone: settings.timezone,
-    skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
-    every: document.every ?? DEFAULT_EVERY_MS,
-    enforce: document.enforce ?? false,
-    resume: document.resume ?? 'owned',
-    grace: document.grace ?? 0,
-    others: selectors.filter((other) => other.name !== name),
-  };
-  return {
-    name,
-    kind: 'window',
-    description: document.description,
-    schedule: { cron: '', timezone: settings.timezone, kind: 'window' },
-    action: WINDOW_ACTION,
-    params: {},
-    target: resolveTarget(document.target, targets),
-    skip,
-    skipDates: new Set(),
-    maxTargets: document.maxTargets,
-    dryRun: document.dryRun ?? false,
-    confirm: false,
-    suspend: document.suspend ?? false,
-    window,
-    location,
-    ...settings,
-  };
-}
-
-/** How often a window is reconciled when it does not say. */
-export const DEFAULT_EVERY_MS = 5 * 60_000;
-
-function resolveTarget(
-  target: JobDocument['target'],
-  targets: Readonly<Record<string, TargetSelector>>,
-): JobTarget | undefined {
-  if (target === undefined) return undefined;
-  if (typeof target !== 'string') return { name: undefined, selector: target };
-  const selector = targets[target];
-  return selector ? { name: target, selector } : undefined;
 }
 
 /** A problem about a job, at its name in the file: for later stages that refuse a run. */

@@ -1,5 +1,6 @@
 import type { PolicyProblem, Severity } from '../errors.js';
 import type { PolicyEnv } from '../interpolate.js';
+import type { ValuePath } from '../paths.js';
 import { aliasPastLimit, MAX_ALIASES } from './alias-limit.js';
 import { lineLocator } from './lines.js';
 import { yaml } from './package.js';
@@ -9,9 +10,10 @@ import { walkDocument } from './walk.js';
 export interface ReadYamlOptions {
   /**
    * What an unset `${VAR}` is: an error (the default), or a warning, for checking a policy where
-   * its secrets are not set (CI). Either way the string keeps its text as written.
+   * its secrets are not set (CI); or, by the path of the string holding it, either. Either way the
+   * string keeps its text as written.
    */
-  readonly unsetVariables?: Severity;
+  readonly unsetVariables?: Severity | ((path: ValuePath) => Severity);
   /** nightshift's own variables the text may read after all (NIGHTSHIFT_POLICY_ENV_ALLOW). Default: none. */
   readonly allowEnv?: readonly string[];
 }
@@ -49,7 +51,7 @@ export function readYaml(
   const variables = {
     env,
     allowEnv: new Set(options.allowEnv),
-    unset: options.unsetVariables ?? 'error',
+    unset: unsetSeverity(options.unsetVariables),
   } as const;
   const walked = walkDocument(doc, variables, report, lineOf);
   const locate: YamlSource['locate'] = (path, anchor = 'value') => at(walked.offsetOf(path, anchor));
@@ -63,4 +65,10 @@ function yamlMessage(code: string, message: string, text: string, offset: number
   }
   if (code === 'MULTIPLE_DOCS') return 'a policy file holds one YAML document, but a second one starts here';
   return message;
+}
+
+function unsetSeverity(option: ReadYamlOptions['unsetVariables']): (path: ValuePath) => Severity {
+  if (typeof option === 'function') return option;
+  const severity = option ?? 'error';
+  return () => severity;
 }

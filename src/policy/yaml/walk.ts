@@ -44,7 +44,12 @@ interface Place {
  */
 export function walkDocument(
   doc: Document.Parsed,
-  variables: { readonly env: PolicyEnv; readonly allowEnv: ReadonlySet<string>; readonly unset: Severity },
+  variables: {
+    readonly env: PolicyEnv;
+    readonly allowEnv: ReadonlySet<string>;
+    /** What an unset variable is, by the path of the string that reads it. */
+    readonly unset: (path: ValuePath) => Severity;
+  },
   report: Report,
   lineOf: (offset: number) => number,
 ): Walked {
@@ -102,7 +107,7 @@ export function walkDocument(
       if (typeof raw !== 'string' || !raw.includes('${')) return raw;
       const result = interpolate(raw, variables.env, variables.allowEnv);
       if (!result.ok) {
-        const severity = result.unset === undefined ? 'error' : variables.unset;
+        const severity = result.unset === undefined ? 'error' : variables.unset(path);
         report(start(node), labelled(path, result.message), severity);
         return raw;
       }
