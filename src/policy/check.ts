@@ -312,19 +312,30 @@ function checkJobReferences(
 }
 
 /** The parameters an action cannot do without, for the message when `with:` is left out. */
-function requiredParams(action: ActionCatalogEntry): string[] {
-  if (!(action.params instanceof z.ZodObject))
-    return action.params.safeParse({}).success ? [] : ['parameters'];
-  return Object.entries(action.params.shape as Record<string, z.ZodType>)
-    .filter(([, schema]) => !schema.safeParse(undefined).success)
-    .map(([key]) => key);
+function requiredParams(action: ActionCatalogEntry): readonly string[] {
+  let required = requiredByAction.get(action);
+  if (!required) {
+    required =
+      action.params instanceof z.ZodObject
+        ? Object.entries(action.params.shape as Record<string, z.ZodType>)
+            .filter(([, schema]) => !schema.safeParse(undefined).success)
+            .map(([key]) => key)
+        : action.params.safeParse({}).success
+          ? []
+          : ['parameters'];
+    requiredByAction.set(action, required);
+  }
+  return required;
 }
 
-/** Each job's name with its `action:` as written, whatever else is wrong with the job. */
-export function jobActions(jobs: unknown): ReadonlyMap<string, unknown> {
-  return new Map(
-    Object.entries(isMap(jobs) ? jobs : {}).map(([name, job]) => [name, isMap(job) ? job.action : undefined]),
-  );
+/** Asked for each job without `with:`: thousands of times of a few actions. */
+const requiredByAction = new WeakMap<ActionCatalogEntry, readonly string[]>();
+
+/** Each job's name with its `action:` as written, whatever else is wrong with the job, from `Object.entries(jobs)`. */
+export function jobActions(jobs: readonly (readonly [string, unknown])[]): ReadonlyMap<string, unknown> {
+  const actions = new Map<string, unknown>();
+  for (const [name, job] of jobs) actions.set(name, isMap(job) ? job.action : undefined);
+  return actions;
 }
 
 /** Names under a top-level section, whatever their values: a broken definition still defines its name. */

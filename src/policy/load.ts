@@ -173,6 +173,8 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   problems.push(...outline.problems);
   const secrets = policySecrets(source, root.secrets);
   problems.push(...secrets.problems);
+  // listed once: a map of 10,000 jobs is slow to list
+  const jobEntries = Object.entries(isMap(root.jobs) ? root.jobs : {});
   const context: CheckContext = {
     source,
     secrets,
@@ -180,7 +182,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     targets: definedNames(root.targets),
     calendars: definedNames(root.calendars),
     notifications: definedNames(root.notifications),
-    jobActions: jobActions(root.jobs),
+    jobActions: jobActions(jobEntries),
   };
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
   problems.push(...checkTimeZone(context, ['defaults', 'timezone'], defaults?.timezone));
@@ -193,10 +195,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     document: JobDocument | undefined;
     params: Readonly<Record<string, unknown>> | undefined;
   }[] = [];
-  for (const [name, job] of Object.entries(isMap(root.jobs) ? root.jobs : {})) {
+  for (const [name, job] of jobEntries) {
     const parsed = parseWithProblems(JobSchema, job, source, { at: ['jobs', name] });
     const checked = checkJob(context, name, job);
-    problems.push(...parsed.problems, ...checked.problems);
+    if (parsed.problems.length > 0) problems.push(...parsed.problems);
+    if (checked.problems.length > 0) problems.push(...checked.problems);
     jobs.push({ name, document: parsed.data, params: checked.params });
   }
   // a misspelt `jobs:` is already reported as an unknown key, with a did-you-mean
@@ -335,6 +338,17 @@ function resolve(
   const calendars = outline.calendars ?? {};
   const targets = outline.targets ?? {};
   const resolved: PolicyJob[] = [];
+  // jobs skipping the same calendars share one set of dates
+  const skipSets = new Map<string, ReadonlySet<string>>();
+  const skipDatesOf = (skip: readonly string[]): ReadonlySet<string> => {
+    const key = skip.join('\u0000');
+    let dates = skipSets.get(key);
+    if (!dates) {
+      dates = new Set(skip.flatMap((calendar) => calendars[calendar] ?? []));
+      skipSets.set(key, dates);
+    }
+    return dates;
+  };
   for (const { name, document, params } of jobs) {
     // parsePolicy only gets here when every job parsed.
     if (!document || !params) continue;
@@ -353,7 +367,7 @@ function resolve(
       secrets,
       target: resolveTarget(document.target, targets),
       skip,
-      skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
+      skipDates: skipDatesOf(skip),
       maxTargets: document.maxTargets,
       dryRun: document.dryRun ?? false,
       confirm: document.confirm ?? false,
@@ -375,10 +389,9 @@ function resolve(
   for (const { name, document } of windows) {
     if (!document) continue;
     const location = source.locate(['windows', name], 'key');
-    resolved.push({
-      ...resolveWindow(name, location, document, defaults, calendars, targets, selectors),
-      secrets,
-    });
+    resolved.push(
+      resolveWindow(name, location, document, { defaults, calendars, targets, selectors, secrets }),
+    );
   }
   return {
     file,

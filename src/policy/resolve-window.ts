@@ -1,6 +1,7 @@
 import type { SourceLocation } from './errors.js';
 import type { JobTarget, PolicyJob } from './load.js';
 import type { JobDocument, TargetSelector, WindowDocument } from './schema.js';
+import type { PolicySecret } from './secrets.js';
 import { applySettings, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { type PolicyWindow, WINDOW_ACTION } from './windows.js';
@@ -14,11 +15,21 @@ export function resolveWindow(
   name: string,
   location: SourceLocation,
   document: WindowDocument,
-  defaults: EffectiveSettings,
-  calendars: Readonly<Record<string, readonly string[]>>,
-  targets: Readonly<Record<string, TargetSelector>>,
-  selectors: readonly { name: string; selector: TargetSelector }[],
-): Omit<PolicyJob, 'secrets'> {
+  {
+    defaults,
+    calendars,
+    targets,
+    selectors,
+    secrets,
+  }: {
+    defaults: EffectiveSettings;
+    calendars: Readonly<Record<string, readonly string[]>>;
+    targets: Readonly<Record<string, TargetSelector>>;
+    /** Every window's selector, so a workspace under two is refused at run time. */
+    selectors: readonly { name: string; selector: TargetSelector }[];
+    secrets: readonly PolicySecret[];
+  },
+): PolicyJob {
   const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
   const uptime = parseUptime(document.uptime);
   if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
@@ -49,6 +60,7 @@ export function resolveWindow(
     confirm: false,
     suspend: document.suspend ?? false,
     window,
+    secrets,
     location,
     ...settings,
   };

@@ -73,6 +73,8 @@ const ETC_OFFSET = /^etc\/gmt([+-])(\d{1,2})$/i;
  * to follow daylight saving time (EST, MST, `Etc/GMT+5`). Undefined for any other zone.
  */
 export function fixedOffsetRefusal(name: string): string | undefined {
+  // every job asks: a zone of a place (Europe/Berlin) is answered without building anything
+  if (name.length > 3 && !/^etc\//i.test(name)) return undefined;
   const us = FIXED_US_TIMES[name.toUpperCase()];
   if (us)
     return `is UTC${us.offset} all year, without daylight saving time (in summer an hour behind ${us.meant}); did you mean "${us.meant}"? ("${us.allYear}" keeps ${us.offset} all year)`;
@@ -102,6 +104,17 @@ export function suggestTimeZone(name: string): string | undefined {
  * `EST5EDT`) becomes that place's zone.
  */
 export function canonicalTimeZone(name: string): string | undefined {
+  // every job of a policy asks, of a few zones
+  if (canonical.has(name)) return canonical.get(name);
+  const answer = canonicalOnce(name);
+  if (canonical.size >= 1000) canonical.clear();
+  canonical.set(name, answer);
+  return answer;
+}
+
+const canonical = new Map<string, string | undefined>();
+
+function canonicalOnce(name: string): string | undefined {
   if (!isTimeZone(name)) return undefined;
   const place = US_TIME_PLACES[name.toUpperCase()];
   if (place !== undefined) return place;

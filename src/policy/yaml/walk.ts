@@ -160,7 +160,7 @@ export function walkDocument(
   };
 
   const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
-    const object: Record<string, unknown> = Object.create(null);
+    const object = nullMap();
     const copying = expanding.size > 0;
     const known = copying ? placesOf.get(node) : undefined;
     const places = known ?? new Map<string, Place>();
@@ -332,6 +332,14 @@ function expandedSizes(aliasTarget: (alias: Alias) => Node | undefined): (node: 
     }
     return size;
   };
+}
+
+/**
+ * A map without a prototype, so a `__proto__` key is data. Written as a literal: V8 keeps it a fast
+ * object, where `Object.create(null)` starts a dictionary (twice as slow to fill, for 10,000 jobs).
+ */
+export function nullMap(): Record<string, unknown> {
+  return { __proto__: null } as unknown as Record<string, unknown>;
 }
 
 function start(node: Node): number {
