@@ -34,6 +34,7 @@ export const reconcileWindow: Action<typeof params> = {
 
   async plan(ctx) {
     const decision = await decide(ctx, await ctx.windowStates?.get(ctx.job.name));
+    reportConflicts(ctx, decision);
     if (ctx.ownership && ctx.windowStates) {
       await ctx.forEachTarget(
         reported(decision),
@@ -61,6 +62,7 @@ export const reconcileWindow: Action<typeof params> = {
     const begun = await begin(ctx);
     const acting = begun.decision.decisions.filter((d) => d.act !== undefined);
     if (acting.length <= partSize) return undefined;
+    reportConflicts(ctx, begun.decision);
     const pending = await recordEdge(ctx, begun);
     await settleLedger(ctx, begun.decision);
     return {
@@ -90,6 +92,7 @@ export const reconcileWindow: Action<typeof params> = {
       );
       return;
     }
+    reportConflicts(ctx, begun.decision);
     const pending = await recordEdge(ctx, begun);
     await settleLedger(ctx, begun.decision);
     const records = await ctx.forEachTarget(
@@ -195,7 +198,7 @@ async function decide(ctx: PlanContext, state: WindowState | undefined): Promise
   const window = ctx.job.window;
   if (!window) throw new Error(`${ctx.job.name} is not a window`);
   const owned = (await ctx.ownership?.records()) ?? new Map();
-  return decideWindow({
+  const decision = decideWindow({
     name: ctx.job.name,
     window,
     now: ctx.now(),
@@ -205,6 +208,7 @@ async function decide(ctx: PlanContext, state: WindowState | undefined): Promise
     holds: ctx.holds,
     state,
   });
+  return decision;
 }
 
 /** The workspaces a reconciliation keeps a record of: those it acts on or leaves different. */
@@ -239,7 +243,26 @@ function plannedStep(d: WorkspaceDecision): StepResult {
 }
 
 function driftReason(d: WorkspaceDecision): string {
+  if (d.conflict !== undefined) return `drift: ${d.why}`;
   return d.drift ? `drift: wanted ${d.desired}, is ${d.actual ?? 'unknown'}: ${d.why}` : d.why;
+}
+
+/**
+ * Workspaces under this window and another one, which neither acts on: a policy problem no glob
+ * could show (a target naming a workgroup by id, another by its name), so each plan and
+ * reconciliation reports it until the policy says which window a workspace is under.
+ */
+function reportConflicts(ctx: PlanContext, decision: WindowDecision): void {
+  for (const d of decision.decisions) {
+    if (d.conflict === undefined) continue;
+    const subject = `${d.ws.workgroupName}/${d.ws.workspaceName}`;
+    ctx.finding({
+      rule: 'window-conflict',
+      severity: 'warning',
+      subject,
+      message: `${subject} is under windows "${ctx.job.name}" and "${d.conflict}": neither acts on it until the policy puts it under one (do their targets name its workgroup once by id, once by name?)`,
+    });
+  }
 }
 
 async function act(ctx: ActionContext, d: WorkspaceDecision, step: StepContext): Promise<StepResult> {

@@ -64,6 +64,7 @@ const params = z.strictObject({
 type Params = z.output<typeof params>;
 
 const DEFAULT_WAIT_MS = 30 * 60_000;
+const TWO_WAITS = "a paused drill workspace's resume, then the restore, each up to waitReady (default 30m)";
 const AFTERWARDS_WORDS = {
   paused: 'paused afterwards',
   'already-paused': 'already paused',
@@ -309,6 +310,7 @@ export const restoreDrill: Action<typeof params> = {
   destructive: false,
   scope: 'none',
   params,
+  longestWait: (p) => ({ ms: 2 * (p.waitReady ?? DEFAULT_WAIT_MS), why: TWO_WAITS }),
   example: `version: 1
 jobs:
   weekly-restore-drill:

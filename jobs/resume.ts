@@ -102,6 +102,13 @@ export const resume: Action<typeof params> = {
   destructive: false,
   scope: 'workspace',
   params,
+  longestWait: (p) =>
+    p.waitReady === 'none'
+      ? undefined
+      : {
+          ms: p.waitReady ?? DEFAULT_WAIT_MS,
+          why: p.waitReady === undefined ? 'waitReady, 15m by default' : 'waitReady',
+        },
   example: `version: 1
 targets:
   dev:

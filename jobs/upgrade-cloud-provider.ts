@@ -247,6 +247,10 @@ export const upgradeCloudProvider: Action<typeof params> = {
   scope: 'workgroup',
   targetOptional: true,
   params,
+  longestWait: (p) => ({
+    ms: p.waitReady ?? DEFAULT_WAIT_MS,
+    why: p.waitReady === undefined ? 'waitReady, 60m by default' : 'waitReady',
+  }),
   example: `version: 1
 jobs:
   byoc-upgrade:

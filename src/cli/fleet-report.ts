@@ -1,6 +1,10 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
 import {
   decideWindows,
+  type Hold,
+  holdCoverage,
+  holdLookup,
+  honoursHolds,
   type Ownership,
   type SavingsReport,
   STATUS,
@@ -110,7 +114,75 @@ export async function driftRows(
       stranded: strandedOf(entry),
       why: strandedFinding(entry).message,
     });
+  rows.push(...heldUnacted(policy, workgroups, holds, now, new Set(rows.map(rowKey))));
   return rows;
+}
+
+function rowKey(row: DriftRow): string {
+  return `${row.workgroupId}/${row.workspaceId}`;
+}
+
+/**
+ * Held workspaces that no window covers and no pause or resume job targets: nothing brings them to
+ * the held state, so the hold changes nothing there. Each is a row (`window: null`), differing when
+ * its status is not the held one.
+ */
+function heldUnacted(
+  policy: Policy,
+  workgroups: readonly Workgroup[],
+  holds: readonly Hold[],
+  now: Date,
+  listed: ReadonlySet<string>,
+): DriftRow[] {
+  if (holds.length === 0) return [];
+  const holdOn = holdLookup(holds, now);
+  const coverage = holdCoverage(policy.jobs, workgroups);
+  const rows: DriftRow[] = [];
+  for (const group of workgroups)
+    for (const ws of group.workspaces ?? []) {
+      const [workgroupId, workspaceId] = [group.workgroup_id ?? '', ws.workspace_id ?? ''];
+      const key = `${workgroupId}/${workspaceId}`;
+      if (listed.has(key)) continue;
+      const names = {
+        workgroupId,
+        workgroupName: group.name ?? undefined,
+        workspaceId,
+        workspaceName: ws.name ?? undefined,
+      };
+      const hold = holdOn(names);
+      if (!hold || honoursHolds(coverage(key))) continue;
+      const desired = hold.state === 'active' ? 'Active' : 'Stopped';
+      const actual = ws.status ?? null;
+      const drift = settled(actual) !== desired;
+      rows.push({
+        window: null,
+        workgroup: group.name ?? workgroupId,
+        workspace: ws.name ?? workspaceId,
+        workgroupId,
+        workspaceId,
+        desired,
+        actual,
+        drift,
+        owner: null,
+        hold: {
+          pattern: hold.pattern,
+          state: hold.state,
+          until: hold.until,
+          by: hold.by,
+          reason: hold.reason,
+        },
+        stranded: null,
+        why: `held ${hold.state} (${hold.pattern}), but no window covers it and no pause or resume job targets it: ${drift ? `nothing brings it to ${desired}` : 'the hold changes nothing here'}`,
+      });
+    }
+  return rows;
+}
+
+/** Running or on its way, stopped or on its way: a transition under way is no drift. */
+function settled(status: string | null): 'Active' | 'Stopped' | undefined {
+  if (status === STATUS.active || status === STATUS.resuming) return 'Active';
+  if (status === STATUS.stopped || status === STATUS.stopping) return 'Stopped';
+  return undefined;
 }
 
 /**
@@ -143,9 +215,12 @@ function strandedOf(entry: Ownership): NonNullable<DriftRow['stranded']> {
   };
 }
 
-/** Whether a row counts against `drift`'s exit code: it is stranded, or it differs and no hold explains it. */
+/**
+ * Whether a row counts against `drift`'s exit code: it is stranded, it differs and no hold explains
+ * it, or it is held, differs from its hold and nothing of the policy acts on it.
+ */
 export function counts(row: DriftRow): boolean {
-  return row.stranded !== null || (row.drift && row.hold === null);
+  return row.stranded !== null || (row.drift && (row.hold === null || row.window === null));
 }
 
 /** Owned paused time and its estimated cost between `since` and `until`. */

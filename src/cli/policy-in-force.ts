@@ -46,25 +46,33 @@ export function suspendableNames(text: string, file: string): ReadonlySet<string
   ]);
 }
 
+/** A policy's text, as `--policy FILE` gives it or the schedulers run it. */
+export interface PolicyText {
+  readonly known: true;
+  readonly text: string;
+  /** The name its problems are placed in: the file, or `policy <sha>`. */
+  readonly file: string;
+  /** How a message names it (see `KnownPolicy.source`). */
+  readonly source: string;
+}
+
 /**
- * The policy given as `--policy FILE`, else the one the schedulers run (the one a scheduler last
- * loaded, recorded in Redis), else why there is none.
+ * The text of the policy given as `--policy FILE`, else of the one the schedulers run (the one a
+ * scheduler last loaded, recorded in Redis), else why there is none.
  */
-export async function policyInForce(
+export async function policyTextInForce(
   store: PolicyStore,
   file: string | undefined,
   redisPrefix: string,
-): Promise<KnownPolicy | NoPolicy> {
+): Promise<PolicyText | NoPolicy> {
   if (file !== undefined) {
-    let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      return { known: true, text: await readFile(file, 'utf8'), file, source: file };
     } catch (error) {
       throw invalidPolicy([
         { file, line: 1, col: 1, message: `cannot read the policy file: ${(error as Error).message}` },
       ]);
     }
-    return { known: true, names: suspendableNames(text, file), source: file };
   }
   const current = await store.current();
   if (!current)
@@ -75,11 +83,25 @@ export async function policyInForce(
   const source = `the policy the schedulers run (sha ${current.sha.slice(0, 12)}, loaded ${current.loadedAt} on ${current.host})`;
   const { stored } = current;
   if (stored === undefined) return { known: false, why: `${source} has expired from Redis` };
-  // Names only, never run: without a key this command cannot tell a forged policy in force from
-  // the real one, and anyone who can forge it can write a suspension directly anyway.
+  // Read, never run: without a key this command cannot tell a forged policy in force from the
+  // real one, and anyone who can forge it can write a suspension or a hold directly anyway.
   if (stored.verdict !== 'signed' && stored.verdict !== 'unchecked')
     return { known: false, why: `${source} is not signed with this process's NIGHTSHIFT_POLICY_KEY` };
-  return { known: true, names: suspendableNames(stored.text, `policy ${current.sha.slice(0, 12)}`), source };
+  return { known: true, text: stored.text, file: `policy ${current.sha.slice(0, 12)}`, source };
+}
+
+/**
+ * The policy given as `--policy FILE`, else the one the schedulers run, else why there is none:
+ * the names of its jobs and windows.
+ */
+export async function policyInForce(
+  store: PolicyStore,
+  file: string | undefined,
+  redisPrefix: string,
+): Promise<KnownPolicy | NoPolicy> {
+  const policy = await policyTextInForce(store, file, redisPrefix);
+  if (!policy.known) return policy;
+  return { known: true, names: suspendableNames(policy.text, policy.file), source: policy.source };
 }
 
 /**

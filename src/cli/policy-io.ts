@@ -68,14 +68,20 @@ export function policyCommandDeps(
 
 /**
  * Loads a policy, or throws a UsageError (`invalid-policy`) carrying every problem. Warnings alone
- * do not stop the command: they are printed on stderr (`file:line:col: warning: message`).
+ * do not stop the command: they are printed on stderr (`file:line:col: warning: message`). With
+ * `only`, the command runs that one job or window: the others' unset `${VAR}`s are warnings.
  */
-export async function loadPolicy(file: string, deps: PolicyCommandDeps): Promise<Policy> {
+export async function loadPolicy(
+  file: string,
+  deps: PolicyCommandDeps,
+  { only }: { only?: string } = {},
+): Promise<Policy> {
   const check = await checkPolicyFile(file, {
     registry: deps.registry,
     env: deps.env,
     allowEnv: deps.allowEnv,
     now: deps.now(),
+    only,
   });
   const { problems, policy } = withSinkCommands(check, deps.sinkCommands);
   if (!policy) throw invalidPolicy(problems);
@@ -120,9 +126,13 @@ export function invalidPolicy(problems: readonly PolicyProblem[]): UsageError {
 }
 
 /** Loads a policy; on problems prints them (`file:line:col: message`), sets exit code 2 and returns undefined. */
-export async function loadOrReport(file: string, deps: PolicyCommandDeps): Promise<Policy | undefined> {
+export async function loadOrReport(
+  file: string,
+  deps: PolicyCommandDeps,
+  options: { only?: string } = {},
+): Promise<Policy | undefined> {
   try {
-    return await loadPolicy(file, deps);
+    return await loadPolicy(file, deps, options);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     deps.stderr(formatUsageError(error));

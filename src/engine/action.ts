@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ApiClient } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import type { ActionScope, PolicyWindow } from '../policy/index.js';
+import type { ActionScope, LongestWait, PolicyWindow } from '../policy/index.js';
 import type { ProgressRecord } from './checkpoint.js';
 import type { FleetView } from './fleet.js';
 import type { Hold } from './holds.js';
@@ -266,6 +266,11 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
   readonly jobReferences?: Readonly<Record<string, { readonly action: string }>>;
   /** The schema of the job's `with:`; strict, so a misspelt parameter is an error. */
   readonly params: Params;
+  /**
+   * The longest the action's waits may keep one run going with these parameters, and why in
+   * words: `validate` warns when the job's `timeout` is not longer. Default: it does not wait.
+   */
+  longestWait?(params: z.output<Params>): LongestWait | undefined;
   /** A complete policy file using the action; a test checks that it validates. */
   readonly example: string;
   /** What `run` would do now; its client only reads. */

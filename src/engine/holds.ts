@@ -1,5 +1,8 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
+import type { Workgroup } from '../api/index.js';
+import { globSyntaxProblem, negates, type PolicyJob } from '../policy/index.js';
+import { type SelectedWorkspace, selectTargets } from './targets.js';
 
 /**
  * Holds: time-boxed exceptions an operator places on workspaces (`nightshift hold`), which windows
@@ -35,11 +38,23 @@ export interface WorkspaceNames {
   workspaceName?: string | undefined;
 }
 
-/** Whether `pattern` is `workgroup/workspace` (names, ids or globs): what `hold` accepts. */
-export function holdPatternProblem(pattern: string): string | undefined {
+/**
+ * Why `pattern` is not what `hold` accepts: `workgroup/workspace`, each a name, an id or a glob,
+ * none negated (as a policy's targets: `!dev-alpha/kg` would hold every workspace outside
+ * dev-alpha) and none with a `[` or `{` left open (it would match that character itself).
+ * `shapeOnly` checks the two parts alone: `release` takes a pattern exactly as it was held.
+ */
+export function holdPatternProblem(pattern: string, { shapeOnly = false } = {}): string | undefined {
   const parts = pattern.split('/');
   if (parts.length !== 2 || parts.some((part) => part.trim() === ''))
     return `expected <workgroup>/<workspace> (names, ids or globs such as dev-*/*), got "${pattern}"`;
+  if (shapeOnly) return undefined;
+  if (parts.some(negates))
+    return `"${pattern}": negated globs are not supported; a hold names the workspaces it keeps (one hold each, or a glob such as "dev-*/*")`;
+  for (const part of parts) {
+    const problem = globSyntaxProblem(part);
+    if (problem) return `"${pattern}": ${problem}`;
+  }
   return undefined;
 }
 
@@ -103,4 +118,58 @@ export function holdFor(holds: readonly Hold[], ws: WorkspaceNames, now: Date): 
 /** How a hold reads in a target's reason: `held active until 2026-12-01T08:00:00Z by ana (customer demo)`. */
 export function describeHold(hold: Hold): string {
   return `held ${hold.state} until ${hold.until} by ${hold.by} (${hold.reason})`;
+}
+
+/** The workspaces of a listing `pattern` matches, by name or id, in the listing's order. */
+export function workspacesHeldBy(pattern: string, workgroups: readonly Workgroup[]): SelectedWorkspace[] {
+  const slash = pattern.indexOf('/');
+  // a selector of one glob each, no excludes: the same matching (names or ids, dot) as targets
+  return selectTargets(workgroups, {
+    workgroups: [pattern.slice(0, slash)],
+    workspaces: [pattern.slice(slash + 1)],
+    exclude: [],
+  });
+}
+
+/** The actions whose runs read holds: a `pause` skips a workspace held active, a `resume` one held stopped. */
+export const HOLD_READING_ACTIONS: ReadonlySet<string> = new Set(['pause', 'resume']);
+
+/** What of a policy acts on a workspace, and so honours a hold on it. */
+export interface HoldCoverage {
+  /**
+   * The windows whose target selects it. One brings a held workspace to its held state; under
+   * two or more it is left alone (a conflict), hold or not.
+   */
+  readonly windows: readonly string[];
+  /** The `pause` and `resume` jobs whose target selects it. */
+  readonly jobs: readonly string[];
+}
+
+/**
+ * Who would act on each workspace of a listing, by its key (`workgroupId/workspaceId`), so a hold
+ * on it does something: one window, or a pause or resume job. Jobs and windows suspended in the
+ * policy (`suspend: true`) act on nothing. Pure: `hold`, `holds`, `drift` and the console ask it
+ * with the listing and the policy in force; `honoursHolds` says whether anything does.
+ */
+export function holdCoverage(
+  jobs: readonly PolicyJob[],
+  workgroups: readonly Workgroup[],
+): (key: string) => HoldCoverage {
+  const windows = new Map<string, string[]>();
+  const readers = new Map<string, string[]>();
+  for (const job of jobs) {
+    if (job.suspend || !job.target) continue;
+    const into = job.window ? windows : HOLD_READING_ACTIONS.has(job.action) ? readers : undefined;
+    if (!into) continue;
+    for (const ws of selectTargets(workgroups, job.target.selector)) {
+      const key = `${ws.workgroupId}/${ws.workspaceId}`;
+      into.set(key, [...(into.get(key) ?? []), job.name]);
+    }
+  }
+  return (key) => ({ windows: windows.get(key) ?? [], jobs: readers.get(key) ?? [] });
+}
+
+/** Whether anything of the policy acts on a held workspace: exactly one window, or a pause or resume job. */
+export function honoursHolds(coverage: HoldCoverage): boolean {
+  return coverage.windows.length === 1 || coverage.jobs.length > 0;
 }

@@ -30,7 +30,10 @@ export interface WorkspaceDecision {
   readonly act: 'pause' | 'resume' | undefined;
   /** Why, in words for the run's records and `drift`. */
   readonly why: string;
-  /** Another window of the policy that also covers this workspace: it is left alone. */
+  /**
+   * Another window of the policy that also covers this workspace: it is left alone, and counts as
+   * drift (nothing brings it to any state until the policy says which window it is under).
+   */
   readonly conflict?: string;
   /**
    * The window itself would act on it now (a hold aside): what a period's edge keeps pending until
@@ -100,6 +103,7 @@ export function decideWindow(input: WindowDecisionInput): WindowDecision {
       return {
         ...base,
         desired: undefined,
+        drift: true,
         conflict: other.name,
         why: `also under window ${other.name}: a workspace can be under one window only; left alone until the policy says which`,
       };

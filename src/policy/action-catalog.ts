@@ -29,6 +29,18 @@ export interface ActionCatalogEntry {
   readonly jobReferences?: Readonly<Record<string, { readonly action: string }>>;
   /** The schema a job's `with:` is parsed with. */
   readonly params: z.ZodType;
+  /**
+   * The longest the action's waits may keep one run going, given the job's parsed `with:`, and
+   * what makes it up in words (`waitReady, 60m by default`): `validate` warns when the job's
+   * `timeout` is not longer. Default: the action does not wait.
+   */
+  longestWait?(params: unknown): LongestWait | undefined;
+}
+
+/** How long an action's waits may take, and why: see `ActionCatalogEntry.longestWait`. */
+export interface LongestWait {
+  readonly ms: number;
+  readonly why: string;
 }
 
 /** The actions a policy may use, by name. */

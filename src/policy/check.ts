@@ -8,7 +8,7 @@ import type { ValuePath } from './paths.js';
 import { checkCron, frequencyWarning } from './schedule.js';
 import { type PolicySecrets, readsSecret } from './secrets.js';
 import { listNames, suggestionSuffix } from './suggest.js';
-import { canonicalTimeZone, isTimeZone, suggestTimeZone } from './timezone.js';
+import { canonicalTimeZone, fixedOffsetRefusal, isTimeZone, suggestTimeZone } from './timezone.js';
 import type { YamlSource } from './yaml/index.js';
 
 /**
@@ -62,6 +62,12 @@ export function checkTimeZone(context: Shown, path: ValuePath, value: unknown): 
   if (typeof value !== 'string' || value === '') return [];
   const { source } = context;
   if (isTimeZone(value)) {
+    const refusal = fixedOffsetRefusal(value);
+    if (refusal) {
+      // a secret zone's offset and the zone it suggests would tell what it is
+      const reason = hides(context, path) ? 'is a fixed UTC offset, without daylight saving time' : refusal;
+      return [problemAt(source, path, `time zone ${shown(context, path, value)} ${reason}`)];
+    }
     // the schema reads it as this spelling
     const canonical = canonicalTimeZone(value);
     if (canonical === value) return [];
@@ -306,19 +312,30 @@ function checkJobReferences(
 }
 
 /** The parameters an action cannot do without, for the message when `with:` is left out. */
-function requiredParams(action: ActionCatalogEntry): string[] {
-  if (!(action.params instanceof z.ZodObject))
-    return action.params.safeParse({}).success ? [] : ['parameters'];
-  return Object.entries(action.params.shape as Record<string, z.ZodType>)
-    .filter(([, schema]) => !schema.safeParse(undefined).success)
-    .map(([key]) => key);
+function requiredParams(action: ActionCatalogEntry): readonly string[] {
+  let required = requiredByAction.get(action);
+  if (!required) {
+    required =
+      action.params instanceof z.ZodObject
+        ? Object.entries(action.params.shape as Record<string, z.ZodType>)
+            .filter(([, schema]) => !schema.safeParse(undefined).success)
+            .map(([key]) => key)
+        : action.params.safeParse({}).success
+          ? []
+          : ['parameters'];
+    requiredByAction.set(action, required);
+  }
+  return required;
 }
 
-/** Each job's name with its `action:` as written, whatever else is wrong with the job. */
-export function jobActions(jobs: unknown): ReadonlyMap<string, unknown> {
-  return new Map(
-    Object.entries(isMap(jobs) ? jobs : {}).map(([name, job]) => [name, isMap(job) ? job.action : undefined]),
-  );
+/** Asked for each job without `with:`: thousands of times of a few actions. */
+const requiredByAction = new WeakMap<ActionCatalogEntry, readonly string[]>();
+
+/** Each job's name with its `action:` as written, whatever else is wrong with the job, from `Object.entries(jobs)`. */
+export function jobActions(jobs: readonly (readonly [string, unknown])[]): ReadonlyMap<string, unknown> {
+  const actions = new Map<string, unknown>();
+  for (const [name, job] of jobs) actions.set(name, isMap(job) ? job.action : undefined);
+  return actions;
 }
 
 /** Names under a top-level section, whatever their values: a broken definition still defines its name. */

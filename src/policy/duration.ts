@@ -19,3 +19,15 @@ export function parseDuration(text: string): number | undefined {
     Number(s ?? 0) * UNIT_MS.s
   );
 }
+
+/** A duration as a policy writes it, largest unit first: `1h30m`, `45s`; `0s` for nothing. */
+export function formatDuration(ms: number): string {
+  let rest = Math.round(ms / 1000) * 1000;
+  let text = '';
+  for (const [unit, size] of Object.entries(UNIT_MS)) {
+    const count = Math.floor(rest / size);
+    if (count > 0) text += `${count}${unit}`;
+    rest -= count * size;
+  }
+  return text || '0s';
+}

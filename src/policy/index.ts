@@ -3,10 +3,12 @@ export {
   type ActionCatalogEntry,
   type ActionScope,
   createActionCatalog,
+  type LongestWait,
 } from './action-catalog.js';
-export { parseDuration } from './duration.js';
+export { formatDuration, parseDuration } from './duration.js';
 export * from './errors.js';
 export { MAX_POLICY_BYTES } from './file.js';
+export { globSyntaxProblem, negates } from './glob-syntax.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
@@ -67,8 +69,8 @@ export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
 export { currentPeriod } from './uptime.js';
+export { checkWindowOverlaps } from './window-overlap.js';
 export {
-  checkWindowOverlaps,
   nextRunOf,
   nextWindowEdges,
   nextWindowFiring,

@@ -24,6 +24,8 @@ import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import type { Pricing } from './pricing.js';
+import { resolveTarget, resolveWindow } from './resolve-window.js';
+import { jobRisks } from './risks.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
   type JobDocument,
@@ -39,7 +41,8 @@ import {
 import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
-import { checkWindow, checkWindowOverlaps, type PolicyWindow, WINDOW_ACTION } from './windows.js';
+import { checkWindowOverlaps } from './window-overlap.js';
+import { checkWindow, type PolicyWindow } from './windows.js';
 import { locatorOf, readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 /** What a policy's `${VAR}`s may read. */
@@ -63,6 +66,12 @@ export interface CheckPolicyOptions extends LoadPolicyOptions {
    * strings holding one are not checked further. Default: error.
    */
   readonly unsetVariables?: Severity;
+  /**
+   * The one job or window a command will run (`run`, `plan --job`): an unset `${VAR}` of any other
+   * job or window is only a warning, as in `validate`, and a job that cannot be read without it is
+   * left out of the policy; the shared sections and this job keep `unsetVariables`. Default: all.
+   */
+  readonly only?: string;
 }
 
 /** What `checkPolicy` found. */
@@ -148,7 +157,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
   if (tooLarge) return { problems: [tooLarge], policy: undefined };
   const source = readYaml(text, file, options.env, {
-    unsetVariables: options.unsetVariables ?? 'error',
+    unsetVariables: unsetFor(options),
     allowEnv: options.allowEnv,
   });
   if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
@@ -164,6 +173,8 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   problems.push(...outline.problems);
   const secrets = policySecrets(source, root.secrets);
   problems.push(...secrets.problems);
+  // listed once: a map of 10,000 jobs is slow to list
+  const jobEntries = Object.entries(isMap(root.jobs) ? root.jobs : {});
   const context: CheckContext = {
     source,
     secrets,
@@ -171,7 +182,7 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     targets: definedNames(root.targets),
     calendars: definedNames(root.calendars),
     notifications: definedNames(root.notifications),
-    jobActions: jobActions(root.jobs),
+    jobActions: jobActions(jobEntries),
   };
   const defaults = isMap(root.defaults) ? root.defaults : undefined;
   problems.push(...checkTimeZone(context, ['defaults', 'timezone'], defaults?.timezone));
@@ -184,10 +195,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     document: JobDocument | undefined;
     params: Readonly<Record<string, unknown>> | undefined;
   }[] = [];
-  for (const [name, job] of Object.entries(isMap(root.jobs) ? root.jobs : {})) {
+  for (const [name, job] of jobEntries) {
     const parsed = parseWithProblems(JobSchema, job, source, { at: ['jobs', name] });
     const checked = checkJob(context, name, job);
-    problems.push(...parsed.problems, ...checked.problems);
+    if (parsed.problems.length > 0) problems.push(...parsed.problems);
+    if (checked.problems.length > 0) problems.push(...checked.problems);
     jobs.push({ name, document: parsed.data, params: checked.params });
   }
   // a misspelt `jobs:` is already reported as an unknown key, with a did-you-mean
@@ -207,7 +219,9 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   for (const [name, window] of Object.entries(isMap(root.windows) ? root.windows : {})) {
     const parsed = parseWithProblems(WindowSchema, window, source, { at: ['windows', name] });
     problems.push(...parsed.problems, ...checkWindow(context, name, window));
-    windows.push({ name, document: parsed.data });
+    // an uptime still "${VAR}" (unset, a warning in validate) leaves the window unread, like a job
+    const readable = parsed.data && parseUptime(parsed.data.uptime).ok;
+    windows.push({ name, document: readable ? parsed.data : undefined });
   }
   const targets = outline.data?.targets ?? {};
   problems.push(
@@ -222,22 +236,37 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
 
   // a check that quotes what it refused (an action's own schema, say) quotes no secret either
   const hide = hideSecrets(secrets.values);
-  const found = sortProblems(withoutEchoes(source.problems, problems)).map((problem) => ({
-    ...problem,
-    message: hide(problem.message),
-  }));
+  const hideIn = (problem: PolicyProblem) => ({ ...problem, message: hide(problem.message) });
+  const found = sortProblems(withoutEchoes(source.problems, problems)).map(hideIn);
   const warnings = found.filter(isWarning);
   // Without errors, a part still missing failed only on a string holding an unset variable.
+  const needed = (name: string) => options.only === undefined || name === options.only;
   const usable =
     found.length === warnings.length &&
-    jobs.every((job) => job.document && job.params) &&
-    windows.every((window) => window.document);
+    jobs.every((job) => !needed(job.name) || (job.document && job.params)) &&
+    windows.every((window) => !needed(window.name) || window.document);
   const outlineData = outline.data ?? (usable ? withoutNotifications(root) : undefined);
-  const policy =
+  const resolved =
     usable && outlineData
       ? resolve(outlineData, jobs, windows, { source, text, secrets: secrets.values, file, warnings })
       : undefined;
-  return { problems: found, policy };
+  // what a valid job would do: read from its resolved settings, so only of a usable policy
+  const risks = resolved ? jobRisks(resolved.jobs, options.registry, source, root).map(hideIn) : [];
+  if (!resolved || risks.length === 0) return { problems: found, policy: resolved };
+  const all = sortProblems([...found, ...risks]);
+  return { problems: all, policy: { ...resolved, warnings: all.filter(isWarning) } };
+}
+
+/** What an unset variable is where, for `checkPolicy` (see `CheckPolicyOptions.only`). */
+function unsetFor({
+  unsetVariables = 'error',
+  only,
+}: CheckPolicyOptions): Severity | ((path: ValuePath) => Severity) {
+  if (only === undefined || unsetVariables === 'warning') return unsetVariables;
+  return (path) =>
+    (path[0] === 'jobs' || path[0] === 'windows') && path.length > 1 && path[1] !== only
+      ? 'warning'
+      : unsetVariables;
 }
 
 /**
@@ -311,6 +340,17 @@ function resolve(
   const calendars = outline.calendars ?? {};
   const targets = outline.targets ?? {};
   const resolved: PolicyJob[] = [];
+  // jobs skipping the same calendars share one set of dates
+  const skipSets = new Map<string, ReadonlySet<string>>();
+  const skipDatesOf = (skip: readonly string[]): ReadonlySet<string> => {
+    const key = skip.join('\u0000');
+    let dates = skipSets.get(key);
+    if (!dates) {
+      dates = new Set(skip.flatMap((calendar) => calendars[calendar] ?? []));
+      skipSets.set(key, dates);
+    }
+    return dates;
+  };
   for (const { name, document, params } of jobs) {
     // parsePolicy only gets here when every job parsed.
     if (!document || !params) continue;
@@ -329,7 +369,7 @@ function resolve(
       secrets,
       target: resolveTarget(document.target, targets),
       skip,
-      skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
+      skipDates: skipDatesOf(skip),
       maxTargets: document.maxTargets,
       dryRun: document.dryRun ?? false,
       confirm: document.confirm ?? false,
@@ -351,10 +391,9 @@ function resolve(
   for (const { name, document } of windows) {
     if (!document) continue;
     const location = source.locate(['windows', name], 'key');
-    resolved.push({
-      ...resolveWindow(name, location, document, defaults, calendars, targets, selectors),
-      secrets,
-    });
+    resolved.push(
+      resolveWindow(name, location, document, { defaults, calendars, targets, selectors, secrets }),
+    );
   }
   return {
     file,
@@ -369,68 +408,6 @@ function resolve(
     locate: locatorOf(text, file),
     warnings,
   };
-}
-
-/**
- * A window as the engine runs it: a job of kind `window` whose reconciliations the scheduler
- * fires every `every` and at each uptime edge. Its calendars shape the uptime, so they skip no
- * reconciliation; it never overlaps itself.
- */
-function resolveWindow(
-  name: string,
-  location: SourceLocation,
-  document: WindowDocument,
-  defaults: EffectiveSettings,
-  calendars: Readonly<Record<string, readonly string[]>>,
-  targets: Readonly<Record<string, TargetSelector>>,
-  selectors: readonly { name: string; selector: TargetSelector }[],
-): Omit<PolicyJob, 'secrets'> {
-  const settings = applySettings(defaults, { ...document, overlap: 'skip', catchUp: undefined });
-  const uptime = parseUptime(document.uptime);
-  if (!uptime.ok) throw new Error(`window ${name}: ${uptime.message}`);
-  const skip = document.skip ?? [];
-  const window: PolicyWindow = {
-    uptime: uptime.uptime,
-    uptimeText: document.uptime,
-    timezone: settings.timezone,
-    skipDates: new Set(skip.flatMap((calendar) => calendars[calendar] ?? [])),
-    every: document.every ?? DEFAULT_EVERY_MS,
-    enforce: document.enforce ?? false,
-    resume: document.resume ?? 'owned',
-    grace: document.grace ?? 0,
-    others: selectors.filter((other) => other.name !== name),
-  };
-  return {
-    name,
-    kind: 'window',
-    description: document.description,
-    schedule: { cron: '', timezone: settings.timezone, kind: 'window' },
-    action: WINDOW_ACTION,
-    params: {},
-    target: resolveTarget(document.target, targets),
-    skip,
-    skipDates: new Set(),
-    maxTargets: document.maxTargets,
-    dryRun: document.dryRun ?? false,
-    confirm: false,
-    suspend: document.suspend ?? false,
-    window,
-    location,
-    ...settings,
-  };
-}
-
-/** How often a window is reconciled when it does not say. */
-export const DEFAULT_EVERY_MS = 5 * 60_000;
-
-function resolveTarget(
-  target: JobDocument['target'],
-  targets: Readonly<Record<string, TargetSelector>>,
-): JobTarget | undefined {
-  if (target === undefined) return undefined;
-  if (typeof target !== 'string') return { name: undefined, selector: target };
-  const selector = targets[target];
-  return selector ? { name: target, selector } : undefined;
 }
 
 /** A problem about a job, at its name in the file: for later stages that refuse a run. */

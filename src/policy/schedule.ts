@@ -60,8 +60,20 @@ function cronerReason(error: unknown): string {
   return reason.charAt(0).toLowerCase() + reason.slice(1);
 }
 
+/** `check`, answering each expression once: a policy of thousands of jobs has a few expressions. */
+function byExpression<T>(check: (expression: string) => T): (expression: string) => T {
+  const answers = new Map<string, T>();
+  return (expression) => {
+    if (answers.has(expression)) return answers.get(expression) as T;
+    const answer = check(expression);
+    if (answers.size >= MAX_CACHED) answers.clear();
+    answers.set(expression, answer);
+    return answer;
+  };
+}
+
 /** Checks a cron expression: 5 fields, or 6 with seconds first, as croner reads them. */
-export function checkCron(expression: string): CronCheck {
+export const checkCron = byExpression((expression: string): CronCheck => {
   const fields = expression.trim().split(/\s+/);
   if (expression.trim().startsWith('@')) {
     return { ok: false, message: `nicknames like "@daily" are not supported; write 5 fields ${FIELD_NAMES}` };
@@ -77,7 +89,7 @@ export function checkCron(expression: string): CronCheck {
   const timeFields = fields.length === 6 ? fields.slice(0, 3) : fields.slice(0, 2);
   const kind: ScheduleKind = timeFields.some((field) => /[*?/]/.test(field)) ? 'interval' : 'fixed';
   return { ok: true, kind };
-}
+});
 
 /**
  * A schedule that fires far more often than it reads: a seconds field that matches twice in a
@@ -85,7 +97,7 @@ export function checkCron(expression: string): CronCheck {
  * minute from 19:00 to 19:59, where `0 19 * * 1-5` was meant). `* * * * *`, every minute of every
  * hour, is taken as meant.
  */
-export function frequencyWarning(expression: string): string | undefined {
+export const frequencyWarning = byExpression((expression: string): string | undefined => {
   const cron = wallCron(expression);
   if (typeof cron === 'string') return undefined;
   const fields = expression.trim().split(/\s+/);
@@ -106,7 +118,7 @@ export function frequencyWarning(expression: string): string | undefined {
     return `fires every minute ${span}; did you mean "${meant.join(' ')}"?`;
   }
   return undefined;
-}
+});
 
 /** The local date `YYYY-MM-DD` of a wall-clock time encoded as UTC. */
 function dateOf(wallMs: number): string {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { globSyntaxProblem, negates } from './glob-syntax.js';
 import { PricingSchema } from './pricing.js';
 import { canonicalTimeZone } from './timezone.js';
 
@@ -117,7 +118,11 @@ const GLOB_RULE = 'negated globs are not supported; list what to leave out under
 const GlobSchema = z
   .string()
   .min(1)
-  .refine((glob) => !glob.startsWith('!'), GLOB_RULE);
+  .refine((glob) => !negates(glob), GLOB_RULE)
+  .superRefine((glob, context) => {
+    const problem = globSyntaxProblem(glob);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 const ExcludeGlobSchema = GlobSchema.refine(
   (glob) => glob.split('/').length <= 2,
   'expected "workgroup" or "workgroup/workspace" (globs), with at most one "/"',

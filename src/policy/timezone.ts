@@ -42,6 +42,49 @@ export function isTimeZone(name: string): boolean {
   return known;
 }
 
+/**
+ * tzdata's zones named after a US time of day rather than a place. EST and MST are fixed offsets
+ * without daylight saving time (the time of Panama and of Arizona all year): a "Mon-Fri
+ * 07:30-19:30" in EST starts at 08:30 New York time in July. They are refused, as `+02:00` is,
+ * naming the zone probably meant and the one that keeps the offset all year.
+ */
+const FIXED_US_TIMES: Readonly<Record<string, { offset: string; meant: string; allYear: string }>> = {
+  EST: { offset: '-05:00', meant: 'America/New_York', allYear: 'America/Panama' },
+  MST: { offset: '-07:00', meant: 'America/Denver', allYear: 'America/Phoenix' },
+};
+
+/**
+ * The other such names follow the rules of one place (Hawaii keeps no daylight saving time, the
+ * POSIX-style names follow US rules): read as that place's zone, with a warning naming it.
+ */
+const US_TIME_PLACES: Readonly<Record<string, string>> = {
+  HST: 'Pacific/Honolulu',
+  EST5EDT: 'America/New_York',
+  CST6CDT: 'America/Chicago',
+  MST7MDT: 'America/Denver',
+  PST8PDT: 'America/Los_Angeles',
+};
+
+/** `Etc/GMT+5` and the like, in any case: UTC offsets by another name, with their sign inverted. */
+const ETC_OFFSET = /^etc\/gmt([+-])(\d{1,2})$/i;
+
+/**
+ * Why a zone the runtime knows cannot be used: it is a fixed UTC offset that a person would expect
+ * to follow daylight saving time (EST, MST, `Etc/GMT+5`). Undefined for any other zone.
+ */
+export function fixedOffsetRefusal(name: string): string | undefined {
+  // every job asks: a zone of a place (Europe/Berlin) is answered without building anything
+  if (name.length > 3 && !/^etc\//i.test(name)) return undefined;
+  const us = FIXED_US_TIMES[name.toUpperCase()];
+  if (us)
+    return `is UTC${us.offset} all year, without daylight saving time (in summer an hour behind ${us.meant}); did you mean "${us.meant}"? ("${us.allYear}" keeps ${us.offset} all year)`;
+  const etc = ETC_OFFSET.exec(name);
+  if (!etc || Number(etc[2]) === 0) return undefined;
+  // POSIX signs: Etc/GMT+5 is five hours behind UTC
+  const offset = `${etc[1] === '+' ? '-' : '+'}${pad(Number(etc[2]))}:00`;
+  return `is UTC${offset} all year, without daylight saving time (the Etc/GMT signs are inverted); expected the IANA zone of a place, such as America/New_York, or UTC`;
+}
+
 let knownZones: readonly string[] | undefined;
 let zonesByLowerCase: ReadonlyMap<string, string> | undefined;
 
@@ -57,10 +100,24 @@ export function suggestTimeZone(name: string): string | undefined {
  * `Asia/Kolkata`, which is kept). A name in lower case only that is no zone's but an alias's
  * (`us/eastern`) becomes the zone ICU names for it (`America/New_York`). Undefined for an unknown
  * zone. The runtime reads zone names in any case, but what `next`, logs and the dashboard show
- * should be the name people search for.
+ * should be the name people search for. A US time name that follows one place's rules (`HST`,
+ * `EST5EDT`) becomes that place's zone.
  */
 export function canonicalTimeZone(name: string): string | undefined {
+  // every job of a policy asks, of a few zones
+  if (canonical.has(name)) return canonical.get(name);
+  const answer = canonicalOnce(name);
+  if (canonical.size >= 1000) canonical.clear();
+  canonical.set(name, answer);
+  return answer;
+}
+
+const canonical = new Map<string, string | undefined>();
+
+function canonicalOnce(name: string): string | undefined {
   if (!isTimeZone(name)) return undefined;
+  const place = US_TIME_PLACES[name.toUpperCase()];
+  if (place !== undefined) return place;
   zonesByLowerCase ??= new Map(
     [...Intl.supportedValuesOf('timeZone'), 'UTC'].map((zone) => [zone.toLowerCase(), zone]),
   );

@@ -7,8 +7,8 @@ import { wallClockMs } from './timezone.js';
  *
  * Text form: one or more specs joined by ", ". A spec is `<days> <HH:MM>-<HH:MM>`:
  * - days are `Mon`..`Sun` in any letter case (written `Mon` in the canonical form), ranges `Mon-Fri`
- *   (a range may wrap round the week: `Fri-Mon` is Fri, Sat, Sun, Mon), lists `Mon,Wed,Fri` and
- *   mixes `Mon-Wed,Fri`, without spaces;
+ *   (a range may wrap round the week: `Fri-Mon` is Fri, Sat, Sun, Mon; `Sun-Sun` is Sunday alone),
+ *   lists `Mon,Wed,Fri` and mixes `Mon-Wed,Fri`, without spaces;
  * - times have two-digit hours and minutes; a start is 00:00..23:59, an end 00:00..24:00 (24:00 is
  *   the end of the day). An end at or before the start crosses midnight: `Fri 22:00-02:00` runs from
  *   Friday 22:00 to Saturday 02:00. A range that starts and ends at the same time is refused.
@@ -133,10 +133,8 @@ function parseDays(text: string, spec: string): number[] | string {
       }
       indexes.push(index);
     }
+    // `Sun-Sun` is Sunday alone, as in kube-downscaler's uptime: a range never wraps a whole week
     const [first = 0, last = first] = indexes;
-    if (ends.length === 2 && first === last) {
-      return `day range "${item}" starts and ends on the same day; write "${DAY_NAMES[first]}" for one day or "Mon-Sun" for the whole week`;
-    }
     for (let day = first; ; day = (day + 1) % 7) {
       days.add(day);
       if (day === last) break;

@@ -1,4 +1,3 @@
-import picomatch from 'picomatch';
 import {
   type CheckContext,
   checkCalendarNames,
@@ -103,56 +102,4 @@ export function checkWindow(context: CheckContext, name: string, window: unknown
   problems.push(...checkTarget(context, [...at, 'target'], window.target));
   problems.push(...checkCalendarNames(context, [...at, 'skip'], window.skip));
   return problems;
-}
-
-/**
- * Windows whose targets may share a workspace: a workspace can be under one window only, or two
- * reconcilers would fight over it. The check is on the globs (it cannot see the fleet): two
- * workgroup globs may meet when they are equal or one matches the other as written, unless the
- * other window excludes that workgroup; the reconciler refuses any overlap it finds at run time.
- */
-export function checkWindowOverlaps(
-  context: CheckContext,
-  windows: readonly { name: string; selector: TargetSelector | undefined }[],
-): PolicyProblem[] {
-  const problems: PolicyProblem[] = [];
-  for (const [i, a] of windows.entries()) {
-    for (const b of windows.slice(i + 1)) {
-      if (!a.selector || !b.selector) continue;
-      const shared = sharedWorkgroup(a.selector, b.selector);
-      if (!shared) continue;
-      problems.push(
-        problemAt(
-          context.source,
-          ['windows', b.name, 'target'],
-          `windows "${a.name}" and "${b.name}" may both cover workspaces of workgroups "${shared[0]}" and "${shared[1]}"; a workspace can be under one window only: narrow a target or add exclude`,
-        ),
-      );
-    }
-  }
-  return problems;
-}
-
-function globsMeet(a: string, b: string): boolean {
-  return a === b || picomatch(a, { dot: true })(b) || picomatch(b, { dot: true })(a);
-}
-
-function excludesWorkgroup(selector: TargetSelector, workgroup: string): boolean {
-  return selector.exclude.some((entry) => {
-    const [group, space] = entry.split('/');
-    const whole = space === undefined || space === '*' || space === '**';
-    return whole && group !== undefined && picomatch(group, { dot: true })(workgroup);
-  });
-}
-
-function sharedWorkgroup(a: TargetSelector, b: TargetSelector): [string, string] | undefined {
-  for (const ga of a.workgroups) {
-    for (const gb of b.workgroups) {
-      if (!globsMeet(ga, gb)) continue;
-      if (excludesWorkgroup(a, gb) || excludesWorkgroup(b, ga)) continue;
-      if (!a.workspaces.some((wa) => b.workspaces.some((wb) => globsMeet(wa, wb)))) continue;
-      return [ga, gb];
-    }
-  }
-  return undefined;
 }

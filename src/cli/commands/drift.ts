@@ -46,7 +46,12 @@ export function formatDrift(rows: readonly DriftRow[], painter: Painter): string
     stranded.length > 0
       ? `${stranded.length} workspace(s) paused by nightshift are owned by nobody (stranded): nightshift adopt ${owners} hands them back at the next uptime start\n`
       : '';
-  return `${table}\n${drifting} of ${windowed.length} workspace(s) differ from their window's desired state${drifting > 0 ? '' : ' (none)'}\n${strandedLine}`;
+  const idle = rows.filter((row) => row.window === null && row.hold !== null && row.stranded === null);
+  const idleLine =
+    idle.length > 0
+      ? `${idle.length} held workspace(s) that no window covers and no pause or resume job targets: their holds change nothing (${idle.filter((row) => row.drift).length} not in the held state)\n`
+      : '';
+  return `${table}\n${drifting} of ${windowed.length} workspace(s) differ from their window's desired state${drifting > 0 ? '' : ' (none)'}\n${strandedLine}${idleLine}`;
 }
 
 function parseSince(text: string): Date {

@@ -4,6 +4,15 @@ import type { Settings } from '../../config/index.js';
 import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
 import { parseDuration } from '../../policy/index.js';
 import { UsageError } from '../exit.js';
+import {
+  type HoldContext,
+  type HoldReach,
+  holdContext,
+  holdReach,
+  holdWarnings,
+  idleList,
+  refuseUnmatched,
+} from '../hold-report.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 import { alignColumns } from '../table.js';
 
@@ -38,14 +47,26 @@ function actor(by: string | undefined, settings: Settings): string {
   return `${user}@${hostname()}`;
 }
 
-function checkPattern(pattern: string): string {
-  const problem = holdPatternProblem(pattern);
+function checkPattern(pattern: string, options: { shapeOnly?: boolean } = {}): string {
+  const problem = holdPatternProblem(pattern, options);
   if (problem) throw new UsageError(problem);
   return pattern;
 }
 
 function describe(hold: Hold): string {
   return `${hold.pattern} held ${hold.state} until ${hold.until} by ${hold.by}: ${hold.reason}`;
+}
+
+/** What `holds --json` adds to a hold when the fleet and the policy are known. */
+function reachJson(reach: HoldReach | undefined): { workspaces?: number; nothingActsOn?: string[] } {
+  if (!reach?.idle) return {};
+  const names = reach.idle.map((ws) => `${ws.workgroupName}/${ws.workspaceName}`);
+  return { workspaces: reach.matched.length, nothingActsOn: names };
+}
+
+function idleNote(reach: HoldReach, context: HoldContext | undefined): string {
+  const idle = reach.idle ?? [];
+  return `nothing acts on ${idle.length} of ${reach.matched.length}: ${idleList(idle, context?.coverage)}`;
 }
 
 interface HoldFlags {
@@ -55,6 +76,8 @@ interface HoldFlags {
   reason: string;
   by?: string;
   json?: boolean;
+  force?: boolean;
+  policy?: string;
 }
 
 export function registerHoldCommands(program: Command, settings: Settings): void {
@@ -71,14 +94,19 @@ export function registerHoldCommands(program: Command, settings: Settings): void
     .requiredOption('--reason <text>', 'why: shown in holds, plan, drift and the hold log')
     .option('--by <name>', 'who holds it (default: user@host)')
     .option('--json', 'print the hold as JSON')
+    .option('--force', 'place it even if it matches no workspace of the fleet (one yet to be created)')
+    .option('--policy <file>', 'judge it against this policy instead of the one the schedulers run')
     .addHelpText(
       'after',
       [
         '',
-        '<workspace> is <workgroup>/<workspace>: names or ids, or globs (dev-*/*). The hold placed last wins',
-        'where two cover one workspace. Windows bring a held workspace to its state at their next',
+        '<workspace> is <workgroup>/<workspace>: names or ids, or globs (dev-*/*), not negated. The hold placed',
+        'last wins where two cover one workspace. Windows bring a held workspace to its state at their next',
         'reconciliation (and own its pause if they stop it); pause jobs skip one held active, resume jobs one',
         'held stopped. A hold ends by itself at its time, or with `nightshift release`.',
+        'The fleet is listed first (the API, else the listing the last run kept in Redis): a pattern matching no',
+        'workspace is refused (exit 2) unless --force, and a warning names the matched workspaces that no window',
+        'covers and no pause or resume job targets in the policy in force: the hold changes nothing there.',
         '',
         'Examples:',
         '  nightshift hold dev-alpha/kg --state active --for 2h --reason "customer demo"',
@@ -102,8 +130,14 @@ export function registerHoldCommands(program: Command, settings: Settings): void
         by: actor(flags.by, settings),
         createdAt: now.toISOString(),
       };
-      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
+      const log = cliLogger(settings, 'stderr');
+      const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
       try {
+        const context = await holdContext(settings, runtime, log, { fresh: true, policyFile: flags.policy });
+        const reach = holdReach(pattern, context);
+        if (reach && !flags.force) refuseUnmatched(pattern, reach, context);
+        for (const warning of holdWarnings(pattern, reach, context))
+          process.stderr.write(`warning: ${warning}\n`);
         await runtime.state.holds.place(hold);
       } finally {
         await runtime.close();
@@ -116,9 +150,21 @@ export function registerHoldCommands(program: Command, settings: Settings): void
     .description('list the holds in force: who holds what until when, and why')
     .option('--log', 'the hold log instead: holds placed, released and run out, newest first')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExamples:\n  nightshift holds\n  nightshift holds --log --json')
-    .action(async (flags: { log?: boolean; json?: boolean }) => {
-      const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
+    .option('--policy <file>', 'judge them against this policy instead of the one the schedulers run')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'NOTE names the workspaces a hold matches that nothing acts on (no window covers them, no pause or resume',
+        'job targets them), from the listing the last run kept and the policy in force: the hold changes nothing',
+        'there. --json gives them as "nothingActsOn" (and "workspaces", how many it matches) when both are known.',
+        '',
+        'Examples:\n  nightshift holds\n  nightshift holds --log --json',
+      ].join('\n'),
+    )
+    .action(async (flags: { log?: boolean; json?: boolean; policy?: string }) => {
+      const log = cliLogger(settings, 'stderr');
+      const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
       try {
         if (flags.log) {
           const events = await runtime.state.holds.log();
@@ -141,15 +187,34 @@ export function registerHoldCommands(program: Command, settings: Settings): void
           return;
         }
         const holds = await runtime.state.holds.active(new Date());
-        if (flags.json) process.stdout.write(`${JSON.stringify(holds, null, 2)}\n`);
+        const context =
+          holds.length > 0
+            ? await holdContext(settings, runtime, log, { fresh: false, policyFile: flags.policy })
+            : undefined;
+        const reaches = holds.map((hold) => (context ? holdReach(hold.pattern, context) : undefined));
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify(
+              holds.map((hold, index) => ({ ...hold, ...reachJson(reaches[index]) })),
+              null,
+              2,
+            )}\n`,
+          );
         else if (holds.length === 0) process.stdout.write('no holds\n');
-        else
+        else {
+          const notes = reaches.map((reach) => (reach?.idle?.length ? idleNote(reach, context) : ''));
+          const withNotes = notes.some((note) => note !== '');
+          const head = ['WORKSPACES', 'STATE', 'UNTIL', 'BY', 'SINCE', 'REASON'];
           process.stdout.write(
             `${alignColumns([
-              ['WORKSPACES', 'STATE', 'UNTIL', 'BY', 'SINCE', 'REASON'],
-              ...holds.map((h) => [h.pattern, h.state, h.until, h.by, h.createdAt, h.reason]),
+              withNotes ? [...head, 'NOTE'] : head,
+              ...holds.map((h, index) => {
+                const row = [h.pattern, h.state, h.until, h.by, h.createdAt, h.reason];
+                return withNotes ? [...row, notes[index] ?? ''] : row;
+              }),
             ])}\n`,
           );
+        }
       } finally {
         await runtime.close();
       }
@@ -162,7 +227,8 @@ export function registerHoldCommands(program: Command, settings: Settings): void
     .option('--json', 'print { "released": hold | null }')
     .addHelpText('after', '\nExample:\n  nightshift release dev-alpha/kg')
     .action(async (pattern: string, flags: { by?: string; json?: boolean }) => {
-      checkPattern(pattern);
+      // exactly as it was held, even a pattern hold now refuses (placed by an older version)
+      checkPattern(pattern, { shapeOnly: true });
       const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
       let released: Hold | undefined;
       let others: Hold[] = [];

@@ -43,7 +43,7 @@ export function registerPlanCommand(program: Command, settings: Settings): void 
       ].join('\n'),
     )
     .action(async (file: string, flags: PlanFlags) => {
-      const policy = await loadOrReport(file, policyCommandDeps(settings));
+      const policy = await loadOrReport(file, policyCommandDeps(settings), { only: flags.job });
       if (!policy) return;
       const jobs = flags.job === undefined ? policy.jobs : [findJob(policy, flags.job)];
       const runner = inlineRunner(settings, jobs);

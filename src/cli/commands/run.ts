@@ -202,7 +202,8 @@ export function registerRunCommand(program: Command, settings: Settings): void {
     )
     .action(
       reportingUsageErrors(async (file: string, name: string, flags: RunFlags) => {
-        const policy = await loadPolicy(file, policyCommandDeps(settings));
+        // this job's variables (and the shared sections'): the others are checked as validate does
+        const policy = await loadPolicy(file, policyCommandDeps(settings), { only: name });
         const job = findJob(policy, name);
         const dryRun = flags.dryRun === true || job.dryRun;
         const progress = new ProgressDisplay({

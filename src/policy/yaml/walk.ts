@@ -44,7 +44,12 @@ interface Place {
  */
 export function walkDocument(
   doc: Document.Parsed,
-  variables: { readonly env: PolicyEnv; readonly allowEnv: ReadonlySet<string>; readonly unset: Severity },
+  variables: {
+    readonly env: PolicyEnv;
+    readonly allowEnv: ReadonlySet<string>;
+    /** What an unset variable is, by the path of the string that reads it. */
+    readonly unset: (path: ValuePath) => Severity;
+  },
   report: Report,
   lineOf: (offset: number) => number,
 ): Walked {
@@ -102,7 +107,7 @@ export function walkDocument(
       if (typeof raw !== 'string' || !raw.includes('${')) return raw;
       const result = interpolate(raw, variables.env, variables.allowEnv);
       if (!result.ok) {
-        const severity = result.unset === undefined ? 'error' : variables.unset;
+        const severity = result.unset === undefined ? 'error' : variables.unset(path);
         report(start(node), labelled(path, result.message), severity);
         return raw;
       }
@@ -155,7 +160,7 @@ export function walkDocument(
   };
 
   const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
-    const object: Record<string, unknown> = Object.create(null);
+    const object = nullMap();
     const copying = expanding.size > 0;
     const known = copying ? placesOf.get(node) : undefined;
     const places = known ?? new Map<string, Place>();
@@ -339,6 +344,14 @@ function expandedSizes(aliasTarget: (alias: Alias) => Node | undefined): (node: 
     }
     return size;
   };
+}
+
+/**
+ * A map without a prototype, so a `__proto__` key is data. Written as a literal: V8 keeps it a fast
+ * object, where `Object.create(null)` starts a dictionary (twice as slow to fill, for 10,000 jobs).
+ */
+export function nullMap(): Record<string, unknown> {
+  return { __proto__: null } as unknown as Record<string, unknown>;
 }
 
 function start(node: Node): number {

@@ -32,6 +32,7 @@ jobs:
     schedule: "0 3 * * 0"
     action: restore-drill
     with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_TEST_UNSET_BACKUP}" }
+    timeout: 2h
 `);
   const UNSET_MESSAGE =
     'jobs.drill.with.backupId: environment variable DRILL_TEST_UNSET_BACKUP is not set (set it, or give a default: "${DRILL_TEST_UNSET_BACKUP:-default}")';
@@ -48,6 +49,40 @@ jobs:
     const refusal = `nightshift: ${file} is invalid and no policy is in force in Redis to run until it is fixed (a first start needs a valid file)\n`;
     expect(cli.output()).toBe(`${file}:6:57: ${UNSET_MESSAGE}\n${args(file)[0] === 'start' ? refusal : ''}`);
   });
+
+  it('run and plan --job of one job resolve that job’s variables only: another job’s unset ${VAR} is a warning', async () => {
+    const file = policyFile(`version: 1
+jobs:
+  evening:
+    schedule: "0 19 * * 1-5"
+    action: pause
+    target: { workgroups: ["dev-*"] }
+    retry: { attempts: 1 }
+  drill:
+    schedule: "0 3 * * 0"
+    action: restore-drill
+    with: { workgroup: ops, workspace: drill, backupId: "\${DRILL_TEST_UNSET_BACKUP}" }
+    timeout: 2h
+`);
+    const warning = `${file}:11:57: warning: ${UNSET_MESSAGE}\n`;
+    const run = startCli(['run', file, 'evening', '--inline', '--json'], API);
+    // it gets as far as the API (nothing listens there): the run fails, it is not refused
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(warning);
+    expect(run.output()).toContain('"reason": "could not list the fleet"');
+    const plan = startCli(['plan', file, '--job', 'evening'], API);
+    expect(await plan.exited).toBe(1);
+    expect(plan.output()).toContain(warning);
+    // the job that reads it still needs it, and so does a plan of every job
+    for (const args of [
+      ['run', file, 'drill', '--inline'],
+      ['plan', file],
+    ]) {
+      const refused = startCli(args, API);
+      expect(await refused.exited).toBe(2);
+      expect(refused.output()).toContain(`${file}:11:57: ${UNSET_MESSAGE}\n`);
+    }
+  }, 60_000);
 
   it('validate only warns about it, and exits 0', async () => {
     const file = unset();

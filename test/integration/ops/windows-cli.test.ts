@@ -106,6 +106,45 @@ describe('drift and plan of a window', () => {
   });
 });
 
+describe('windows that meet only at run time', () => {
+  it('a workgroup one window names and another gives by id: drift counts its workspaces as differing with the reason (exit 3), plan reports each as a finding (exit 3)', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('conflict-cli');
+    const [group] = harness.sim.state.workgroups as [(typeof harness.sim.state.workgroups)[number]];
+    const conflicting = join(dir, 'conflict.yaml');
+    // always in uptime, resume: owned: without the conflict nothing would differ
+    writeFileSync(
+      conflicting,
+      `version: 1
+windows:
+  by-name:
+    target: { workgroups: ["${group.name}"] }
+    uptime: "Mon-Sun 00:00-24:00"
+  by-id:
+    target: { workgroups: ["${group.workgroup_id}"] }
+    uptime: "Mon-Sun 00:00-24:00"
+`,
+    );
+    const drift = await cli(engine, 'drift', conflicting, '--json');
+    expect(drift.code, drift.stderr).toBe(3);
+    const rows = JSON.parse(drift.stdout) as DriftRow[];
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      expect(row.drift).toBe(true);
+      expect(row.why).toMatch(/^also under window by-(name|id): a workspace can be under one window only/);
+    }
+    expect((await cli(engine, 'drift', conflicting)).stdout).toContain('6 of 6 workspace(s) differ');
+
+    const plan = await cli(engine, 'plan', conflicting);
+    expect(plan.code, plan.stderr).toBe(3);
+    expect(plan.stdout).toMatch(/^by-name +reconcile-window +3 +0 +3 +0 +3 warning$/m);
+    expect(plan.stdout).not.toContain('nothing would change');
+    expect(plan.stdout).toMatch(
+      /^warning +window-conflict +\S+ +\S+ is under windows "by-name" and "by-id": neither acts on it until the policy puts it under one/m,
+    );
+  }, 60_000);
+});
+
 describe('holds from the command line', () => {
   it('hold, holds and release: placed with who and why, listed, released; the log keeps all three', async () => {
     const engine = harness.engine('holds-cli');
@@ -113,6 +152,7 @@ describe('holds from the command line', () => {
       engine,
       'hold',
       'dev-*/*',
+      '--force',
       '--state',
       'active',
       '--for',
@@ -144,7 +184,8 @@ describe('holds from the command line', () => {
       ['released', 'bo'],
       ['held', undefined],
     ]);
-  });
+    // six commands, two of which list the fleet: slow on a loaded machine
+  }, 60_000);
 
   it.each([
     [
@@ -172,6 +213,93 @@ describe('holds from the command line', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
   });
+});
+
+describe('what a hold holds', () => {
+  it.each([
+    ['!dev-alpha/kg', 'negated globs are not supported'],
+    ['dev-alpha/[kg', '"[" is never closed in "[kg"'],
+  ])('hold refuses %j with exit 2 and places nothing', async (pattern, message) => {
+    const engine = harness.engine('holds-refused');
+    const result = await cli(engine, 'hold', pattern, '--state', 'active', '--for', '1h', '--reason', 'x');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect((await engine.state.holds.active(new Date())).length).toBe(0);
+  });
+
+  it('hold refuses a pattern that matches no workspace of the fleet, naming the closest (exit 2); --force places it', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('holds-unmatched');
+    const [ws] = harness.sim.state.workspaces as [(typeof harness.sim.state.workspaces)[number]];
+    const group = harness.sim.state.workgroups.find((wg) => wg.workgroup_id === ws.workgroup_id);
+    const typo = `${group?.name}/${ws.name}x`;
+    const refused = await cli(engine, 'hold', typo, '--state', 'active', '--for', '1h', '--reason', 'x');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `"${typo}" matches no workspace of the fleet (listed from the API just now); did you mean "${group?.name}/${ws.name}"?`,
+    );
+    expect((await engine.state.holds.active(new Date())).length).toBe(0);
+    const forced = await cli(
+      engine,
+      'hold',
+      typo,
+      '--state',
+      'active',
+      '--for',
+      '1h',
+      '--reason',
+      'x',
+      '--force',
+    );
+    expect(forced.code, forced.stderr).toBe(0);
+    expect((await engine.state.holds.active(new Date())).map((hold) => hold.pattern)).toEqual([typo]);
+  }, 60_000);
+
+  it('a hold on workspaces no window covers: hold warns of them, holds notes them, drift shows them and exits 3 while they are not in the held state', async () => {
+    harness.sim.reset();
+    for (const ws of harness.sim.state.workspaces) Object.assign(ws, workspaceStatusFields('Active'));
+    const engine = harness.engine('holds-idle');
+    const [group] = harness.sim.state.workgroups as [(typeof harness.sim.state.workgroups)[number]];
+    const idle = harness.sim.state.workspaces.find((ws) => ws.workgroup_id === group.workgroup_id);
+    const policy = join(dir, 'held.yaml');
+    // always in uptime, so the window itself wants nothing of what it covers
+    writeFileSync(
+      policy,
+      `version: 1
+windows:
+  office:
+    target: { workgroups: ["${group.name}"], exclude: ["${group.name}/${idle?.name}"] }
+    uptime: "Mon-Sun 00:00-24:00"
+`,
+    );
+    const pattern = `${group.name}/*`;
+    const placed = await cli(
+      engine,
+      ...['hold', pattern, '--state', 'stopped', '--for', '1h'],
+      ...['--reason', 'budget freeze', '--policy', policy],
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    expect(placed.stderr).toContain(
+      `warning: nothing acts on 1 of the 3 workspace(s) "${pattern}" matches, so the hold changes nothing there: no window covers them and no pause or resume job targets them in ${policy}: ${group.name}/${idle?.name} (Active)`,
+    );
+    const listed = await cli(engine, 'holds', '--policy', policy);
+    expect(listed.stdout).toMatch(/ +NOTE\n/);
+    expect(listed.stdout).toContain(`nothing acts on 1 of 3: ${group.name}/${idle?.name} (Active)`);
+
+    const drift = await cli(engine, 'drift', policy, '--json');
+    expect(drift.code, drift.stderr).toBe(3);
+    const rows = JSON.parse(drift.stdout) as DriftRow[];
+    expect(rows.filter((row) => row.window === null)).toEqual([
+      expect.objectContaining({
+        workspace: idle?.name,
+        desired: 'Stopped',
+        actual: 'Active',
+        drift: true,
+        hold: expect.objectContaining({ state: 'stopped', reason: 'budget freeze' }),
+        why: `held stopped (${pattern}), but no window covers it and no pause or resume job targets it: nothing brings it to Stopped`,
+      }),
+    ]);
+  }, 90_000);
 });
 
 describe('savings from the command line', () => {

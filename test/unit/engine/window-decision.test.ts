@@ -227,18 +227,22 @@ describe('holds, grace and other windows', () => {
     });
   });
 
-  it('refuses to act on a workspace another window also covers', () => {
+  it('refuses to act on a workspace another window also covers, and counts it as drift', () => {
+    // one target names the workgroup, the other its id: no glob can tell, the listing does
     const text = `version: 1
 windows:
   office:
     target: { workgroups: ["dev-*"] }
     uptime: "Mon-Fri 07:30-19:30"
   late:
-    target: { workgroups: ["*-alpha"] }
+    target: { workgroups: ["wg1"] }
     uptime: "Mon-Fri 10:00-22:00"
 `;
     const job = parsePolicy(text, 'w.yaml', { registry: actionRegistry, env: {} }).jobs[0] as PolicyJob;
     const { by } = decide({ job, now: EVENING });
-    expect(by.a).toMatchObject({ conflict: 'late', act: undefined, desired: undefined });
+    expect(by.a).toMatchObject({ conflict: 'late', act: undefined, desired: undefined, drift: true });
+    expect(by.a?.why).toBe(
+      'also under window late: a workspace can be under one window only; left alone until the policy says which',
+    );
   });
 });

@@ -195,6 +195,26 @@ jobs:
     );
   });
 
+  it('warns of a window uptime from an unset ${VAR} at its place and exits 0, listing no jobs (no crash)', async () => {
+    const file = write(
+      'unset-uptime.yaml',
+      `version: 1
+windows:
+  office:
+    target: { workgroups: ["dev-*"] }
+    uptime: "\${UNSET_UPTIME}"
+`,
+    );
+    const result = await run('validate', file);
+    expect(result.exitCode).toBeUndefined();
+    expect(result.stderr).toBe(
+      `${file}:5:13: warning: windows.office.uptime: environment variable UNSET_UPTIME is not set (set it, or give a default: "\${UNSET_UPTIME:-default}")\n`,
+    );
+    expect(result.stdout).toBe(
+      `${file}: valid as far as it can be checked without its unset variables, 1 warning\n`,
+    );
+  });
+
   it('--strict-env makes an unset ${VAR} an error and exits 2', async () => {
     const result = await run('validate', '--strict-env', UNSET_VARIABLE);
     expect(result.exitCode).toBe(2);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   BUILTIN_DEFAULTS,
+  checkPolicy,
   formatProblem,
   jobProblem,
   loadPolicyFile,
@@ -336,6 +337,42 @@ jobs:
     const [secret] = wrong('ACTION_SECRET');
     expect(secret).toContain('invalid cron expression from "${ACTION_SECRET}"');
     expect(secret).not.toContain(SECRET_VALUES[1]);
+  });
+
+  it('with only, needs that job’s variables and the shared sections’: another job’s unset one is a warning', () => {
+    const text = `version: 1
+calendars:
+  holidays: ["\${HOLIDAY}"]
+jobs:
+  rotate:
+    schedule: "0 3 1 * *"
+    action: pause
+    target: { workgroups: ["\${TEAM:-dev}-*"] }
+  drill:
+    schedule: "0 3 * * 0"
+    action: drill
+    with: { workgroup: ops, workspace: drill, backupId: "\${UNSET_BACKUP}" }
+  odd:
+    schedule: "0 3 * * 0"
+    action: "\${UNSET_ACTION}"
+`;
+    const check = (only: string, env: Record<string, string> = { HOLIDAY: '2026-12-24' }) =>
+      checkPolicy(text, 'p.yaml', { registry: testRegistry, env, only });
+    const rotate = check('rotate');
+    expect(rotate.problems.map((problem) => [problem.line, problem.severity])).toEqual([
+      [12, 'warning'],
+      [15, 'warning'],
+    ]);
+    // the job that cannot be read without its variable is left out; the one to run is there
+    expect(rotate.policy?.jobs.map((candidate) => candidate.name)).toEqual(['rotate', 'drill']);
+    expect(check('drill').problems.map((problem) => [problem.line, problem.severity])).toEqual([
+      [12, undefined],
+      [15, 'warning'],
+    ]);
+    expect(check('drill').policy).toBeUndefined();
+    // the calendar is shared: every job needs it
+    const [calendar] = check('rotate', {}).problems;
+    expect([calendar?.line, calendar?.severity]).toEqual([3, undefined]);
   });
 });
 

@@ -87,6 +87,9 @@ describe('parseUptime: the grammar', () => {
       canonical: 'Mon-Sun 00:00-24:00',
     },
     { text: 'Sat 08:00-24:00', days: [5], start: 480, end: 1440, canonical: 'Sat 08:00-24:00' },
+    // kube-downscaler's own syntax for one day: a range of one day is that day, not the whole week
+    { text: 'Sun-Sun 15:30-16:00', days: [6], start: 930, end: 960, canonical: 'Sun 15:30-16:00' },
+    { text: 'tue-Tue 08:00-12:00', days: [1], start: 480, end: 720, canonical: 'Tue 08:00-12:00' },
     { text: 'Fri 22:00-02:00', days: [4], start: 1320, end: 1560, canonical: 'Fri 22:00-02:00' },
     { text: 'Fri 22:00-00:00', days: [4], start: 1320, end: 1440, canonical: 'Fri 22:00-24:00' },
     { text: 'Mon 12:00-11:59', days: [0], start: 720, end: 2159, canonical: 'Mon 12:00-11:59' },
@@ -202,10 +205,6 @@ describe('parseUptime: refusals name the offending part and what was expected', 
     ['Mon,,Fri 08:00-12:00', 'empty day in "Mon,,Fri"; list days like Mon,Wed,Fri'],
     ['Mon- 08:00-12:00', 'day range "Mon-" is missing a day; write a range as Mon-Fri'],
     ['Mon-Wed-Fri 08:00-12:00', 'day range "Mon-Wed-Fri" has more than two days; write a range as Mon-Fri'],
-    [
-      'Tue-Tue 08:00-12:00',
-      'day range "Tue-Tue" starts and ends on the same day; write "Tue" for one day or "Mon-Sun" for the whole week',
-    ],
     ['Mon 07:60-08:00', 'minutes must be 00-59 in "07:60"'],
     ['Mon 07:00-08:75', 'minutes must be 00-59 in "08:75"'],
     ['Mon 24:00-08:00', '24:00 can only end a range, in "24:00-08:00"; use 00:00 to start at midnight'],
@@ -438,6 +437,19 @@ describe('merging and week and year boundaries', () => {
       '2026-06-14T20:00:00+02:00 up',
       '2026-06-14T23:00:00+02:00 down',
     ]);
+  });
+
+  it('a one-day range (Sun-Sun) is up on Sundays only, from its start included to its end excluded', () => {
+    expect(edges('Sun-Sun 15:30-16:00', 'UTC', '2026-11-23T00:00:00Z', 4)).toEqual([
+      '2026-11-29T15:30:00+00:00 up',
+      '2026-11-29T16:00:00+00:00 down',
+      '2026-12-06T15:30:00+00:00 up',
+      '2026-12-06T16:00:00+00:00 down',
+    ]);
+    expect(upAt('Sun-Sun 15:30-16:00', 'UTC', '2026-11-29T15:29:59.999Z')).toBe(false);
+    expect(upAt('Sun-Sun 15:30-16:00', 'UTC', '2026-11-29T15:30:00.000Z')).toBe(true);
+    expect(upAt('Sun-Sun 15:30-16:00', 'UTC', '2026-11-29T15:59:59.999Z')).toBe(true);
+    expect(upAt('Sun-Sun 15:30-16:00', 'UTC', '2026-11-29T16:00:00.000Z')).toBe(false);
   });
 
   it('a range crossing midnight on New Year’s Eve ends in the new year, on its local date', () => {

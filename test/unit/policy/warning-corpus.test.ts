@@ -70,6 +70,20 @@ describe('warning corpus', () => {
     });
   });
 
+  it('reads a US time name that follows one place’s rules (HST, EST5EDT) as that place’s zone', () => {
+    const policy = parsePolicy(read('06-timezone-us-time-names.yaml'), 'us.yaml', {
+      registry: testRegistry,
+      env,
+    });
+    expect(Object.fromEntries(policy.jobs.map((job) => [job.name, job.timezone]))).toEqual({
+      honolulu: 'Pacific/Honolulu',
+      'new-york': 'America/New_York',
+      'los-angeles': 'America/Los_Angeles',
+      // UTC by another name is UTC: kept as written
+      utc: 'Etc/GMT+0',
+    });
+  });
+
   it('refuses an unset variable when the policy is loaded to run, naming the variable (start, run, plan)', () => {
     const load = () =>
       parsePolicy(read('05-unset-env-variables.yaml'), 'unset.yaml', { registry: testRegistry, env });
