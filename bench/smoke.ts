@@ -115,14 +115,46 @@ const STEPS: Step[] = [
     allowanceS: 30,
   },
   {
+    name: 'policy-validate',
+    script: 'policy-validate.ts',
+    args: () => [],
+    allowanceS: 40,
+  },
+  {
+    name: 'schedule-lag',
+    script: 'schedule-lag.ts',
+    args: () => ['100', '2'],
+    allowanceS: 40,
+  },
+  {
+    name: 'memory',
+    script: 'memory.ts',
+    args: () => [
+      ...['--jobs', '1,1000', '--seconds', '20', '--summaries', '200', '--targets', '10'],
+      ...['--retention-total', '1000'],
+    ],
+    allowanceS: 60,
+  },
+  {
     name: 'chaos-drill (split runs)',
     script: 'chaos-drill.ts',
     args: () => [
-      ...['--workgroups', '20', '--per-workgroup', '10', '--part-size', '50', '--concurrency', '20'],
-      ...['--chaos-s', '20', '--tick-s', '5', '--kill-every-s', '7', '--throttle', '400'],
+      ...['--workgroups', '10', '--per-workgroup', '10', '--part-size', '25', '--concurrency', '10'],
+      ...[
+        '--chaos-s',
+        '15',
+        '--tick-s',
+        '5',
+        '--kill-every-s',
+        '5',
+        '--lock-ms',
+        '2000',
+        '--throttle',
+        '400',
+      ],
       ...['--no-bad-input', '--no-edge'],
     ],
-    allowanceS: 90,
+    allowanceS: 75,
   },
 ];
 

@@ -16,11 +16,15 @@
  * - executed: ticks whose run summary is in the run history (RunHistory, read from Redis) with
  *   an outcome of a run that started (`succeeded`, `partial` or `failed`);
  * - lost: expected ticks without such a summary (none at all, or only `missed`/`skipped`);
- * - duplicated: a tick with more than one summary, or a run executed twice other than because
- *   a kill interrupted it: two executions at once (on two workers), or an execution that starts
- *   after an earlier one logged `run finished` on a worker that was not killed afterwards; each
- *   part of a run split into parts (over NIGHTSHIFT_RUN_PART_SIZE targets) counts as a run of its
- *   own here, so parts working side by side are not taken for a run executed twice;
+ * - duplicated, by run and by side effect, never by parts of one run: a tick with more than one
+ *   summary; two executions of one run (or of one part of a split run, NIGHTSHIFT_RUN_PART_SIZE)
+ *   with API calls in flight at the same time, by their `api call` lines (sent `durationMs`
+ *   before the line); an accepted pause or resume that repeats the workspace's previous accepted
+ *   call (the simulator's log). An execution that stopped (its lease ran out, or at shutdown) and
+ *   the next one resuming the run may both be alive a moment, and a redelivered part that finds
+ *   all its targets checkpointed ends at once: only calls are evidence of acting;
+ * - never two runs of a job at once (overlap: queue): a run acts from its first API call's
+ *   sending to its last call's answer, over all its executions and parts;
  * - retries spent: the sum of (attempts - 1) over the target records of every summary, and the
  *   sum of (deliveries - 1) over the summaries (runs redelivered after a kill);
  * - time to recover after a kill: for each run the killed worker was executing (it had logged
@@ -327,7 +331,15 @@ interface LogLine {
   /** How many targets a run split into parts (`run split into parts`). */
   targets?: number;
   counts?: { total?: number };
+  /** The execution a line of a run comes from (`run started`, `api call`). */
+  execution?: string;
+  /** How long an API call took (`api call`, `api call failed`): it was sent that long before its line. */
+  durationMs?: number;
 }
+
+/** An execution whose lease ran out logs this once it has stopped, its calls unwound. */
+const LEASE_STOPPED =
+  'run stopped: its lease ran out unconfirmed; the next delivery resumes it from its checkpoints';
 
 /** Lines the drill reads; the others only go to the process's log file. */
 const READ = new Set([
@@ -337,7 +349,12 @@ const READ = new Set([
   'run finished',
   'run split into parts',
   'run part finished',
+  LEASE_STOPPED,
+  'run handed back to the queue at shutdown',
+  'run part handed back to the queue at shutdown',
   'target done',
+  'api call',
+  'api call failed',
   'Redis connection restored',
 ]);
 
@@ -363,12 +380,24 @@ interface Execution {
   instance: string;
   startedAt: number;
   endedAt: number | undefined;
-  end: 'finished' | 'killed' | 'stopped' | undefined;
+  /** `handed back`: it stopped and gave the run back to the queue, for the next execution to resume. */
+  end: 'finished' | 'handed back' | 'killed' | 'stopped' | undefined;
+}
+
+/** An API call a run made, from its log line. */
+interface Call {
+  /** The run, or `<runId>#<part>` for a part of a split run. */
+  unit: string;
+  runId: string;
+  execution: string;
+  sentAt: number;
+  answeredAt: number;
 }
 
 /** Everything the drill learns from the processes' logs. */
 class Observed {
   readonly executions: Execution[] = [];
+  readonly calls: Call[] = [];
   readonly starts = new Map<string, Execution[]>();
   /** First `target done` per run after a given time is what recovery needs: times per run. */
   readonly targetDone = new Map<string, number[]>();
@@ -413,6 +442,19 @@ class Observed {
         if (line.runId && line.part !== undefined)
           this.#finished(proc, `${line.runId}#${line.part}`, line.time);
         break;
+      case LEASE_STOPPED:
+      case 'run part handed back to the queue at shutdown':
+        if (line.runId)
+          this.#finished(
+            proc,
+            line.part === undefined ? line.runId : `${line.runId}#${line.part}`,
+            line.time,
+            'handed back',
+          );
+        break;
+      case 'run handed back to the queue at shutdown':
+        if (line.runId) this.#finished(proc, line.runId, line.time, 'handed back');
+        break;
       case 'run finished': {
         if (!line.runId) break;
         // a part logs `run finished` too, without its index (its `run part finished` follows); the
@@ -428,16 +470,27 @@ class Observed {
         this.targetDone.set(line.runId, list);
         break;
       }
+      case 'api call':
+      case 'api call failed':
+        if (line.runId && line.execution)
+          this.calls.push({
+            unit: line.part === undefined ? line.runId : `${line.runId}#${line.part}`,
+            runId: line.runId,
+            execution: line.execution,
+            sentAt: line.time - (line.durationMs ?? 0),
+            answeredAt: line.time,
+          });
+        break;
       case 'Redis connection restored':
         this.restored.push({ instance: proc.instance, at: line.time });
         break;
     }
   }
 
-  #finished(proc: Proc, run: string, at: number): void {
+  #finished(proc: Proc, run: string, at: number, end: Execution['end'] = 'finished'): void {
     proc.active.delete(run);
     const open = this.starts.get(run)?.find((e) => e.instance === proc.instance && !e.end);
-    if (open) Object.assign(open, { endedAt: at, end: 'finished' });
+    if (open) Object.assign(open, { endedAt: at, end });
   }
 
   /** Closes the executions of a process that died or was stopped; returns their runs. */
@@ -855,26 +908,32 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         duplicated.push(`${key}: ${found.length} summaries (${found.map((s) => s.runId).join(', ')})`);
     }
     const unexpected = [...byTick.keys()].filter((key) => !expectedKeys.has(key));
-    for (const [runId, executions] of observed.starts) {
-      const sorted = [...executions].sort((a, b) => a.startedAt - b.startedAt);
-      for (const [index, later] of sorted.entries()) {
-        for (const earlier of sorted.slice(0, index)) {
-          if (earlier.endedAt === undefined || later.startedAt < earlier.endedAt) {
-            duplicated.push(`${runId}: executed by ${earlier.instance} and ${later.instance} at once`);
-          } else if (earlier.end === 'finished') {
-            const killed = procs.find((p) => p.instance === earlier.instance)?.killedAt;
-            if (killed === undefined || killed > later.startedAt)
-              duplicated.push(
-                `${runId}: executed again by ${later.instance} after ${earlier.instance} finished it`,
-              );
-          }
-        }
-      }
+    // a run (or part) executed twice at once: two of its executions had API calls in flight at the
+    // same time. An execution whose lease ran out and the one resuming it are both alive a moment
+    // (the first unwinds, logs, lets go), and a redelivery of a finished part finds it all
+    // checkpointed: only calls are evidence of acting.
+    for (const [unit, calls] of groupBy(observed.calls, (call) => call.unit)) {
+      const spans = [...groupBy(calls, (call) => call.execution)].map(([execution, own]) => ({
+        execution,
+        ...callSpan(own),
+      }));
+      for (const [index, first] of spans.entries())
+        for (const second of spans.slice(index + 1))
+          if (first.from < second.to && second.from < first.to)
+            duplicated.push(
+              `${unit}: executions ${first.execution} and ${second.execution} made API calls at once`,
+            );
     }
+    const api = apiFigures(sim.requests());
+    if (api.doubleMutations > 0)
+      duplicated.push(
+        `${api.doubleMutations} accepted pause or resume calls repeated the workspace's previous accepted call`,
+      );
 
-    // overlap: queue: never two runs of a job at once, a run cut by a kill counting as running
-    // from its first start to its last end. (The order among queued runs is not promised: each
-    // waits for the lock, and the first to find it free goes; those starts are only counted.)
+    // overlap: queue: never two runs of a job acting at once, a run cut by a kill counting as
+    // acting from its first API call to its last answer, its parts' included. (The order among
+    // queued runs is not promised: each waits for the lock, and the first to find it free goes;
+    // those starts are only counted.)
     const atOnce: string[] = [];
     let outOfTickOrder = 0;
     for (const name of jobs.keys()) {
@@ -884,21 +943,22 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
         .flatMap((tick) => {
           const runId = scheduledRunId(name, new Date(tick.at));
           const executions = observed.starts.get(runId) ?? [];
+          const calls = observed.calls.filter((call) => call.runId === runId);
           if (executions.length === 0) return [];
           return [
             {
               runId,
-              from: Math.min(...executions.map((e) => e.startedAt)),
-              to: Math.max(...executions.map((e) => e.endedAt ?? Number.POSITIVE_INFINITY)),
+              startedAt: Math.min(...executions.map((e) => e.startedAt)),
+              ...(calls.length ? callSpan(calls) : { from: 0, to: 0 }),
             },
           ];
         });
       for (const [index, span] of spans.entries()) {
         for (const later of spans.slice(index + 1)) {
-          if (later.from < span.from) outOfTickOrder++;
+          if (later.startedAt < span.startedAt) outOfTickOrder++;
           if (later.from < span.to && span.from < later.to)
             atOnce.push(
-              `${span.runId} and ${later.runId} overlapped by ${Math.round(Math.min(span.to, later.to) - Math.max(span.from, later.from))} ms`,
+              `${span.runId} and ${later.runId} made API calls at once for ${Math.round(Math.min(span.to, later.to) - Math.max(span.from, later.from))} ms`,
             );
         }
       }
@@ -972,7 +1032,6 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
       if (after.length > 0) restart.reconnectedMs = Math.max(...after.map((r) => r.at)) - at;
     }
 
-    const api = apiFigures(sim.requests());
     const unexpectedExits = procs
       .filter((p) => p.exitedAt !== undefined && !p.stopping)
       .map((p) => `${p.instance} (log: ${join(logDir, `${p.instance.replace('#', '.')}.log`)})`);
@@ -1075,6 +1134,24 @@ export async function runChaosDrill(input: ChaosDrillOptions = {}): Promise<Chao
     await sim?.close();
     await server?.stop();
   }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
+
+/** From the first call's sending to the last call's answer. */
+function callSpan(calls: readonly Call[]): { from: number; to: number } {
+  return {
+    from: Math.min(...calls.map((call) => call.sentAt)),
+    to: Math.max(...calls.map((call) => call.answeredAt)),
+  };
 }
 
 function apiFigures(requests: readonly RequestLogEntry[]): ChaosDrillReport['api'] {
