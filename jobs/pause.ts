@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Action, workspaceRef } from '../src/engine/index.js';
+import { type Action, sharedOut, workspaceRef } from '../src/engine/index.js';
 import { pauseStep, planPause } from './support/owned-steps.js';
 
 const params = z.strictObject({});
@@ -30,8 +30,9 @@ jobs:
   },
 
   // each target is one independent step: a large run is shared out whole, and the run has nothing to add
-  async split(ctx, _params, partSize) {
-    return ctx.workspaces.length > partSize ? { targets: ctx.workspaces, finish: async () => {} } : undefined;
+  async split(ctx, _params, partSize, resuming) {
+    if (!resuming && ctx.workspaces.length <= partSize) return undefined;
+    return { targets: sharedOut(ctx.workspaces, ctx.workspaces, resuming), finish: async () => {} };
   },
 
   async run(ctx) {

@@ -7,6 +7,7 @@ import {
   type PlanContext,
   type StepContext,
   type StepResult,
+  sharedOut,
   strandedFinding,
   type TargetRecord,
   WINDOW_ACTION,
@@ -58,21 +59,28 @@ export const reconcileWindow: Action<typeof params> = {
 
   // an edge over a large fleet is shared out: the parts make its pauses and resumes; the
   // reconciliation decides, writes the edge first, and settles the window's state once they ended
-  async split(ctx, _params, partSize) {
+  // (a run taken over after it split waits for the parts it made, which may still be acting, and
+  // works none of their workspaces itself)
+  async split(ctx, _params, partSize, resuming) {
     const begun = await begin(ctx);
     const acting = begun.decision.decisions.filter((d) => d.act !== undefined);
-    if (acting.length <= partSize) return undefined;
+    if (!resuming && acting.length <= partSize) return undefined;
     reportConflicts(ctx, begun.decision);
     const pending = await recordEdge(ctx, begun);
     await settleLedger(ctx, begun.decision);
+    const all = begun.decision.decisions.map((d) => d.ws);
     return {
-      targets: acting.map((d) => d.ws),
+      targets: sharedOut(
+        all,
+        acting.map((d) => d.ws),
+        resuming,
+      ),
       finish: async (records) => {
         const rest = await ctx.forEachTarget(
           [
             ...reported(begun.decision).filter((d) => d.act === undefined),
             ...byEarlierExecution(begun.decision, ctx),
-          ],
+          ].filter((d) => !records.has(d.key)),
           (d) => workspaceRef(d.ws),
           (d, step) => act(ctx, d, step),
         );

@@ -7,6 +7,7 @@ import {
   type SelectedWorkspace,
   STATUS,
   type StepContext,
+  sharedOut,
   workspaceRef,
 } from '../src/engine/index.js';
 import { describeOwnership, holdOn, resumeSkipReason, resumeStep } from './support/owned-steps.js';
@@ -145,11 +146,11 @@ jobs:
 
   // one resume per workspace, each independent: a large run is shared out; the run itself says
   // what the pause job still owns once every part has ended
-  async split(ctx, { onlyPausedBy }: Params, partSize) {
-    if (ctx.workspaces.length <= partSize) return undefined;
+  async split(ctx, { onlyPausedBy }: Params, partSize, resuming) {
+    if (!resuming && ctx.workspaces.length <= partSize) return undefined;
     await pausedByFilter(ctx, onlyPausedBy, false);
     return {
-      targets: ctx.workspaces,
+      targets: sharedOut(ctx.workspaces, ctx.workspaces, resuming),
       finish: async () => {
         if (onlyPausedBy && ctx.ownership) {
           ctx.ownership.refresh();

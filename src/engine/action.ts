@@ -245,8 +245,16 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
    * the engine's part size: resolves with the workspaces the parts act on and what the run does
    * once every part has ended, or undefined when this run is not worth splitting (then `run` does
    * it all). Each part runs `run` over its own workspaces, `ctx.part` set. Default: never split.
+   * `resuming` holds the targets an earlier execution of the run shared out, when one did (it was
+   * taken over since): those parts may still be working, so the plan's targets must be these,
+   * however many, and none the run works itself.
    */
-  split?(ctx: ActionContext, params: z.output<Params>, partSize: number): Promise<SplitPlan | undefined>;
+  split?(
+    ctx: ActionContext,
+    params: z.output<Params>,
+    partSize: number,
+    resuming: ReadonlySet<string> | undefined,
+  ): Promise<SplitPlan | undefined>;
   /**
    * A `workgroup` or `workspace` action that can also act on what its `with:` names (e.g. cloud
    * provider ids) may leave `target` out; without this, a target is required.
@@ -301,6 +309,18 @@ export function readOnlyVerbs<Params>(
       await read(ctx, params, (detail) => ({ outcome: 'succeeded', detail }));
     },
   };
+}
+
+/**
+ * What a split shares out: `chosen`, or, when resuming a run an earlier execution had split, the
+ * workspaces of its parts (`Action.split`'s `resuming`) whatever the run would choose now.
+ */
+export function sharedOut(
+  workspaces: readonly SelectedWorkspace[],
+  chosen: readonly SelectedWorkspace[],
+  resuming: ReadonlySet<string> | undefined,
+): readonly SelectedWorkspace[] {
+  return resuming ? workspaces.filter((ws) => resuming.has(workspaceRef(ws).key)) : chosen;
 }
 
 export function workspaceRef(ws: SelectedWorkspace): TargetRef {

@@ -275,8 +275,12 @@ async function act(
   try {
     if (request.dryRun) await action.plan(built.planContext(), job.params);
     else {
+      const earlier = request.part ? undefined : await deps.split?.earlierParts(request.runId);
+      const resuming = earlier && new Set(earlier.flatMap((part) => part.keys));
       const plan =
-        request.part || !deps.split ? undefined : await action.split?.(ctx, job.params, deps.split.partSize);
+        request.part || !deps.split
+          ? undefined
+          : await action.split?.(ctx, job.params, deps.split.partSize, resuming);
       if (plan && deps.split) {
         // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
         const outcome = await runInParts(
@@ -298,6 +302,7 @@ async function act(
               workgroups: trimListing(ctx.fleet.workgroups),
             },
             targets: plan.targets.map(workspaceRef),
+            parts: earlier,
           },
         );
         built.adopt(outcome.records, outcome.reason);

@@ -17,6 +17,7 @@ export {
   type SplitPlan,
   type StepContext,
   type StepResult,
+  sharedOut,
   type TargetRef,
   workgroupRef,
   workspaceRef,

@@ -46,6 +46,11 @@ export interface RunSplitter {
   runParts(request: PartsRequest): Promise<FailedPart[]>;
   /** The slice of the listing a split run stored for one of its parts; undefined when it is gone. */
   listing(runId: string, part: RunPart): Promise<FleetListing | undefined>;
+  /**
+   * The parts an earlier execution of the run shared it out in, while they may still go; undefined
+   * when none did. A run taken over after it split shares out exactly these again.
+   */
+  earlierParts(runId: string): Promise<RunPart[] | undefined>;
 }
 
 /** `keys` in order, cut into parts of at most `size` (the last one may be smaller), numbered from 0. */

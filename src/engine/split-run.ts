@@ -31,14 +31,22 @@ export interface PartsOutcome {
  */
 export async function runInParts(
   deps: PartsDependencies,
-  request: { runId: string; listing: FleetListing; targets: readonly TargetRef[] },
+  request: {
+    runId: string;
+    listing: FleetListing;
+    targets: readonly TargetRef[];
+    /** The parts an earlier execution of the run made: shared out again as they were. */
+    parts?: readonly RunPart[] | undefined;
+  },
 ): Promise<PartsOutcome> {
   const { runId } = request;
   const total = request.targets.length;
-  const parts = splitTargets(
-    request.targets.map((target) => target.key),
-    deps.split.partSize,
-  );
+  const parts =
+    request.parts ??
+    splitTargets(
+      request.targets.map((target) => target.key),
+      deps.split.partSize,
+    );
   deps.log.info(
     { targets: total, parts: parts.length, partSize: deps.split.partSize },
     'run split into parts',

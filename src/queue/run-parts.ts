@@ -24,6 +24,7 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
   return {
     partSize: options.partSize,
     listing: (runId, part) => listings.load(runId, part),
+    earlierParts: (runId) => listings.parts(runId),
     async runParts({ runId, listing, parts, signal, onPoll, work }) {
       await listings.save(runId, listing, parts);
       await queue.addBulk(

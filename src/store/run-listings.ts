@@ -1,8 +1,13 @@
+import { z } from 'zod';
 import { type FleetListing, type RunPart, sliceListing } from '../engine/index.js';
 import { parseListing } from './fleet-listing.js';
 import { SET_FIELDS_AND_TTL } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
+
+/** The hash field holding the parts' targets (the slices are under the parts' numbers). */
+const PARTS_FIELD = 'parts';
+const PartKeysSchema = z.array(z.array(z.string()));
 
 export interface RunListingsOptions extends StoreOptions {
   /** How long a stored listing outlives a run that never cleared it (its workers all died). Default 24 h. */
@@ -23,13 +28,29 @@ export class RunListings extends RedisStore {
     this.#ttlMs = positiveInteger('RunListings: ttlMs', options.ttlMs ?? 24 * 3600_000);
   }
 
-  /** Stores each part's slice of `listing`, in one call. */
+  /** Stores each part's slice of `listing`, and the parts' targets, in one call. */
   async save(runId: string, listing: FleetListing, parts: readonly RunPart[]): Promise<void> {
     const fields = [...sliceListing(listing, parts)].flatMap(([index, slice]) => [
       String(index),
       JSON.stringify(slice),
     ]);
-    await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runListing(runId)], [this.#ttlMs, ...fields]);
+    const targets = JSON.stringify(parts.map((part) => part.keys));
+    await SET_FIELDS_AND_TTL.run(
+      this.redis,
+      [this.keys.runListing(runId)],
+      [this.#ttlMs, PARTS_FIELD, targets, ...fields],
+    );
+  }
+
+  /**
+   * The parts an earlier execution of the run shared its targets out in, while they go (the run
+   * clears them once they have all ended); undefined when it was not split or is done with them.
+   */
+  async parts(runId: string): Promise<RunPart[] | undefined> {
+    const stored = await this.redis.hget(this.keys.runListing(runId), PARTS_FIELD);
+    if (stored === null) return undefined;
+    const parsed = PartKeysSchema.safeParse(JSON.parse(stored));
+    return parsed.success ? parsed.data.map((keys, index) => ({ index, keys })) : undefined;
   }
 
   /** The part's slice, or undefined when it is gone or this version cannot read it. */
