@@ -238,6 +238,8 @@ interface FigureRow {
   vsOneWorker: number | null;
   workersCpuS: number;
   cpuMsPerTarget: number;
+  /** The workers' CPU a target in each run, in ms (the mean is `cpuMsPerTarget`). */
+  cpuMsPerTargetRuns: number[];
   problems: string[];
 }
 
@@ -287,6 +289,8 @@ function variantPolicy(
 interface Measured {
   wallMs: number[];
   workersCpu: number;
+  /** The workers' CPU seconds in each run. */
+  workersCpuRuns: number[];
   simCpu: number;
   redisCpu: number;
   problems: string[];
@@ -396,6 +400,7 @@ async function bench(): Promise<void> {
     const problems: string[] = [];
     const wallMs: number[] = [];
     let workersCpu = 0;
+    const workersCpuRuns: number[] = [];
     let simCpu = 0;
     let redisCpu = 0;
     try {
@@ -461,10 +466,12 @@ async function bench(): Promise<void> {
           paused = done.reduce((sum, job) => sum + (job.returnvalue as { paused: number }).paused, 0);
           if (done.length < shards.length) problems.push(`${shards.length - done.length} jobs failed`);
         }
-        workersCpu += workers.reduce(
+        const runCpu = workers.reduce(
           (sum, worker, i) => sum + cpuSeconds(worker.pid) - (cpuBefore[i] ?? 0),
           0,
         );
+        workersCpuRuns.push(runCpu);
+        workersCpu += runCpu;
         simCpu += cpuSeconds(sim.child.pid) - simBefore;
         redisCpu += (await redisCpuSeconds(redis)) - redisBefore;
         const inSim = (await sim.ask({ op: 'paused' })).paused;
@@ -484,6 +491,7 @@ async function bench(): Promise<void> {
     return {
       wallMs,
       workersCpu: workersCpu / repeat,
+      workersCpuRuns,
       simCpu: simCpu / repeat,
       redisCpu: redisCpu / repeat,
       problems,
@@ -543,6 +551,7 @@ async function bench(): Promise<void> {
       vsOneWorker: null,
       workersCpuS: result.workersCpu,
       cpuMsPerTarget: (result.workersCpu * 1000) / size(variant.fleet),
+      cpuMsPerTargetRuns: result.workersCpuRuns.map((cpu) => (cpu * 1000) / size(variant.fleet)),
       problems: result.problems,
     });
     if (repeat > 1)

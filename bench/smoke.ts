@@ -25,12 +25,17 @@ import { assertDistFresh } from './harness/chaos-drill.js';
 /** The bounds: what a small run of each benchmark must stay within. */
 const BOUNDS = {
   /**
-   * nightshift, 1 worker, over the BullMQ + undici baseline in the same run (goal at 10,000: 1.15,
-   * not met yet: 1.77–1.83 at this size on 2 cores, 2026-11-26). Twice the baseline fails.
+   * nightshift, 1 worker, its best run over the BullMQ + undici baseline's best in the same
+   * benchmark (goal at 10,000: 1.15, not met yet). At this size a first run is mostly warm-up, and
+   * the baseline's second run takes two thirds of its first: best runs measured 1.74–2.41 on 2
+   * cores with other work beside them (2026-11-26); 2.95 with half a millisecond more CPU a pause.
    */
-  fleetVsBaseline: 2.0,
-  /** A worker's CPU per paused workspace, in ms (goal at 10,000: 0.25; 0.92–0.96 at this size). */
-  fleetCpuMsPerTarget: 1.2,
+  fleetVsBaseline: 2.7,
+  /**
+   * A worker's CPU per paused workspace in its best run, in ms (goal at 10,000: 0.25): 0.54
+   * measured, 0.99 with half a millisecond more CPU a pause (2026-11-26).
+   */
+  fleetCpuMsPerTarget: 0.8,
   /** A window edge shared by 4 workers, over its 1-worker wall time (goal at 10,000: 0.35). */
   windowEdgeFourOverOne: 0.5,
 } as const;
@@ -44,9 +49,11 @@ const FigureRowSchema = z.object({
   rate: z.number().nullable(),
   logLevel: z.string().nullable(),
   wallS: z.number(),
+  runsS: z.array(z.number()),
   vsBaseline: z.number().nullable(),
   vsOneWorker: z.number().nullable(),
   cpuMsPerTarget: z.number(),
+  cpuMsPerTargetRuns: z.array(z.number()),
 });
 const FiguresSchema = z.object({ rows: z.array(FigureRowSchema) });
 type FigureRow = z.infer<typeof FigureRowSchema>;
@@ -69,6 +76,12 @@ interface Step {
 
 const plainNightshift = (rows: FigureRow[]) =>
   rows.find((r) => r.kind === 'nightshift' && r.workers === 1 && !r.rate && !r.logLevel && !r.oneRun);
+const baseline = (rows: FigureRow[]) => rows.find((r) => r.kind === 'baseline' && r.workers === 1);
+const best = (values: readonly number[] | undefined) =>
+  values && values.length > 0 ? Math.min(...values) : undefined;
+
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? undefined : a / b;
 
 const STEPS: Step[] = [
   {
@@ -78,18 +91,18 @@ const STEPS: Step[] = [
       '--dist',
       ...['--workgroups', '200', '--per-workgroup', '10', '--latency-ms', '20', '--concurrency', '64'],
       ...['--workers', '1', '--rate-workgroups', '50', '--rate-workers', '1', '--sequential-sample', '20'],
-      ...['--skip-warn', '--repeat', '2', '--figures', figures],
+      ...['--skip-warn', '--repeat', '3', '--figures', figures],
     ],
     allowanceS: 60,
     bounds: (rows) => [
       {
-        name: 'nightshift, 1 worker, over the baseline',
-        value: plainNightshift(rows)?.vsBaseline ?? undefined,
+        name: 'nightshift, 1 worker, best run over the baseline’s',
+        value: ratio(best(plainNightshift(rows)?.runsS), best(baseline(rows)?.runsS)),
         max: BOUNDS.fleetVsBaseline,
       },
       {
-        name: 'worker CPU ms a target',
-        value: plainNightshift(rows)?.cpuMsPerTarget,
+        name: 'worker CPU ms a target, best run',
+        value: best(plainNightshift(rows)?.cpuMsPerTargetRuns),
         max: BOUNDS.fleetCpuMsPerTarget,
       },
     ],
