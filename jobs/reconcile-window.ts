@@ -92,9 +92,14 @@ export const reconcileWindow: Action<typeof params> = {
   async run(ctx) {
     const begun = await begin(ctx);
     if (ctx.part) {
-      // one part of a split edge: the run wrote the edge and settles the window; this part acts
+      // one part of a split edge: the run wrote the edge and settles the window; this part acts,
+      // and records what an earlier execution of it paused before its checkpoints (else the run
+      // would count those as targets no part finished)
       await ctx.forEachTarget(
-        begun.decision.decisions.filter((d) => d.act !== undefined),
+        [
+          ...begun.decision.decisions.filter((d) => d.act !== undefined),
+          ...byEarlierExecution(begun.decision, ctx),
+        ],
         (d) => workspaceRef(d.ws),
         (d, step) => act(ctx, d, step),
       );

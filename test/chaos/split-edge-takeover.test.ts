@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { type CliProcess, eventually, logged, pauseRequests, workspacesNot } from '../helpers/engine.js';
+import {
+  type CliProcess,
+  eventually,
+  logged,
+  logLines,
+  pauseRequests,
+  workspacesNot,
+} from '../helpers/engine.js';
 import { TARGETS, useCrashHarness } from './crash-harness.js';
 
 const crash = useCrashHarness(
@@ -29,17 +36,21 @@ windows:
 }
 
 describe('a window edge whose worker is killed once it has split the edge into parts', () => {
-  it('is resumed from those parts: no workspace worked by the run and a part at once, each paused once, every pause in the summary', async () => {
+  it('is resumed from those parts: no workspace worked by the run and a part at once, each paused once, every pause in the summary, those in flight at the kill included', async () => {
     const engine = crash.engine('split-edge-takeover');
     const runId = await engine.enqueue(offWindow(), 'edge');
     const workers = [crash.startWorker(engine, PARTS_OF_TEN), crash.startWorker(engine, PARTS_OF_TEN)];
-    const splitter = await Promise.any(
+    const splitter: CliProcess = await Promise.any(
       workers.map(async (worker) => {
         await logged(worker, 'run split into parts');
         return worker;
       }),
     );
-    expect(await (splitter as CliProcess).stop('SIGKILL')).toBe('SIGKILL');
+    // killed with pauses of its own in flight (two at a time): accepted, neither answered nor checkpointed
+    await eventually('the splitting worker pausing', () =>
+      logLines(splitter).some((line) => line.msg === 'api call' && line.operation === 'pauseWorkspace'),
+    );
+    expect(await splitter.stop('SIGKILL')).toBe('SIGKILL');
     crash.startWorker(engine, PARTS_OF_TEN);
 
     const run = await engine.waitForRun(runId, 40_000);
