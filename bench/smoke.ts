@@ -26,11 +26,12 @@ import { assertDistFresh } from './harness/chaos-drill.js';
 const BOUNDS = {
   /**
    * nightshift, 1 worker, its best run over the BullMQ + undici baseline's best in the same
-   * benchmark (goal at 10,000: 1.15, not met yet). At this size a first run is mostly warm-up, and
-   * the baseline's second run takes two thirds of its first: best runs measured 1.74–2.41 on 2
-   * cores with other work beside them (2026-11-26); 2.95 with half a millisecond more CPU a pause.
+   * benchmark (goal at 10,000: 1.15, not met yet). A ceiling against a path that stops overlapping
+   * its calls (a sequential loop is 60×), not a fine gauge: wall time swings with other work on
+   * the machine, nightshift's more than the baseline's (it spends more CPU): best runs measured
+   * 1.74–3.04 on 2 cores beside the edge drill (2026-11-26). The CPU bound below is the fine one.
    */
-  fleetVsBaseline: 2.7,
+  fleetVsBaseline: 3.5,
   /**
    * A worker's CPU per paused workspace in its best run, in ms (goal at 10,000: 0.25): 0.54
    * measured, 0.99 with half a millisecond more CPU a pause (2026-11-26).
