@@ -36,6 +36,7 @@ import { manualRunId } from '../src/queue/run-queue.js';
 import { RunHistory } from '../src/store/history.js';
 import { startLocalRedis } from '../src/store/local-server.js';
 import { createRedis } from '../src/store/redis.js';
+import { generatePolicy } from './harness/generated-policy.js';
 import { HARNESS_POLICY_KEY } from './harness/policy-key.js';
 
 const { values } = parseArgs({
@@ -47,48 +48,6 @@ const { values } = parseArgs({
     'retention-total': { type: 'string', default: '10000' },
   },
 });
-
-// Daily and weekly schedules only, so no tick comes due while a role is measured.
-const SCHEDULES = ['0 20 * * 1-5', '30 7 * * 1-5', '0 3 * * 0', '15 2 1 * *', '45 22 * * 5', '0 6 * * 6'];
-const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'Asia/Kolkata', 'UTC'];
-
-/** A policy shaped like a large real one (named and inline targets, overrides on some jobs). */
-function generatePolicy(jobCount: number): string {
-  const lines = [
-    'version: 1',
-    'defaults:',
-    '  timezone: Europe/Berlin',
-    '  retry: { attempts: 5, backoff: 10s }',
-    '  concurrency: 16',
-    'calendars:',
-    '  holidays: [2026-12-24, 2026-12-25, 2026-12-31]',
-    'targets:',
-  ];
-  for (let team = 0; team < 50; team += 1) {
-    lines.push(
-      `  team-${team}:`,
-      `    workgroups: ["team-${team}-*"]`,
-      `    exclude: ["team-${team}-core/*"]`,
-    );
-  }
-  lines.push('jobs:');
-  for (let index = 0; index < jobCount; index += 1) {
-    const action = index % 2 === 0 ? 'pause' : 'resume';
-    lines.push(
-      `  ${action}-${index}:`,
-      `    description: ${action} team ${index % 50} workspaces`,
-      `    schedule: "${SCHEDULES[index % SCHEDULES.length]}"`,
-      `    action: ${action}`,
-    );
-    if (index % 10 !== 0) lines.push(`    target: team-${index % 50}`);
-    else lines.push(`    target: { workgroups: ["wg-${index}"], workspaces: ["ws-*"] }`);
-    if (index % 3 === 0) lines.push(`    timezone: ${ZONES[index % ZONES.length]}`);
-    if (index % 4 === 0)
-      lines.push('    retry: { attempts: 3 }', '    timeout: 15m', '    maxTargets: "25%"');
-    if (index % 5 === 0) lines.push('    skip: [holidays]');
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 /** A role process to measure: its CLI arguments, the jobs of its policy, and its bound (MB). */
 interface RoleRun {
@@ -250,7 +209,7 @@ async function roles(print: (line: string) => void, redisUrl: string): Promise<s
   const dir = mkdtempSync(join(tmpdir(), 'nightshift-memory-'));
   const policy = (jobs: number) => {
     const file = join(dir, `${jobs}.yaml`);
-    writeFileSync(file, generatePolicy(jobs));
+    writeFileSync(file, generatePolicy(jobs, false, { quiet: true }));
     return file;
   };
   const runs: RoleRun[] = [
