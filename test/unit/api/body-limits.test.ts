@@ -9,7 +9,7 @@ import {
 } from '../../helpers/huge-body-server.js';
 import { rejectionOf } from '../../helpers/rejection.js';
 
-const API_KEY = 'key-cut-in-two-0123456789';
+const API_KEY = 'fake-credential-cut-in-two';
 
 let server: HugeBodyServer | undefined;
 const clients: ApiClient[] = [];
