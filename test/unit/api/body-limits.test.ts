@@ -9,7 +9,7 @@ import {
 } from '../../helpers/huge-body-server.js';
 import { rejectionOf } from '../../helpers/rejection.js';
 
-const API_KEY = 'fake-credential-cut-in-two';
+const MADE_UP_CREDENTIAL = 'fake-credential-cut-in-two';
 
 let server: HugeBodyServer | undefined;
 const clients: ApiClient[] = [];
@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 function client(url: string, extra: { maxBodyBytes?: number } = {}): ApiClient {
-  const made = new ApiClient({ baseUrl: url, apiKey: API_KEY, timeoutMs: 20_000, ...extra });
+  const made = new ApiClient({ baseUrl: url, apiKey: MADE_UP_CREDENTIAL, timeoutMs: 20_000, ...extra });
   clients.push(made);
   return made;
 }
@@ -95,12 +95,12 @@ describe('an error answer is read to ERROR_BODY_BYTES only, and still names what
     server = await startHugeBodyServer({
       status: 500,
       size: HUGE,
-      head: `${' '.repeat(ERROR_BODY_BYTES - 8)}${API_KEY}`,
+      head: `${' '.repeat(ERROR_BODY_BYTES - 8)}${MADE_UP_CREDENTIAL}`,
       contentType: 'text/plain',
     });
     const error = await rejection(client(server.url).listWorkgroups());
-    expect(error.message).not.toContain(API_KEY.slice(0, 8));
-    expect(JSON.stringify(error)).not.toContain(API_KEY.slice(0, 8));
+    expect(error.message).not.toContain(MADE_UP_CREDENTIAL.slice(0, 8));
+    expect(JSON.stringify(error)).not.toContain(MADE_UP_CREDENTIAL.slice(0, 8));
   });
 });
 
