@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
+import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
 import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
 const TARGETS = 60;
@@ -10,16 +11,6 @@ const harness = useEngineHarness(
   { workgroups: 6, workspacesPerWorkgroup: 10 },
   { faults: { latencyMs: 100, operations: ['pauseWorkspace', 'resumeWorkspace'] } },
 );
-
-/** A clock that reads `iso` now and runs on from there at the real pace. */
-function clockAt(iso: string): () => number {
-  const offset = Date.parse(iso) - Date.now();
-  return () => Date.now() + offset;
-}
-
-// Friday 2026-11-20: 19:30 Berlin is 18:30Z; Monday 07:30 is 06:30Z
-const FRIDAY_EVENING = '2026-11-20T18:31:00Z';
-const MONDAY_MORNING = '2026-11-23T06:31:00Z';
 
 const WINDOW = `version: 1
 windows:

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Hold, RunSummary } from '../../../src/engine/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
+import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
 import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 
 /**
@@ -11,12 +12,6 @@ import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.
 
 const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 3 });
 
-/** A clock that reads `iso` now and runs on from there at the real pace. */
-function clockAt(iso: string): () => number {
-  const offset = Date.parse(iso) - Date.now();
-  return () => Date.now() + offset;
-}
-
 const policy = (extra = '', every = '5m') => `version: 1
 windows:
   office:
@@ -26,10 +21,7 @@ windows:
     every: ${every}
 ${extra}`;
 
-// Friday 2026-11-20: 19:30 Berlin is 18:30Z; Monday 07:30 is 06:30Z
-const FRIDAY_EVENING = '2026-11-20T18:31:00Z';
 const FRIDAY_NIGHT = '2026-11-20T23:00:00Z';
-const MONDAY_MORNING = '2026-11-23T06:31:00Z';
 
 const statuses = () => harness.sim.state.workspaces.map((ws) => ws.status);
 const workspace = (i: number) =>

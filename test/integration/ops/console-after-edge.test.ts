@@ -10,6 +10,7 @@ import {
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../../../src/store/index.js';
+import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
 import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 
 /**
@@ -18,16 +19,6 @@ import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.
  * the simulator, so the statuses the run's records say it left are the simulator's too.
  */
 const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 6 }, { transitionMs: 3_000 });
-
-/** A clock that reads `iso` now and runs on from there at the real pace. */
-function clockAt(iso: string): () => number {
-  const offset = Date.parse(iso) - Date.now();
-  return () => Date.now() + offset;
-}
-
-// Friday 2026-11-20: 19:30 Berlin is 18:30Z (the off hours start); Monday 07:30 is 06:30Z
-const FRIDAY_EVENING = '2026-11-20T18:31:00Z';
-const MONDAY_MORNING = '2026-11-23T06:31:00Z';
 
 const POLICY = `version: 1
 windows:
