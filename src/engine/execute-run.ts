@@ -275,7 +275,9 @@ async function act(
   try {
     if (request.dryRun) await action.plan(built.planContext(), job.params);
     else {
-      const earlier = request.part ? undefined : await deps.split?.earlierParts(request.runId);
+      // one read, for a run whose action splits: did an earlier execution of it split it?
+      const earlier =
+        request.part || !action.split ? undefined : await deps.split?.earlierParts(request.runId);
       const resuming = earlier && new Set(earlier.flatMap((part) => part.keys));
       const plan =
         request.part || !deps.split
