@@ -139,12 +139,6 @@ const STEPS: Step[] = [
     allowanceS: 40,
   },
   {
-    name: 'schedule-lag',
-    script: 'schedule-lag.ts',
-    args: () => ['100', '2'],
-    allowanceS: 40,
-  },
-  {
     name: 'memory',
     script: 'memory.ts',
     args: () => [
