@@ -1,5 +1,5 @@
 /**
- * `npm run bench:smoke`: every benchmark at a small size with all its checks, in about two and a
+ * `npm run bench:smoke`: the benchmarks at a small size with all their checks (schedule lag aside: docs/benchmarks.md), in about two and a
  * half minutes on two cores; CI runs it. Each step runs a benchmark script in a process of its own
  * and fails when the script exits non-zero (its own checks failed), when it outlasts its time
  * allowance, or when a figure it reports is past a bound below. Exit 1 if any step failed.
