@@ -1,36 +1,7 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { censor } from './censor.js';
 
 export type { Logger } from 'pino';
-
-/**
- * Paths pino censors wherever they appear in a logged object. Secrets must never reach a log
- * line; these catch the ones that could ride along inside a logged config, request or error.
- */
-export const REDACT_PATHS = [
-  'apiKey',
-  '*.apiKey',
-  'bearerToken',
-  '*.bearerToken',
-  'password',
-  '*.password',
-  '*.*.password',
-  'token',
-  '*.token',
-  'url',
-  'webhookUrl',
-  '*.webhookUrl',
-  'headers["x-api-key"]',
-  'headers.authorization',
-  '*.headers["x-api-key"]',
-  '*.headers.authorization',
-  'secret',
-  '*.secret',
-  // a Redis error carries the command it answered: AUTH's arguments are the password (a
-  // cluster's error carries its last node's error, one level further down)
-  'command.args',
-  '*.command.args',
-  '*.*.command.args',
-];
 
 export interface LoggerFactoryOptions {
   /** Minimum level. Default: `info` (the CLI passes `NIGHTSHIFT_LOG_LEVEL` from its Settings). */
@@ -41,15 +12,32 @@ export interface LoggerFactoryOptions {
   base?: Record<string, unknown>;
 }
 
-/** The one place loggers are made, so redaction is set once for the whole process. */
+const keepAsIs = (value: unknown): unknown => value;
+
+/** `fields` with its `err` as pino's standard serializer writes an error (anything else as it is). */
+function withSerializedError(fields: Record<string, unknown>): Record<string, unknown> {
+  return fields.err === undefined ? fields : { ...fields, err: pino.stdSerializers.err(fields.err as Error) };
+}
+
+/** The one place loggers are made, so censoring is set once for the whole process. */
 export function createLogger(options: LoggerFactoryOptions = {}): Logger {
   const config: LoggerOptions = {
     level: options.level ?? 'info',
     base: options.base ?? { name: 'nightshift' },
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // censored here rather than by pino's `redact` (see censor.ts); an error is serialized
+    // first, so what it carries (a Redis command's arguments) is censored too
+    formatters: { bindings: censor, log: (fields) => censor(withSerializedError(fields)) },
+    serializers: { err: keepAsIs },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return options.destination ? pino(config, options.destination) : pino(config);
+  const root = options.destination ? pino(config, options.destination) : pino(config);
+  // pino applies `formatters.bindings` to the root's bindings alone; every child (a descendant
+  // is made from its parent, so inherits this) censors its own
+  const child = root.child;
+  root.child = function censoredChild(this: Logger, bindings, childOptions) {
+    return child.call(this, censor(bindings), childOptions);
+  } as Logger['child'];
+  return root;
 }
 
 /** A logger that drops everything: the default for library code nobody configured. */
