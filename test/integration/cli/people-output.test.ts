@@ -91,4 +91,35 @@ jobs:
     expect(await run.exited, run.output()).toBe(0);
     expect(run.stdout()).toMatch(/^ {2}1 target: /m);
   });
+
+  it("run and plan name a target's structured details (an upgrade's before) and print them only with --details", async () => {
+    assertBuilt('src/cli/commands/run.ts', 'src/cli/commands/plan.ts', 'src/cli/summary-view.ts');
+    const engine = harness.engine('people-details');
+    const [group] = harness.sim.state.workgroups;
+    const file = policyFile(`version: 1
+jobs:
+  upgrade:
+    schedule: "0 3 * * 6"
+    action: upgrade-cloud-provider
+    target: { workgroups: ["${group?.name}"] }
+    confirm: true
+    timeout: 2h
+    with:
+      components: { engine: "9.9.9" }
+`);
+    const notShown = /^ {2}before of 1 target\(s\) not shown: --details \(or --json\) shows them$/m;
+    for (const command of [
+      ['run', file, 'upgrade', '--inline', '--dry-run'],
+      ['plan', file, '--job', 'upgrade'],
+    ]) {
+      const short = startCli(command, env(engine));
+      expect(await short.exited, short.output()).toBe(0);
+      expect(short.stdout(), command[0]).toMatch(notShown);
+      expect(short.stdout(), command[0]).not.toContain('before={');
+      const full = startCli([...command, '--details'], env(engine));
+      expect(await full.exited, full.output()).toBe(0);
+      expect(full.stdout(), command[0]).toContain('before={');
+      expect(full.stdout(), command[0]).not.toContain('not shown');
+    }
+  });
 });
