@@ -15,6 +15,10 @@
  *    recorded across 100 jobs, then 3 × the per-job limit (500) for one job; kept runs, keys and
  *    `used_memory` stop growing, or the benchmark fails.
  *
+ * Parts 2 and 3 run on a redis-server of their own while the roles of part 1 sit idle, once each
+ * has logged its start (`roles started after … s`): the roles' RSS is read `--seconds` after
+ * their start all the same, and their Redis sees nothing of the other parts.
+ *
  * Exits 1 when a role is past its bound or did not start, or retention does not hold.
  *
  *   npx tsx bench/memory.ts [--jobs 1,1000,10000] [--seconds 90] [--summaries 1000] [--targets 10,100] [--retention-total 10000]
@@ -82,7 +86,13 @@ const kB = (status: string, field: string) =>
  * /proc after `seconds`, then stops each group. A role that did not log `started` (with its job
  * count, for a scheduler) has a problem.
  */
-async function measureRoles(runs: RoleRun[], redisUrl: string, seconds: number): Promise<RoleMemory[]> {
+async function measureRoles(
+  runs: RoleRun[],
+  redisUrl: string,
+  seconds: number,
+  onStarted: (afterMs: number) => void,
+): Promise<RoleMemory[]> {
+  const began = Date.now();
   const bin = fileURLToPath(new URL('../bin/nightshift.js', import.meta.url));
   const children = runs.map((run, index) => {
     const child = spawn(process.execPath, [bin, ...run.args], {
@@ -107,8 +117,26 @@ async function measureRoles(runs: RoleRun[], redisUrl: string, seconds: number):
     });
     return { child, log: () => log, exited: once(child, 'exit') };
   });
+  /** The role's line that says it started, among the whole lines it has logged so far. */
+  const startedLine = (run: RoleRun, log: string) =>
+    log
+      .split('\n')
+      .slice(0, -1)
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; jobs?: unknown[] })
+      .find((line) => line.msg === run.started);
   try {
-    await sleep(seconds * 1000);
+    const deadline = began + seconds * 1000;
+    const settled = () =>
+      children.every(
+        ({ child, log }, index) =>
+          child.exitCode !== null ||
+          child.signalCode !== null ||
+          startedLine(runs[index] as RoleRun, log()) !== undefined,
+      );
+    while (Date.now() < deadline && !settled()) await sleep(100);
+    onStarted(Date.now() - began);
+    await sleep(Math.max(0, deadline - Date.now()));
     return runs.map((run, index) => {
       const { child, log } = children[index] as (typeof children)[number];
       if (child.exitCode !== null || child.signalCode !== null)
@@ -119,11 +147,7 @@ async function measureRoles(runs: RoleRun[], redisUrl: string, seconds: number):
           problem: `exited (${child.exitCode ?? child.signalCode})`,
         };
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const lines = log()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { msg?: string; jobs?: unknown[] });
-      const started = lines.find((line) => line.msg === run.started);
+      const started = startedLine(run, log());
       const problem = !started
         ? `did not log "${run.started}"`
         : run.jobs !== undefined && started.jobs?.length !== run.jobs
@@ -202,7 +226,11 @@ const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** Part 1: every role's steady RSS against its bound; resolves to what failed. */
-async function roles(print: (line: string) => void, redisUrl: string): Promise<string[]> {
+async function roles(
+  print: (line: string) => void,
+  redisUrl: string,
+  onStarted: () => void,
+): Promise<string[]> {
   if (!existsSync(fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url))))
     throw new Error('dist/ is missing: run `npm run build` first (the roles run as operators run them)');
   const seconds = Number(values.seconds);
@@ -232,9 +260,10 @@ async function roles(print: (line: string) => void, redisUrl: string): Promise<s
     },
   ];
   print(`  roles, RSS ${seconds} s after the start (all at once, each its own process; peak in brackets):`);
-  const measured = await measureRoles(runs, redisUrl, seconds).finally(() =>
-    rmSync(dir, { recursive: true, force: true }),
-  );
+  const measured = await measureRoles(runs, redisUrl, seconds, (afterMs) => {
+    print(`    roles started after ${(afterMs / 1000).toFixed(1)} s`);
+    onStarted();
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
   const failures: string[] = [];
   for (const { run, rssMb, peakMb, problem } of measured) {
     const over = rssMb > run.boundMb;
@@ -260,21 +289,15 @@ async function roles(print: (line: string) => void, redisUrl: string): Promise<s
   return failures;
 }
 
-async function bench(): Promise<void> {
-  const cpu = cpus();
-  const load = loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
-  const print = (line: string) => process.stdout.write(`${line}\n`);
-  print(
-    `memory (node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, load average ${load})`,
-  );
+/**
+ * Parts 2 and 3 on a redis-server of their own: Redis memory per run summary, and retention
+ * holding it; resolves to what failed.
+ */
+async function redisMemory(print: (line: string) => void): Promise<string[]> {
+  const failures: string[] = [];
   const redisServer = await startLocalRedis({ appendOnly: false });
   const redis = createRedis({ url: redisServer.url, role: 'bench' });
   try {
-    const failures = await roles(print, redisServer.url);
-    await redis.flushall();
-
     const summaries = Number(values.summaries);
     print(`  redis, ${count(summaries)} run summaries of a pause recorded across 100 jobs, per summary:`);
     const templates: RunSummary[] = [];
@@ -332,10 +355,37 @@ async function bench(): Promise<void> {
         `    ${count(done).padStart(8)}  ${count(kept).padStart(6)}  ${count(await redis.dbsize()).padStart(6)}   +${mb((await usedMemory(redis)) - jobStart)}`,
       );
     }
+    return failures;
+  } finally {
+    redis.disconnect();
+    await redisServer.stop();
+  }
+}
+
+async function bench(): Promise<void> {
+  const cpu = cpus();
+  const load = loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  print(
+    `memory (node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, load average ${load})`,
+  );
+  const redisServer = await startLocalRedis({ appendOnly: false });
+  try {
+    // parts 2 and 3 print once part 1 has: their lines wait meanwhile
+    const later: string[] = [];
+    let redisParts: Promise<string[]> = Promise.resolve([]);
+    const failures = await roles(print, redisServer.url, () => {
+      redisParts = redisMemory((line) => later.push(line));
+      // awaited below, after part 1: not an unhandled rejection meanwhile
+      redisParts.catch(() => {});
+    });
+    failures.push(...(await redisParts));
+    for (const line of later) print(line);
     for (const failure of failures) print(`FAILED: ${failure}`);
     if (failures.length > 0) process.exitCode = 1;
   } finally {
-    redis.disconnect();
     await redisServer.stop();
   }
 }

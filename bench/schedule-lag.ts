@@ -10,13 +10,23 @@
  * scheduler's lead is 2 s per 1,000 jobs, at least 2 s. Needs `npm run build` (the simulator
  * runs from dist/).
  *
- *   npx tsx bench/schedule-lag.ts [jobs=1000] [ticks=2] [leadMs]
+ * `--warm-up N` runs N ticks before the measured ones, checked for missed and duplicated runs but
+ * left out of the lag figures and the goal: a worker's first burst also measures its cold code and
+ * the simulator's cold connections, which a long-running worker has long paid (bench:smoke uses
+ * one). `--judge asked` holds the goal against the instant the worker asked for its first call
+ * (the client's call record) instead of the instant the simulator answered it: the worker's own
+ * lag, which the simulator's serving of a burst on a loaded machine does not move (bench:smoke
+ * judges this one). `--figures FILE` writes the figures as JSON.
+ *
+ *   npx tsx bench/schedule-lag.ts [jobs=1000] [ticks=2] [leadMs] [--warm-up 0] [--judge answered|asked] [--figures FILE]
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
 import { nodeActionIo, type RunSummary } from '../src/engine/index.js';
@@ -34,9 +44,22 @@ import { createRedis } from '../src/store/redis.js';
 import { Suspensions } from '../src/store/suspensions.js';
 import { harnessKeyring } from './harness/policy-key.js';
 
-const jobs = Number(process.argv[2] ?? 1000);
-const ticks = Number(process.argv[3] ?? 2);
-const leadMs = Number(process.argv[4] ?? Math.max(2000, jobs * 2));
+const { values, positionals } = parseArgs({
+  options: {
+    'warm-up': { type: 'string', default: '0' },
+    judge: { type: 'string', default: 'answered' },
+    figures: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+const jobs = Number(positionals[0] ?? 1000);
+const ticks = Number(positionals[1] ?? 2);
+const leadMs = Number(positionals[2] ?? Math.max(2000, jobs * 2));
+const warmUp = Number(values['warm-up']);
+if (values.judge !== 'answered' && values.judge !== 'asked') {
+  process.stderr.write(`schedule-lag: --judge: "${values.judge}" is not answered or asked\n`);
+  process.exit(2);
+}
 const PERIOD_S = Math.max(5, Math.ceil((leadMs * 2) / 1000));
 
 const redisServer = await startLocalRedis({ appendOnly: false });
@@ -103,23 +126,24 @@ const scheduler = new Scheduler({
 await scheduler.load(policy, text);
 await scheduler.start();
 
-const expected = jobs * ticks;
+const expected = jobs * (warmUp + ticks);
 const startedAt = Date.now();
 const deadline = startedAt + (ticks + 2) * PERIOD_S * 1000 + 30_000;
 /**
- * The first `ticks` tick instants the scheduler hands over a whole lead ahead: a tick due sooner
- * after its start would measure the start (the worker's first parse of the policy, its cold
- * code), not a burst.
+ * The first `warmUp + ticks` tick instants the scheduler hands over a whole lead ahead: a tick due
+ * sooner after its start would measure the start (the worker's first parse of the policy, its cold
+ * code), not a burst. The last `ticks` of them are measured.
  */
-const measured = nextFirings(policy.jobs[0]?.schedule as never, {
+const fired = nextFirings(policy.jobs[0]?.schedule as never, {
   from: new Date(startedAt + leadMs),
-  count: ticks,
+  count: warmUp + ticks,
 }).map((firing) => firing.at.toISOString());
-const inWindow = (run: RunSummary) => measured.includes(run.scheduledAt ?? '');
+const measured = fired.slice(warmUp);
+const inWindow = (run: RunSummary) => fired.includes(run.scheduledAt ?? '');
 let runs: RunSummary[] = [];
 // Reading the history (thousands of summaries) costs this process, the worker's, CPU: not while a
 // measured burst is under way.
-await sleep(Date.parse(measured.at(-1) as string) + 1_000 - Date.now());
+await sleep(Date.parse(fired.at(-1) as string) + 1_000 - Date.now());
 while (Date.now() < deadline) {
   runs = (await history.list({ limit: expected + 2 * jobs })).filter(inWindow);
   if (runs.length >= expected) break;
@@ -129,15 +153,16 @@ await scheduler.stop();
 await sleep(500); // a duplicate, if there were one, would be recorded by now
 runs = (await history.list({ limit: expected + 3 * jobs })).filter(inWindow);
 const handedOver = await queue.getJobs(['completed'], 0, expected + 3 * jobs);
+const timedRuns = runs.filter((run) => measured.includes(run.scheduledAt ?? ''));
 const leads = handedOver
   .filter((job) => measured.includes(job.data.scheduledAt ?? ''))
   .map((job) => Date.parse(job.data.scheduledAt as string) - job.timestamp)
   .sort((a, b) => a - b);
 // the simulator keeps its last 10,000 requests: all of them at 1,000 jobs, the last tick's at 10,000
 const requests = (await (await fetch(`${sim.url}/_sim/requests`)).json()) as RequestLogEntry[];
-/** Each instant's lag after the measured tick it follows, by tick, sorted; instants of no measured tick left out. */
+/** Each instant's lag after the tick it follows, by tick (warm-up ones first), sorted; instants of no such tick left out. */
 const afterTicks = (instants: number[]) =>
-  measured.map((iso) => {
+  fired.map((iso) => {
     const tick = Date.parse(iso);
     return instants
       .filter((at) => at >= tick && at < tick + PERIOD_S * 1000)
@@ -149,37 +174,49 @@ const answeredByTick = afterTicks(
   requests.filter((entry) => entry.operation === 'listWorkgroups').map((entry) => Date.parse(entry.time)),
 );
 const askedByTick = afterTicks(asked);
-const firstCalls = answeredByTick.flat().sort((a, b) => a - b);
+const firstCalls = answeredByTick
+  .slice(warmUp)
+  .flat()
+  .sort((a, b) => a - b);
+const firstAsked = askedByTick
+  .slice(warmUp)
+  .flat()
+  .sort((a, b) => a - b);
 const pickups = handedOver
   .filter((job) => measured.includes(job.data.scheduledAt ?? ''))
   .map((job) => Date.parse(job.data.scheduledAt as string) - (job.processedOn ?? 0))
   .sort((a, b) => a - b);
-const lags = runs
+const lags = timedRuns
   .filter((run) => run.startedAt && run.scheduledAt)
   .map((run) => Date.parse(run.startedAt as string) - Date.parse(run.scheduledAt as string))
   .sort((a, b) => a - b);
 const ids = new Set(runs.map((run) => run.runId));
 const pct = (values: number[], p: number) =>
   values[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? Number.NaN;
-const byTick = (label: string, values: number[][]) =>
-  `  ${label}, by tick: ${values.map((v) => `p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms (${v.length})`).join('; ')}`;
+const byTick = (label: string, lags: number[][]) =>
+  `  ${label}, by tick: ${lags.map((v, i) => `${i < warmUp ? 'warm-up: ' : ''}p50 ${pct(v, 50)} ms, p99 ${pct(v, 99)} ms (${v.length})`).join('; ')}`;
 /** The goal of issue 22, at 1,000 jobs and fewer: the first API call p99 within 250 ms of the tick. */
 const GOAL_P99_MS = 250;
+const judged = values.judge === 'asked' ? firstAsked : firstCalls;
 const problems = [
   ...(ids.size < expected || runs.length > ids.size
     ? [`${expected - ids.size} runs missed, ${runs.length - ids.size} duplicated`]
     : []),
-  ...(jobs <= 1000 && !(pct(firstCalls, 99) <= GOAL_P99_MS)
-    ? [`first API call p99 ${pct(firstCalls, 99)} ms, past the goal of ${GOAL_P99_MS} ms`]
+  ...(judged.length < jobs * ticks
+    ? [`${judged.length} first API calls ${values.judge} in the measured ticks, expected ${jobs * ticks}`]
+    : []),
+  ...(jobs <= 1000 && !(pct(judged, 99) <= GOAL_P99_MS)
+    ? [`first API call (${values.judge}) p99 ${pct(judged, 99)} ms, past the goal of ${GOAL_P99_MS} ms`]
     : []),
 ];
 process.stdout.write(
   `${[
-    `schedule lag: ${jobs} jobs firing together, ${ticks} ticks, 1 scheduler (lead ${leadMs} ms) + 1 worker (concurrency ${jobs}), private redis-server`,
+    `schedule lag: ${jobs} jobs firing together, ${ticks} ticks measured${warmUp ? ` after ${warmUp} warm-up tick${warmUp === 1 ? '' : 's'}` : ''}, 1 scheduler (lead ${leadMs} ms) + 1 worker (concurrency ${jobs}), private redis-server`,
     `  runs expected ${expected}, recorded ${runs.length}, distinct ${ids.size}, duplicated ${runs.length - ids.size}, missed ${expected - ids.size}`,
     `  handed to the queue ahead of the tick: min ${leads[0]} ms, p50 ${pct(leads, 50)} ms`,
     `  picked up by the worker ahead of the tick: min ${pickups[0]} ms, p50 ${pct(pickups, 50)} ms`,
     `  first API call after the tick (answered, in the simulator's log): p50 ${pct(firstCalls, 50)} ms, p99 ${pct(firstCalls, 99)} ms, max ${firstCalls.at(-1)} ms (${firstCalls.length} calls)`,
+    `  the worker asking for it: p50 ${pct(firstAsked, 50)} ms, p99 ${pct(firstAsked, 99)} ms, max ${firstAsked.at(-1)} ms`,
     byTick('    answered', answeredByTick),
     byTick('    asked by the worker', askedByTick),
     `  machine: ${cpus().length} × ${cpus()[0]?.model}, node ${process.version}, load average ${loadavg()[0]?.toFixed(2)}`,
@@ -187,6 +224,25 @@ process.stdout.write(
     ...problems.map((problem) => `FAILED: ${problem}`),
   ].join('\n')}\n`,
 );
+if (values.figures)
+  writeFileSync(
+    values.figures,
+    `${JSON.stringify(
+      {
+        load: loadavg(),
+        jobs,
+        ticks,
+        warmUp,
+        firstCallP99Ms: pct(firstCalls, 99),
+        askedP99Ms: pct(firstAsked, 99),
+        runStartP99Ms: pct(lags, 99),
+        missed: expected - ids.size,
+        duplicated: runs.length - ids.size,
+      },
+      null,
+      2,
+    )}\n`,
+  );
 await worker.close(5_000);
 await queue.close();
 redis.disconnect();
