@@ -93,6 +93,27 @@ async function waitUntilActive(ctx: PlanContext, ws: SelectedWorkspace, timeoutM
   return { timeToReadyMs: ctx.now().getTime() - since };
 }
 
+/**
+ * The workspace as the resume should act on it. One the run's listing shows Stopping was paused
+ * before this run listed the fleet (a pause run that ran late into this tick, say): the API
+ * resumes it only once Stopped, and skipping it would leave it paused until the next run, for a
+ * few seconds of transition. It is waited for (within `waitReady`; none: not waited for) and
+ * resumed as any Stopped workspace would be; only the first try waits, a retry looks afresh.
+ */
+async function stoppedOnceStopping(
+  ctx: PlanContext,
+  ws: SelectedWorkspace,
+  step: StepContext,
+  waitMs: number | undefined,
+): Promise<SelectedWorkspace> {
+  if (ws.status !== STATUS.stopping || step.attempt > 1 || waitMs === undefined) return ws;
+  const now = await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status !== STATUS.stopping, {
+    timeoutMs: waitMs,
+    describe: `${ws.workgroupName}/${ws.workspaceName} still Stopping after ${Math.round(waitMs / 1000)}s, not resumed`,
+  });
+  return { ...ws, status: now.status ?? undefined };
+}
+
 /** Why a resume's wait ended early: the workspace was paused again while it came up. */
 export const PAUSED_AGAIN = 'paused again while the resume waited for it, by another run or by hand';
 
@@ -131,13 +152,18 @@ jobs:
 `,
   jobReferences: { onlyPausedBy: { action: 'pause' } },
 
-  async plan(ctx, { onlyPausedBy }: Params) {
+  async plan(ctx, { waitReady, onlyPausedBy }: Params) {
     const pausedBy = await pausedByFilter(ctx, onlyPausedBy, true);
     await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
       const hold = holdOn(ctx, ws);
       if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
       const filter = pausedBy(ws);
       if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
+      if (ws.status === STATUS.stopping && waitReady !== 'none')
+        return {
+          outcome: 'planned',
+          reason: filter?.unknown ?? 'would resume it once Stopped (Stopping now)',
+        };
       const skip = resumeSkipReason(ws.status);
       if (skip) return { outcome: 'skipped', reason: skip };
       return { outcome: 'planned', reason: filter?.unknown ?? 'would resume (Stopped)' };
@@ -174,7 +200,11 @@ jobs:
         since = ctx.now().getTime();
         await step.progressRecord.write({ firstTriedAt: since });
       }
-      const { result, coming } = await resumeStep(ctx, ws, step);
+      const { result, coming } = await resumeStep(
+        ctx,
+        await stoppedOnceStopping(ctx, ws, step, waitMs),
+        step,
+      );
       if (!coming || waitMs === undefined) return result;
       return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
     });

@@ -24,9 +24,10 @@ type Workspace = SimState['workspaces'][number];
 
 /**
  * prod-core and dev-alpha, whose workspaces have `statuses` in order. A workspace given as
- * `['Resuming', ms]` is Resuming with a resume that completes `ms` from now.
+ * `['Resuming', ms]` is Resuming with a resume that completes `ms` from now (`['Stopping', ms]`
+ * likewise with a pause).
  */
-function fleet(...statuses: (WorkspaceStatus | ['Resuming', number])[]): SimState {
+function fleet(...statuses: (WorkspaceStatus | ['Resuming' | 'Stopping', number])[]): SimState {
   const state = seedState({ seed: 5, fleet: { workgroups: 2, workspacesPerWorkgroup: statuses.length } });
   const now = Date.now();
   for (const [i, ws] of workspacesIn(state, 'dev-alpha').entries()) {
@@ -35,11 +36,12 @@ function fleet(...statuses: (WorkspaceStatus | ['Resuming', number])[]): SimStat
       Object.assign(ws, workspaceStatusFields(wanted));
       continue;
     }
-    Object.assign(ws, workspaceStatusFields('Resuming'));
+    Object.assign(ws, workspaceStatusFields(wanted[0]));
+    const kind = wanted[0] === 'Resuming' ? 'resume' : 'pause';
     state.transitions.push({
-      kind: 'resume',
+      kind,
       workspace_id: ws.workspace_id,
-      id: `tr-resume-${i}`,
+      id: `tr-${kind}-${i}`,
       started_at: new Date(now).toISOString(),
       completes_at: new Date(now + wanted[1]).toISOString(),
     });
@@ -258,15 +260,18 @@ describe('pause', () => {
 
 describe('resume', () => {
   const TRANSITION_MS = 300;
-  const harness = useActionSim(() => fleet('Stopped', 'Stopped', 'Active', ['Resuming', 400], 'Stopping'), {
-    proxy: true,
-    transitionMs: TRANSITION_MS,
-  });
+  const harness = useActionSim(
+    () => fleet('Stopped', 'Stopped', 'Active', ['Resuming', 400], ['Stopping', 500]),
+    {
+      proxy: true,
+      transitionMs: TRANSITION_MS,
+    },
+  );
   const devAlpha = () => workspacesIn(harness.sim.state, 'dev-alpha');
   const ws = (i: number) => devAlpha()[i] as Workspace;
   const waiting = '    with: { waitReady: 30s }';
 
-  it('resumes every Stopped workspace, waits until each is Active and reports its time to ready', async () => {
+  it('resumes every Stopped workspace, and one still Stopping once it is Stopped, waits until each is Active and reports its time to ready', async () => {
     const [s1, s2, active, resuming, stopping] = devAlpha() as [Workspace, ...Workspace[]];
     const run = await harness.run(policy('resume', waiting), 'act');
 
@@ -276,9 +281,9 @@ describe('resume', () => {
       [s2?.workspace_id ?? '']: 'succeeded',
       [active?.workspace_id ?? '']: 'skipped: already Active',
       [resuming?.workspace_id ?? '']: 'skipped: already Resuming',
-      [stopping?.workspace_id ?? '']: 'skipped: not Stopped: Stopping',
+      [stopping?.workspace_id ?? '']: 'succeeded',
     });
-    expect(mutatingCalls(run)).toEqual(['resumeWorkspace', 'resumeWorkspace']);
+    expect(mutatingCalls(run)).toEqual(['resumeWorkspace', 'resumeWorkspace', 'resumeWorkspace']);
     for (const resumed of [s1, s2] as Workspace[]) {
       const target = targetOf(run.summary, resumed);
       expect(target.attempts).toBe(1);
@@ -287,7 +292,10 @@ describe('resume', () => {
     }
     // the one already Resuming is waited for like the others
     expect(targetOf(run.summary, resuming as Workspace).detail?.timeToReadyMs).toBeGreaterThan(0);
-    expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Active', 'Active', 'Stopping']);
+    expect(devAlpha().map((w) => w.status)).toEqual(['Active', 'Active', 'Active', 'Active', 'Active']);
+    // the one Stopping was resumed only once its pause was over: the API refuses it before
+    const [resumeOfStopping] = callsOn(run, stopping as Workspace, 'resumeWorkspace');
+    expect(resumeOfStopping?.status).toBe(200);
   });
 
   it('taken over from a worker that tried first, counts time to ready from that worker’s first attempt', async () => {
@@ -304,12 +312,16 @@ describe('resume', () => {
     expect(targetOf(run.summary, ws(1)).detail?.timeToReadyMs).toBeLessThan(5_000);
   });
 
-  it('with waitReady: none, returns once the resume is accepted, without a time to ready', async () => {
+  it('with waitReady: none, returns once the resume is accepted, without a time to ready, and leaves one Stopping alone', async () => {
     const run = await harness.run(policy('resume', '    with: { waitReady: none }'), 'act');
 
     expect(targetOf(run.summary, ws(0))).toMatchObject({ outcome: 'succeeded', attempts: 1 });
     expect(targetOf(run.summary, ws(0)).detail).toBeUndefined();
     expect(ws(0).status).toBe('Resuming');
+    expect(targetOf(run.summary, ws(4))).toMatchObject({
+      outcome: 'skipped',
+      reason: 'not Stopped: Stopping',
+    });
   });
 
   it('a refused resume of a workspace still Stopped fails that target with the API error, and resumes the others', async () => {
@@ -372,7 +384,7 @@ describe('resume', () => {
     expect(Math.abs((target.durationMs ?? 0) - timeToReadyMs)).toBeLessThan(100);
   });
 
-  it('a dry run makes read-only calls only, plans each Stopped workspace and gives the others the run’s reasons', async () => {
+  it('a dry run makes read-only calls only, plans each Stopped (or Stopping) workspace and gives the others the run’s reasons', async () => {
     const [s1, s2, active, resuming, stopping] = devAlpha() as [Workspace, ...Workspace[]];
     const run = await harness.run(policy('resume', waiting), 'act', { dryRun: true });
 
@@ -383,9 +395,27 @@ describe('resume', () => {
       [s2?.workspace_id ?? '']: 'planned: would resume (Stopped)',
       [active?.workspace_id ?? '']: 'skipped: already Active',
       [resuming?.workspace_id ?? '']: 'skipped: already Resuming',
-      [stopping?.workspace_id ?? '']: 'skipped: not Stopped: Stopping',
+      [stopping?.workspace_id ?? '']: 'planned: would resume it once Stopped (Stopping now)',
     });
     expect(ws(0).status).toBe('Stopped');
+  });
+});
+
+describe('resume of a workspace whose pause takes a minute', () => {
+  const harness = useActionSim(() => fleet(['Stopping', 60_000]), { proxy: true, transitionMs: 60_000 });
+  const ws = (i: number) => workspacesIn(harness.sim.state, 'dev-alpha')[i] as Workspace;
+
+  it('a workspace still Stopping when waitReady runs out fails naming it, and is never resumed', async () => {
+    const stopping = ws(0);
+    const run = await harness.run(policy('resume', '    with: { waitReady: 1s }'), 'act');
+
+    const target = targetOf(run.summary, stopping);
+    expect(target).toMatchObject({ outcome: 'failed', attempts: 1 });
+    expect(target.error?.message).toBe(
+      `dev-alpha/${stopping.name} still Stopping after 1s, not resumed: still Stopping when the wait ran out`,
+    );
+    expect(callsOn(run, stopping, 'resumeWorkspace')).toEqual([]);
+    expect(ws(0).status).toBe('Stopping');
   });
 });
 
