@@ -24,7 +24,7 @@ jobs:
     schedule: "30 7 * * *"
     action: resume
     target: dev
-    with: { waitReady: 10s, onlyPausedBy: evening-pause }
+    with: { waitReady: 3s, onlyPausedBy: evening-pause }
 `;
 
 type Workspace = SimState['workspaces'][number];
@@ -238,7 +238,11 @@ describe('the ownership ledger: pause and resume', () => {
     harness.sim.state.transitions.splice(0);
     const resume = await run(running, 'morning-resume');
     expect(resume.outcome).toBe('partial');
-    expect(outcomes(resume)[slow.workspace_id]).toBe('skipped: not Stopped: Stopping');
+    // waited for within waitReady, never resumed: its pause never ends here
+    expect(resume.targets.find((t) => t.workspaceId === slow.workspace_id)).toMatchObject({
+      outcome: 'failed',
+      error: { message: expect.stringContaining('still Stopping after 3s, not resumed') },
+    });
     expect(resume.reason).toContain('1 workspace(s) evening-pause paused are still not resumed');
     expect((await owned(running)).has(keyOf(slow))).toBe(true);
   });
