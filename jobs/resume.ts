@@ -109,7 +109,7 @@ async function stoppedOnceStopping(
   if (ws.status !== STATUS.stopping || step.attempt > 1 || waitMs === undefined) return ws;
   const now = await ctx.fleet.waitFor(ws.workgroupId, ws.workspaceId, (w) => w.status !== STATUS.stopping, {
     timeoutMs: waitMs,
-    describe: `${ws.workgroupName}/${ws.workspaceName} still Stopping after ${Math.round(waitMs / 1000)}s, not resumed`,
+    describe: `${ws.workgroupName}/${ws.workspaceName} not Stopped within ${Math.round(waitMs / 1000)}s, so not resumed`,
   });
   return { ...ws, status: now.status ?? undefined };
 }

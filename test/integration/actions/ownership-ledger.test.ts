@@ -241,7 +241,7 @@ describe('the ownership ledger: pause and resume', () => {
     // waited for within waitReady, never resumed: its pause never ends here
     expect(resume.targets.find((t) => t.workspaceId === slow.workspace_id)).toMatchObject({
       outcome: 'failed',
-      error: { message: expect.stringContaining('still Stopping after 3s, not resumed') },
+      error: { message: expect.stringContaining('not Stopped within 3s, so not resumed: still Stopping') },
     });
     expect(resume.reason).toContain('1 workspace(s) evening-pause paused are still not resumed');
     expect((await owned(running)).has(keyOf(slow))).toBe(true);

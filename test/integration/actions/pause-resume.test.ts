@@ -412,7 +412,7 @@ describe('resume of a workspace whose pause takes a minute', () => {
     const target = targetOf(run.summary, stopping);
     expect(target).toMatchObject({ outcome: 'failed', attempts: 1 });
     expect(target.error?.message).toBe(
-      `dev-alpha/${stopping.name} still Stopping after 1s, not resumed: still Stopping when the wait ran out`,
+      `dev-alpha/${stopping.name} not Stopped within 1s, so not resumed: still Stopping when the wait ran out`,
     );
     expect(callsOn(run, stopping, 'resumeWorkspace')).toEqual([]);
     expect(ws(0).status).toBe('Stopping');
