@@ -128,6 +128,7 @@ export async function runContext(
           log: deps.log,
           signal: deps.signal,
           slots: deps.slots,
+          slotRank: request.part?.index,
           onRecord: (record) => {
             records.set(record.key, record);
             deps.onProgress?.(records.size, Math.max(total, records.size));

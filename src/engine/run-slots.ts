@@ -5,7 +5,7 @@
 export class RunSlots {
   readonly #size: number;
   #busy = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: { rank: number; resolve: () => void }[] = [];
 
   constructor(size: number) {
     if (!Number.isInteger(size) || size < 1)
@@ -13,16 +13,24 @@ export class RunSlots {
     this.#size = size;
   }
 
-  /** Resolves with the function that gives the slot back, once one is free. */
-  async take(): Promise<() => void> {
+  /**
+   * Resolves with the function that gives the slot back, once one is free. A freed slot goes to
+   * the waiter of the lowest `rank` (a part's index), the first come among equals: the earliest
+   * part a worker holds finishes first, and a later one only fills the slots it no longer needs.
+   */
+  async take(rank = 0): Promise<() => void> {
     if (this.#busy < this.#size) this.#busy += 1;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else
+      await new Promise<void>((resolve) => {
+        const at = this.#waiting.findIndex((waiter) => waiter.rank > rank);
+        this.#waiting.splice(at === -1 ? this.#waiting.length : at, 0, { rank, resolve });
+      });
     let given = false;
     return () => {
       if (given) return;
       given = true;
       const next = this.#waiting.shift();
-      if (next) next();
+      if (next) next.resolve();
       else this.#busy -= 1;
     };
   }

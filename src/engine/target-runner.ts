@@ -15,6 +15,8 @@ export interface TargetRunnerOptions {
   checkpoints: CheckpointStore;
   /** Shared with the run's other parts on this worker: a lane takes one before each target. Default: none. */
   slots?: RunSlots | undefined;
+  /** This execution's rank for the slots (`RunSlots.take`): its part's index. Default 0. */
+  slotRank?: number | undefined;
   /** Records already final in an earlier delivery of this run. */
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
@@ -52,7 +54,7 @@ export async function runTargets<T>(
         options.onRecord(previous);
         continue;
       }
-      const release = await options.slots?.take();
+      const release = await options.slots?.take(options.slotRank);
       try {
         const record = await runOne(options, target, (context) => step(item, context));
         await options.checkpoints.save(options.runId, record);

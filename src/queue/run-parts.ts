@@ -4,6 +4,9 @@ import type { FailedPart, RunPart, RunSplitter } from '../engine/index.js';
 import type { RunListings } from '../store/index.js';
 import { partJobId, type RunJobData, type RunJobResult } from './run-queue.js';
 
+/** How many parts no worker took a run works itself at once. */
+const PARTS_WORKED_AT_ONCE = 2;
+
 export interface QueueSplitterOptions {
   queue: Queue<RunJobData, RunJobResult>;
   listings: RunListings;
@@ -42,32 +45,61 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
         }),
       );
       const failed: FailedPart[] = [];
+      const working = new Set<Promise<void>>();
+      let broken: { error: unknown } | undefined;
+      const workHere = (part: RunPart, deliveries: number) => {
+        const done: Promise<void> = work(part, deliveries)
+          .then(
+            (reason) => {
+              if (reason) failed.push({ ...part, reason });
+            },
+            (error: unknown) => {
+              broken ??= { error };
+            },
+          )
+          .finally(() => working.delete(done));
+        working.add(done);
+      };
       let pending = [...parts];
-      while (pending.length > 0) {
-        const still: typeof pending = [];
-        // one part no worker has taken yet is worked here: a run never waits on parts queued
-        // behind it (a worker with one slot, all of a worker's slots held by waiting runs)
-        let claimed: { part: RunPart; deliveries: number } | undefined;
-        for (const part of pending) {
-          const id = partJobId(runId, part.index);
-          const state = await queue.getJobState(id);
-          const started = state === 'waiting' && !claimed ? await claim(queue, id) : undefined;
-          if (started !== undefined) claimed = { part, deliveries: started + 1 };
-          else if (state === 'failed') {
-            const job = await queue.getJob(id);
-            failed.push({ ...part, reason: job?.failedReason || 'its job failed' });
-          } else if (state !== 'completed' && state !== 'unknown') still.push(part);
-          // a part gone from the queue (removed once finished) is as good as finished: the run's
-          // checkpoints say which of its targets were
+      try {
+        while ((pending.length > 0 || working.size > 0) && !broken) {
+          const states = await Promise.all(
+            pending.map((part) => queue.getJobState(partJobId(runId, part.index))),
+          );
+          const still: typeof pending = [];
+          for (const [i, part] of pending.entries()) {
+            const id = partJobId(runId, part.index);
+            const state = states[i];
+            // parts no worker has taken yet are worked here: a run never waits on parts queued behind
+            // it (a worker with one slot, all of a worker's slots held by waiting runs). Two at once,
+            // sharing the run's slots, so the slots stay busy while one part finishes its last targets.
+            const started =
+              state === 'waiting' && working.size < PARTS_WORKED_AT_ONCE ? await claim(queue, id) : undefined;
+            if (started !== undefined) workHere(part, started + 1);
+            else if (state === 'failed') {
+              const job = await queue.getJob(id);
+              failed.push({ ...part, reason: job?.failedReason || 'its job failed' });
+            } else if (state !== 'completed' && state !== 'unknown') still.push(part);
+            // a part gone from the queue (removed once finished) is as good as finished: the run's
+            // checkpoints say which of its targets were
+          }
+          pending = still;
+          await onPoll();
+          if (working.size >= PARTS_WORKED_AT_ONCE || (pending.length === 0 && working.size > 0))
+            await Promise.race(working);
+          else if (pending.length > 0)
+            await Promise.race([
+              ...working,
+              sleep(options.pollIntervalMs, undefined, { signal, ref: false }),
+            ]);
         }
-        pending = still;
-        if (claimed) {
-          const reason = await work(claimed.part, claimed.deliveries);
-          if (reason) failed.push({ ...claimed.part, reason });
-        }
-        await onPoll();
-        if (pending.length > 0 && !claimed) await sleep(options.pollIntervalMs, undefined, { signal });
+      } finally {
+        // no part this run worked goes on after it returns, even when it returns cut short
+        await Promise.all(working);
       }
+      if (broken) throw broken.error;
+      // the last parts ended after the last look: progress counts them too
+      await onPoll();
       await listings.clear(runId);
       return failed;
     },

@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { summarize } from '../../../src/engine/index.js';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { ApiClient } from '../../../src/api/index.js';
+import { recordApiCall, summarize } from '../../../src/engine/index.js';
 import { manualRunId, partJobId } from '../../../src/queue/run-queue.js';
+import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
 import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
 const TARGETS = 60;
@@ -138,9 +140,16 @@ describe('a run over more targets than the part size', () => {
     await expectPausedOnceAndOwned(engine, runId);
   });
 
-  it('is finished by a lone worker with one slot: the run works the parts nobody takes itself', async () => {
+  it('is finished by a lone worker with one slot: the run works the parts nobody takes itself, the next beside the last', async () => {
     const engine = harness.engine('split-run-alone');
-    splittingWorker(engine, 'a');
+    // its API calls logged as a deployed worker logs them: each line names the part it was made for
+    const api = new ApiClient({
+      baseUrl: harness.sim.url,
+      apiKey: DEFAULT_API_KEY,
+      onCall: recordApiCall(engine.log),
+    });
+    onTestFinished(() => api.close());
+    engine.worker(harness.sim.url, { api, partSize: PART_SIZE, concurrency: 1 });
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
 
     expect(await engine.waitForRun(runId, 30_000)).toMatchObject({
@@ -149,6 +158,14 @@ describe('a run over more targets than the part size', () => {
     });
     expect(partStarts(engine, runId).map((start) => start.part)).toEqual([0, 1, 2]);
     await expectPausedOnceAndOwned(engine, runId);
+    // the job's 4 slots never drain at a part's end: the next part's pauses are answered before
+    // the last pause of the one before
+    const answered = engine
+      .lines('api call')
+      .filter((line) => line.runId === runId && line.operation === 'pauseWorkspace')
+      .map((line) => line.part);
+    expect(answered).toHaveLength(TARGETS);
+    for (const part of [0, 1]) expect(answered.indexOf(part + 1)).toBeLessThan(answered.lastIndexOf(part));
   });
 
   it('drops a part whose run is already recorded (failed, abandoned) instead of acting after the run’s end', async () => {

@@ -34,6 +34,26 @@ describe('RunSlots', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(second).toBe(true);
   });
+
+  it('gives a freed slot to the waiter of the lowest rank, the first come among equals', async () => {
+    const slots = new RunSlots(1);
+    const held = await slots.take();
+    const order: string[] = [];
+    const wait = (name: string, rank: number) =>
+      slots.take(rank).then((release) => {
+        order.push(name);
+        release();
+      });
+    const all = Promise.all([
+      wait('part 2', 2),
+      wait('part 1, first', 1),
+      wait('part 1, second', 1),
+      wait('part 0', 0),
+    ]);
+    held();
+    await all;
+    expect(order).toEqual(['part 0', 'part 1, first', 'part 1, second', 'part 2']);
+  });
 });
 
 describe('RunSlotsByRun', () => {
