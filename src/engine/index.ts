@@ -70,6 +70,7 @@ export {
   savingsReport,
   savingsTotal,
 } from './savings.js';
+export { sharedListings } from './shared-listing.js';
 export {
   isNightshiftVariable,
   SINK_BASE_ENVIRONMENT,

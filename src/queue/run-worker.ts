@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import type { ApiClient } from '../api/index.js';
 import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE } from '../config/index.js';
 import {
   executeRun,
@@ -10,6 +11,7 @@ import {
   type RunPart,
   RunSlotsByRun,
   type RunSummary,
+  sharedListings,
   TickGate,
 } from '../engine/index.js';
 import {
@@ -77,9 +79,12 @@ export class RunWorker {
   readonly #closing = new AbortController();
   /** Runs this worker is processing now. */
   #inFlight = 0;
+  /** The client its runs call the API with: listings overlapping in time share one request. */
+  readonly #api: ApiClient;
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
+    this.#api = sharedListings(options.api);
     this.#now = options.now ?? Date.now;
     this.id = options.id ?? `${hostname()}:${process.pid}`;
     this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
@@ -356,7 +361,7 @@ export class RunWorker {
     exclusive: boolean,
   ): RunDependencies {
     return {
-      api: this.#options.api,
+      api: this.#api,
       io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,

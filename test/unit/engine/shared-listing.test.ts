@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient } from '../../../src/api/index.js';
+import { callScope, sharedListings } from '../../../src/engine/index.js';
+import { silentLogger } from '../../../src/log/logger.js';
+
+/** A client whose listings the test answers by hand, in the order they were asked for. */
+function handAnsweredClient() {
+  const asked: { answer: (workgroups: string) => void; fail: (error: Error) => void }[] = [];
+  let closed = 0;
+  const api = {
+    listWorkgroups: () =>
+      new Promise((resolve, reject) => {
+        const requestId = `req-${asked.length + 1}`;
+        asked.push({
+          answer: (name) => resolve({ result: [{ name }], requestId, message: 'ok' }),
+          fail: reject,
+        });
+      }),
+    close: async () => {
+      closed += 1;
+    },
+  } as unknown as ApiClient;
+  return { api, asked, closed: () => closed };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Lists through `shared` as a run does: in a call scope that collects the run's request IDs. */
+function listAsRun(shared: ApiClient, options: { signal?: AbortSignal } = {}) {
+  const requestIds: string[] = [];
+  const listing = callScope.run({ log: silentLogger, requestIds }, () => shared.listWorkgroups(options));
+  return { listing, requestIds };
+}
+
+describe('sharedListings', () => {
+  it('serves listings asked for in the same turn with one request, recorded by every run', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const runs = [listAsRun(shared), listAsRun(shared), listAsRun(shared)];
+    await turn();
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer('first');
+    for (const run of runs) {
+      expect((await run.listing).result).toEqual([{ name: 'first' }]);
+      expect(run.requestIds).toEqual(['req-1']);
+    }
+  });
+
+  it('never serves a listing whose request began before the call: one asked for meanwhile waits for the next request', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const early = listAsRun(shared);
+    await turn();
+    const late = [listAsRun(shared), listAsRun(shared)];
+    await turn();
+    // the late calls came while the first request was under way: none is sent for them yet
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer('before');
+    expect((await early.listing).result).toEqual([{ name: 'before' }]);
+    await turn();
+    expect(asked).toHaveLength(2);
+    asked[1]?.answer('after');
+    for (const run of late) expect((await run.listing).result).toEqual([{ name: 'after' }]);
+  });
+
+  it('a run that stops waiting stops alone: the request goes on for the others', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const stopping = new AbortController();
+    const gone = listAsRun(shared, { signal: stopping.signal });
+    const staying = listAsRun(shared);
+    await turn();
+    stopping.abort(new Error('run cut short'));
+    await expect(gone.listing).rejects.toThrow('run cut short');
+    asked[0]?.answer('kept');
+    expect((await staying.listing).result).toEqual([{ name: 'kept' }]);
+  });
+
+  it('a failed request fails every run that shared it, and the next listing is asked for afresh', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const runs = [listAsRun(shared), listAsRun(shared)];
+    await turn();
+    asked[0]?.fail(new Error('503 from the API'));
+    for (const run of runs) await expect(run.listing).rejects.toThrow('503 from the API');
+    const again = listAsRun(shared);
+    await turn();
+    expect(asked).toHaveLength(2);
+    asked[1]?.answer('fresh');
+    expect((await again.listing).result).toEqual([{ name: 'fresh' }]);
+  });
+
+  it('passes every other operation to the client as it is', async () => {
+    const { api, closed } = handAnsweredClient();
+    await sharedListings(api).close();
+    expect(closed()).toBe(1);
+  });
+});
