@@ -11,7 +11,7 @@ import { LuaScript } from './lua.js';
  * Each written record gets the ledger's next sequence number as `intentSeq`. Many intents go in one
  * call (group commit: ledger.ts).
  * KEYS: owned hash, journal hash, sequence. ARGV: per intent, its field, the intent (JSON), its owner.
- * Returns per intent { 1, record before ('' for none), record written } or { 0, record there }.
+ * Returns per intent { 1, record before ('' for none), its intentSeq } or { 0, record there }.
  */
 export const INTEND_OWNERSHIP = new LuaScript(`
 local results = {}
@@ -27,11 +27,12 @@ for i = 1, #ARGV, 3 do
     results[#results + 1] = { 0, existing }
   else
     local record = cjson.decode(json)
-    record.intentSeq = redis.call('INCR', KEYS[3])
+    local seq = redis.call('INCR', KEYS[3])
+    record.intentSeq = seq
     local text = cjson.encode(record)
     redis.call('HSET', KEYS[1], field, text)
     redis.call('HSET', KEYS[2], field, text)
-    results[#results + 1] = { 1, existing or '', text }
+    results[#results + 1] = { 1, existing or '', seq }
   end
 end
 return results

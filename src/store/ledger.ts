@@ -83,7 +83,7 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
 
   /** An intent waits for the ledger's writes already under way, then goes with every intent that came meanwhile. */
   async intend(record: Ownership): Promise<IntendOutcome> {
-    return this.#intents.submit(OwnershipSchema.parse(record));
+    return this.#intents.submit(record);
   }
 
   confirm(
@@ -99,16 +99,15 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
       this.redis,
       [this.keys.owned, this.keys.pauseJournal, this.keys.ledgerSequence],
       records.flatMap((record) => [record.key, JSON.stringify(record), record.owner]),
-    )) as [number, string, string?][];
-    return replies.map(([written, before, after], index) => {
+    )) as [number, string, number?][];
+    return replies.map(([written, before, intentSeq], index) => {
       const record = records[index] as Ownership;
       const prior = parseRecord(before, record.key);
       // a record other than this owner's intent was there; one nobody can read stops the pause too
       if (written !== 1)
         return { written: false, prior: prior ?? { ...record, owner: '(unreadable record)' } };
-      const stored = parseRecord(after ?? '', record.key);
-      if (!stored) throw new Error(`the ledger wrote an intent for ${record.key} it cannot read back`);
-      return { written: true, record: stored, prior };
+      // what was stored is the intent as given, numbered: not read back (a parse a pause)
+      return { written: true, record: { ...record, intentSeq }, prior };
     });
   }
 
