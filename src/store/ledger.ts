@@ -106,7 +106,7 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
       // a record other than this owner's intent was there; one nobody can read stops the pause too
       if (written !== 1)
         return { written: false, prior: prior ?? { ...record, owner: '(unreadable record)' } };
-      // what was stored is the intent as given, numbered: not read back (a parse a pause)
+      // what was stored is the intent as given with its number: reading it back cost a parse a pause
       return { written: true, record: { ...record, intentSeq }, prior };
     });
   }
