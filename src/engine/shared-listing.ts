@@ -3,6 +3,11 @@ import { callScope } from './call-scope.js';
 
 type Listing = Awaited<ReturnType<ApiClient['listWorkgroups']>>;
 
+/** A listing request goes once no other run has asked for this long… */
+const QUIET_MS = 2;
+/** …or this long after the first asked, whichever is sooner. */
+const MAX_WAIT_MS = 25;
+
 /** Callers waiting for the next listing, which no request has been sent for yet. */
 interface NextListing {
   promise: Promise<Listing>;
@@ -18,8 +23,9 @@ interface NextListing {
  * Every caller gets a listing whose request was sent after its call began, never one already
  * under way: a run that read the ownership ledger's sequence before listing can still order the
  * listing after every write numbered up to it (the causal rule, src/engine/ownership.ts). Calls
- * made while a request is under way wait for the next one, sent when it ends. Each caller's run
- * records the shared request's ID; the call is logged once, by the worker rather than a run.
+ * made while a request is under way wait for the next one, sent when it ends; otherwise a request
+ * goes once no call has come for 2 ms (25 ms after the first at most). Each caller's run records
+ * the shared request's ID; the call is logged once, by the worker rather than a run.
  */
 export function sharedListings(api: ApiClient): ApiClient {
   let next: NextListing | undefined;
@@ -38,6 +44,16 @@ export function sharedListings(api: ApiClient): ApiClient {
     });
   };
 
+  // the runs of a burst come to their listing over several turns of the event loop (each after
+  // its own Redis reply): the request waits until none has come for QUIET_MS, at most MAX_WAIT_MS
+  let firstJoined = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  const sendWhenQuiet = () => {
+    clearTimeout(quiet);
+    const wait = Math.min(QUIET_MS, firstJoined + MAX_WAIT_MS - performance.now());
+    quiet = setTimeout(() => underWay ?? send(), Math.max(0, wait));
+  };
+
   const join = (): Promise<Listing> => {
     if (!next) {
       let resolve!: (listing: Listing) => void;
@@ -47,9 +63,10 @@ export function sharedListings(api: ApiClient): ApiClient {
         reject = fail;
       });
       next = { promise, resolve, reject };
-      // callers arriving in this turn of the event loop go in the same request
-      if (!underWay) setImmediate(() => underWay ?? send());
+      firstJoined = performance.now();
     }
+    // while a request is under way, the next is sent when it ends
+    if (!underWay) sendWhenQuiet();
     return next.promise;
   };
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/index.js';
 import { callScope, sharedListings } from '../../../src/engine/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
@@ -23,7 +23,8 @@ function handAnsweredClient() {
   return { api, asked, closed: () => closed };
 }
 
-const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** Longer than a request waits for more callers (25 ms at most). */
+const turn = () => new Promise((resolve) => setTimeout(resolve, 40));
 
 /** Lists through `shared` as a run does: in a call scope that collects the run's request IDs. */
 function listAsRun(shared: ApiClient, options: { signal?: AbortSignal } = {}) {
@@ -33,7 +34,7 @@ function listAsRun(shared: ApiClient, options: { signal?: AbortSignal } = {}) {
 }
 
 describe('sharedListings', () => {
-  it('serves listings asked for in the same turn with one request, recorded by every run', async () => {
+  it('serves listings asked for together with one request, recorded by every run', async () => {
     const { api, asked } = handAnsweredClient();
     const shared = sharedListings(api);
     const runs = [listAsRun(shared), listAsRun(shared), listAsRun(shared)];
@@ -61,6 +62,29 @@ describe('sharedListings', () => {
     expect(asked).toHaveLength(2);
     asked[1]?.answer('after');
     for (const run of late) expect((await run.listing).result).toEqual([{ name: 'after' }]);
+  });
+
+  it('waits for callers that keep coming within 2 ms of each other, but no more than 25 ms after the first', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    // a call every millisecond for 30 ms, each in a turn of its own
+    const runs = [listAsRun(shared)];
+    for (let ms = 1; ms <= 30; ms++) {
+      await vi.advanceTimersByTimeAsync(1);
+      runs.push(listAsRun(shared));
+    }
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer('first');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(asked).toHaveLength(2);
+    asked[1]?.answer('second');
+    const served = await Promise.all(runs.map(async (run) => (await run.listing).requestId));
+    expect(served.slice(0, 20)).toEqual(Array(20).fill('req-1'));
+    expect(served.slice(26)).toEqual(Array(5).fill('req-2'));
   });
 
   it('a run that stops waiting stops alone: the request goes on for the others', async () => {
