@@ -8,11 +8,25 @@ const QUIET_MS = 2;
 /** …or this long after the first asked, whichever is sooner. */
 const MAX_WAIT_MS = 25;
 
-/** Callers waiting for the next listing, which no request has been sent for yet. */
-interface NextListing {
+/** One listing request and the callers it serves. */
+interface Flight {
   promise: Promise<Listing>;
   resolve: (listing: Listing) => void;
   reject: (error: unknown) => void;
+  /** Callers still waiting for it: when the last stops waiting, the request is called off. */
+  waiting: number;
+  /** Calls the request off (shutdown: no run wants it any more, and the API may hang). */
+  controller: AbortController;
+}
+
+function newFlight(): Flight {
+  let resolve!: (listing: Listing) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<Listing>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject, waiting: 0, controller: new AbortController() };
 }
 
 /**
@@ -24,24 +38,29 @@ interface NextListing {
  * under way: a run that read the ownership ledger's sequence before listing can still order the
  * listing after every write numbered up to it (the causal rule, src/engine/ownership.ts). Calls
  * made while a request is under way wait for the next one, sent when it ends; otherwise a request
- * goes once no call has come for 2 ms (25 ms after the first at most). Each caller's run records
- * the shared request's ID; the call is logged once, by the worker rather than a run.
+ * goes once no call has come for 2 ms (25 ms after the first at most). A caller whose signal aborts
+ * stops waiting alone; once every caller of a request has, the request is called off. Each
+ * caller's run records the shared request's ID; the call is logged once, by the worker rather
+ * than a run.
  */
 export function sharedListings(api: ApiClient): ApiClient {
-  let next: NextListing | undefined;
-  let underWay: Promise<unknown> | undefined;
+  /** The request callers join now: not sent yet. */
+  let next: Flight | undefined;
+  let underWay: Flight | undefined;
 
   const send = () => {
-    const taking = next;
+    const flight = next;
     next = undefined;
-    if (!taking) return;
+    if (!flight) return;
+    underWay = flight;
     // the request belongs to no run: the first caller's run must not log it as its own
-    const request = callScope.exit(() => api.listWorkgroups());
-    underWay = request;
-    request.then(taking.resolve, taking.reject).finally(() => {
-      underWay = undefined;
-      send();
-    });
+    callScope
+      .exit(() => api.listWorkgroups({ signal: flight.controller.signal }))
+      .then(flight.resolve, flight.reject)
+      .finally(() => {
+        underWay = undefined;
+        send();
+      });
   };
 
   // the runs of a burst come to their listing over several turns of the event loop (each after
@@ -54,25 +73,34 @@ export function sharedListings(api: ApiClient): ApiClient {
     quiet = setTimeout(() => underWay ?? send(), Math.max(0, wait));
   };
 
-  const join = (): Promise<Listing> => {
+  const join = (): Flight => {
     if (!next) {
-      let resolve!: (listing: Listing) => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<Listing>((ok, fail) => {
-        resolve = ok;
-        reject = fail;
-      });
-      next = { promise, resolve, reject };
+      next = newFlight();
       firstJoined = performance.now();
     }
+    next.waiting += 1;
     // while a request is under way, the next is sent when it ends
     if (!underWay) sendWhenQuiet();
-    return next.promise;
+    return next;
+  };
+
+  const leave = (flight: Flight, reason: unknown) => {
+    flight.waiting -= 1;
+    if (flight.waiting > 0) return;
+    if (flight === next) {
+      next = undefined;
+      clearTimeout(quiet);
+    }
+    flight.controller.abort(reason);
   };
 
   const listWorkgroups = async (options: CallOptions = {}): Promise<Listing> => {
-    options.signal?.throwIfAborted();
-    const listing = await (options.signal ? abortable(join(), options.signal) : join());
+    const { signal } = options;
+    signal?.throwIfAborted();
+    const flight = join();
+    const listing = await (signal
+      ? abortable(flight.promise, signal, (reason) => leave(flight, reason))
+      : flight.promise);
     if (listing.requestId) callScope.getStore()?.requestIds.push(listing.requestId);
     return listing;
   };
@@ -86,10 +114,17 @@ export function sharedListings(api: ApiClient): ApiClient {
   });
 }
 
-/** `promise`, or the signal's reason once it aborts: the shared request goes on for the others. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/** `promise`, or the signal's reason once it aborts (`onAbort` told first): the shared request goes on for the others. */
+function abortable<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  onAbort: (reason: unknown) => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
+    const abort = () => {
+      onAbort(signal.reason);
+      reject(signal.reason);
+    };
     signal.addEventListener('abort', abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });

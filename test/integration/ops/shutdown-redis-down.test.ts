@@ -137,48 +137,61 @@ describe('a service told to stop after Redis is gone', () => {
 });
 
 describe('a worker told to stop while the API hangs under its run', () => {
-  it('exits 0 within 15 s of SIGTERM with the default grace, and hands the run back for another worker', async () => {
-    redis = await startLocalRedis();
-    const prefix = uniquePrefix('shutdown-api');
-    // a simulator whose pause calls never answer: the run stays in flight on its first target
-    const sim = await startSimulator({
-      port: 0,
-      state: seedState({ seed: 3, fleet: { workgroups: 1, workspacesPerWorkgroup: 2 } }),
-      faults: { hangRate: 1, operations: ['pauseWorkspace'] },
-    });
-    try {
-      const client = createRedis({ url: redis.url, role: 'test' });
-      const queue = createRunQueue({ connection: client, prefix });
-      const text = POLICY.replace('* * * * * *', '0 20 * * *');
-      const policySha = await new PolicyStore(client, { prefix, keyring: harnessKeyring() }).put(text);
-      await enqueueRuns(queue, [
-        { runId: 'every-second@manual-1', job: 'every-second', policySha, trigger: 'manual', dryRun: false },
-      ]);
-      const worker = startService(['worker'], {
-        ...env(redis.url, prefix),
-        NIGHTSHIFT_API_URL: sim.url,
-        NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+  // a pause call: the run stays in flight on its first target; the listing: on the request the
+  // worker's runs share, which no run's own signal ends
+  it.each(['pauseWorkspace', 'listWorkgroups'] as const)(
+    'exits 0 within 15 s of SIGTERM with the default grace, and hands the run back for another worker (%s hanging)',
+    async (hanging) => {
+      redis = await startLocalRedis();
+      const prefix = uniquePrefix('shutdown-api');
+      const sim = await startSimulator({
+        port: 0,
+        state: seedState({ seed: 3, fleet: { workgroups: 1, workspacesPerWorkgroup: 2 } }),
+        faults: { hangRate: 1, operations: [hanging] },
       });
-      services.push(worker);
-      await eventually(
-        'the run in flight',
-        async () => (await queue.getJob('every-second@manual-1'))?.processedOn,
-        15_000,
-      );
-      await eventually(
-        'a pause call hanging',
-        () => sim.requests().some((r) => r.operation === 'pauseWorkspace'),
-        15_000,
-      );
-      const { exit, ms } = await signalGroup(worker, 'SIGTERM', LIMIT_MS);
-      expect(exit, worker.output()).toBe(0);
-      expect(ms).toBeLessThan(LIMIT_MS);
-      expect(logLines(worker).map((line) => line.msg)).toContain('run handed back to the queue at shutdown');
-      expect(await (await queue.getJob('every-second@manual-1'))?.getState()).toBe('waiting');
-      await queue.close();
-      client.disconnect();
-    } finally {
-      await sim.close();
-    }
-  }, 60_000);
+      try {
+        const client = createRedis({ url: redis.url, role: 'test' });
+        const queue = createRunQueue({ connection: client, prefix });
+        const text = POLICY.replace('* * * * * *', '0 20 * * *');
+        const policySha = await new PolicyStore(client, { prefix, keyring: harnessKeyring() }).put(text);
+        await enqueueRuns(queue, [
+          {
+            runId: 'every-second@manual-1',
+            job: 'every-second',
+            policySha,
+            trigger: 'manual',
+            dryRun: false,
+          },
+        ]);
+        const worker = startService(['worker'], {
+          ...env(redis.url, prefix),
+          NIGHTSHIFT_API_URL: sim.url,
+          NIGHTSHIFT_API_KEY: DEFAULT_API_KEY,
+        });
+        services.push(worker);
+        await eventually(
+          'the run in flight',
+          async () => (await queue.getJob('every-second@manual-1'))?.processedOn,
+          15_000,
+        );
+        await eventually(
+          `a ${hanging} call hanging`,
+          () => sim.requests().some((r) => r.operation === hanging),
+          15_000,
+        );
+        const { exit, ms } = await signalGroup(worker, 'SIGTERM', LIMIT_MS);
+        expect(exit, worker.output()).toBe(0);
+        expect(ms).toBeLessThan(LIMIT_MS);
+        expect(logLines(worker).map((line) => line.msg)).toContain(
+          'run handed back to the queue at shutdown',
+        );
+        expect(await (await queue.getJob('every-second@manual-1'))?.getState()).toBe('waiting');
+        await queue.close();
+        client.disconnect();
+      } finally {
+        await sim.close();
+      }
+    },
+    60_000,
+  );
 });

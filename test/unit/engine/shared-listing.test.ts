@@ -5,16 +5,23 @@ import { silentLogger } from '../../../src/log/logger.js';
 
 /** A client whose listings the test answers by hand, in the order they were asked for. */
 function handAnsweredClient() {
-  const asked: { answer: (workgroups: string) => void; fail: (error: Error) => void }[] = [];
+  const asked: {
+    answer: (workgroups: string) => void;
+    fail: (error: Error) => void;
+    signal: AbortSignal | undefined;
+  }[] = [];
   let closed = 0;
   const api = {
-    listWorkgroups: () =>
+    listWorkgroups: (options: { signal?: AbortSignal } = {}) =>
       new Promise((resolve, reject) => {
         const requestId = `req-${asked.length + 1}`;
         asked.push({
           answer: (name) => resolve({ result: [{ name }], requestId, message: 'ok' }),
           fail: reject,
+          signal: options.signal,
         });
+        // as the transport does: a call whose signal aborts fails at once
+        options.signal?.addEventListener('abort', () => reject(options.signal?.reason));
       }),
     close: async () => {
       closed += 1;
@@ -96,8 +103,41 @@ describe('sharedListings', () => {
     await turn();
     stopping.abort(new Error('run cut short'));
     await expect(gone.listing).rejects.toThrow('run cut short');
+    expect(asked[0]?.signal?.aborted).toBe(false);
     asked[0]?.answer('kept');
     expect((await staying.listing).result).toEqual([{ name: 'kept' }]);
+  });
+
+  it('calls the request off once every run it served stopped waiting: a hanging API cannot hold a shutdown', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const shutdown = new AbortController();
+    const runs = [
+      listAsRun(shared, { signal: shutdown.signal }),
+      listAsRun(shared, { signal: shutdown.signal }),
+    ];
+    await turn();
+    shutdown.abort(new Error('worker stopping'));
+    for (const run of runs) await expect(run.listing).rejects.toThrow('worker stopping');
+    expect(asked[0]?.signal?.aborted).toBe(true);
+    // a run that asks afterwards gets a request of its own, not the one called off
+    const later = listAsRun(shared);
+    await turn();
+    expect(asked).toHaveLength(2);
+    expect(asked[1]?.signal?.aborted).toBe(false);
+    asked[1]?.answer('after');
+    expect((await later.listing).result).toEqual([{ name: 'after' }]);
+  });
+
+  it('sends nothing for runs that all stopped waiting before their request went', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api);
+    const stopping = new AbortController();
+    const run = listAsRun(shared, { signal: stopping.signal });
+    stopping.abort(new Error('run cut short'));
+    await expect(run.listing).rejects.toThrow('run cut short');
+    await turn();
+    expect(asked).toHaveLength(0);
   });
 
   it('a failed request fails every run that shared it, and the next listing is asked for afresh', async () => {
