@@ -32,9 +32,13 @@ describe('ticks handed to the queue ahead of their instant', () => {
       expect(run.outcome).toBe('succeeded');
       // handed over well before the tick (the timer wakes leadMs early)
       expect(tick.getTime() - (queued?.timestamp ?? Number.POSITIVE_INFINITY)).toBeGreaterThan(LEAD_MS - 300);
+      // the worker held the run before its tick, so nothing between queue and worker delays its
+      // start; it started once the tick came, before the next one (how soon is schedule-lag's
+      // figure: under a full test suite on two cores a timer can fire 260 ms late)
+      expect(queued?.processedOn).toBeLessThan(tick.getTime());
       const lag = Date.parse(run.startedAt as string) - tick.getTime();
       expect(lag).toBeGreaterThanOrEqual(0);
-      expect(lag).toBeLessThan(250);
+      expect(lag).toBeLessThan(1_000);
     }
     await scheduler.stop();
   });
