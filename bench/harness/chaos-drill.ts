@@ -382,6 +382,8 @@ interface Execution {
   endedAt: number | undefined;
   /** `handed back`: it stopped and gave the run back to the queue, for the next execution to resume. */
   end: 'finished' | 'handed back' | 'killed' | 'stopped' | undefined;
+  /** The execution's lease token (its lines' `execution`): a part the run works itself shares the run's. */
+  token: string | undefined;
 }
 
 /** An API call a run made, from its log line. */
@@ -428,6 +430,7 @@ class Observed {
           startedAt: line.time,
           endedAt: undefined,
           end: undefined,
+          token: line.execution,
         };
         this.executions.push(execution);
         const list = this.starts.get(run) ?? [];
@@ -444,13 +447,9 @@ class Observed {
         break;
       case LEASE_STOPPED:
       case 'run part handed back to the queue at shutdown':
-        if (line.runId)
-          this.#finished(
-            proc,
-            line.part === undefined ? line.runId : `${line.runId}#${line.part}`,
-            line.time,
-            'handed back',
-          );
+        if (!line.runId) break;
+        if (line.part === undefined) this.#stoppedWithParts(proc, line.runId, line.time);
+        else this.#finished(proc, `${line.runId}#${line.part}`, line.time, 'handed back');
         break;
       case 'run handed back to the queue at shutdown':
         if (line.runId) this.#finished(proc, line.runId, line.time, 'handed back');
@@ -485,6 +484,24 @@ class Observed {
         this.restored.push({ instance: proc.instance, at: line.time });
         break;
     }
+  }
+
+  /**
+   * A run's execution handed back: the parts it was working itself (under its lease, so with its
+   * token) stopped with it, without a line of their own.
+   */
+  #stoppedWithParts(proc: Proc, runId: string, at: number): void {
+    const open = this.starts.get(runId)?.find((e) => e.instance === proc.instance && !e.end);
+    if (open?.token)
+      for (const execution of this.executions)
+        if (
+          execution.instance === proc.instance &&
+          !execution.end &&
+          execution.token === open.token &&
+          execution.runId.startsWith(`${runId}#`)
+        )
+          this.#finished(proc, execution.runId, at, 'handed back');
+    this.#finished(proc, runId, at, 'handed back');
   }
 
   #finished(proc: Proc, run: string, at: number, end: Execution['end'] = 'finished'): void {
