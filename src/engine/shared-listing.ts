@@ -1,4 +1,5 @@
 import type { ApiClient, CallOptions } from '../api/index.js';
+import { abortable } from './abortable.js';
 import { callScope } from './call-scope.js';
 
 type Listing = Awaited<ReturnType<ApiClient['listWorkgroups']>>;
@@ -111,21 +112,5 @@ export function sharedListings(api: ApiClient): ApiClient {
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
-  });
-}
-
-/** `promise`, or the signal's reason once it aborts (`onAbort` told first): the shared request goes on for the others. */
-function abortable<T>(
-  promise: Promise<T>,
-  signal: AbortSignal,
-  onAbort: (reason: unknown) => void,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort(signal.reason);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
 }

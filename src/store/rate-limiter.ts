@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { abortable } from '../engine/abortable.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { TAKE_TOKEN } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -24,30 +25,6 @@ export interface RedisRateLimiterOptions {
   burst?: number;
   /** Key prefix. Default `nightshift`. */
   prefix?: string;
-}
-
-/**
- * Settles as `promise` does, or rejects with the signal's reason when it aborts first: a Redis
- * call cannot be cancelled, but during an outage it may wait in ioredis's offline queue for as
- * long as the outage lasts, and a cancelled run must not wait with it.
- */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  signal.throwIfAborted();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The bucket's shape, checked once: a rate above zero and a burst of at least one. */
