@@ -1,5 +1,6 @@
 /** What actions need of the policy layer: jobs/ import the engine, never the policy. */
 export { createActionCatalog, DurationSchema, WINDOW_ACTION } from '../policy/index.js';
+export { abortable } from './abortable.js';
 export {
   type Action,
   type ActionContext,

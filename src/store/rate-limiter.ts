@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { abortable } from '../engine/abortable.js';
+import { abortable } from '../engine/index.js';
 import { DEFAULT_PREFIX, redisKeys } from './keys.js';
 import { TAKE_TOKEN } from './lua.js';
 import type { RedisConnection } from './redis.js';
