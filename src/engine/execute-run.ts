@@ -7,7 +7,7 @@ import type { CheckpointStore } from './checkpoint.js';
 import { type Clock, systemClock } from './clock.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
-import { type FleetListingSink, leaveListing, trimListing } from './fleet-listing.js';
+import { type FleetListing, type FleetListingSink, leaveListing, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
 import { type ExecutionLease, leasedApi } from './lease.js';
 import type { OwnershipLedger } from './ownership.js';
@@ -54,6 +54,8 @@ export interface RunRequest {
    * under the run's id. Its summary is not the run's.
    */
   part?: RunPart;
+  /** A part the run works itself: its slice of the run's listing, as stored (not read back). */
+  slice?: FleetListing | undefined;
 }
 
 /** What nightshift keeps in Redis about workspaces across runs. */
@@ -292,7 +294,7 @@ async function act(
             log,
             signal: deps.signal,
             onProgress: deps.onProgress,
-            workPart: (part, deliveries) => workPart(deps, { ...request, part, deliveries }),
+            workPart: (part, deliveries, slice) => workPart(deps, { ...request, part, deliveries, slice }),
           },
           {
             runId: request.runId,

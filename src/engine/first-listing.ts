@@ -3,6 +3,7 @@ import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import type { Clock } from './clock.js';
+import type { FleetListing } from './fleet-listing.js';
 import type { OwnershipLedger } from './ownership.js';
 import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
@@ -43,10 +44,16 @@ export async function firstListing(
     log: Logger;
     clock: Clock;
   },
-  request: { runId: string; job: PolicyJob; part?: RunPart | undefined; deliveries?: number | undefined },
+  request: {
+    runId: string;
+    job: PolicyJob;
+    part?: RunPart | undefined;
+    deliveries?: number | undefined;
+    slice?: FleetListing | undefined;
+  },
 ): Promise<StartingListing | { refused: string; error?: ErrorRecord }> {
   if (request.part && (request.deliveries ?? 1) <= 1) {
-    const shared = await deps.split?.listing(request.runId, request.part);
+    const shared = request.slice ?? (await deps.split?.listing(request.runId, request.part));
     if (!shared) return { refused: 'the fleet listing its run stored for its parts is gone' };
     return { workgroups: shared.workgroups, at: new Date(shared.at), seq: shared.seq };
   }

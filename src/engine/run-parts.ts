@@ -26,9 +26,10 @@ export interface PartsRequest {
   /**
    * Works a part here, in the run: for one no worker has taken yet, so a run never waits on parts
    * queued behind itself. `deliveries` counts the part's earlier starts too (a worker that took it
-   * and stopped). Resolves with why the part failed, if it did.
+   * and stopped). `slice` is the part's slice of the listing as stored for the workers: the part
+   * works from it without reading it back. Resolves with why the part failed, if it did.
    */
-  work: (part: RunPart, deliveries: number) => Promise<string | undefined>;
+  work: (part: RunPart, deliveries: number, slice: FleetListing | undefined) => Promise<string | undefined>;
 }
 
 /**

@@ -12,7 +12,11 @@ export interface PartsDependencies {
   signal: AbortSignal;
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** Works one part in this run (as `RunSplitter.runParts`' `work`). */
-  workPart: (part: RunPart, deliveries: number) => Promise<string | undefined>;
+  workPart: (
+    part: RunPart,
+    deliveries: number,
+    slice: FleetListing | undefined,
+  ) => Promise<string | undefined>;
 }
 
 /** What the parts of a split run came to. */

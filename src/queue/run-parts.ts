@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
-import type { FailedPart, RunPart, RunSplitter } from '../engine/index.js';
+import { type FailedPart, type RunPart, type RunSplitter, sliceListing } from '../engine/index.js';
 import type { RunListings } from '../store/index.js';
 import { partJobId, type RunJobData, type RunJobResult } from './run-queue.js';
 
@@ -29,7 +29,8 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
     listing: (runId, part) => listings.load(runId, part),
     earlierParts: (runId) => listings.parts(runId),
     async runParts({ runId, listing, parts, signal, onPoll, work }) {
-      await listings.save(runId, listing, parts);
+      const slices = sliceListing(listing, parts);
+      await listings.save(runId, slices, parts);
       await queue.addBulk(
         parts.map((part) => {
           const data: RunJobData = {
@@ -48,7 +49,7 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
       const working = new Set<Promise<void>>();
       let broken: { error: unknown } | undefined;
       const workHere = (part: RunPart, deliveries: number) => {
-        const done: Promise<void> = work(part, deliveries)
+        const done: Promise<void> = work(part, deliveries, slices.get(part.index))
           .then(
             (reason) => {
               if (reason) failed.push({ ...part, reason });

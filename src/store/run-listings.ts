@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type FleetListing, type RunPart, sliceListing } from '../engine/index.js';
+import type { FleetListing, RunPart } from '../engine/index.js';
 import { parseListing } from './fleet-listing.js';
 import { SET_FIELDS_AND_TTL } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -28,12 +28,13 @@ export class RunListings extends RedisStore {
     this.#ttlMs = positiveInteger('RunListings: ttlMs', options.ttlMs ?? 24 * 3600_000);
   }
 
-  /** Stores each part's slice of `listing`, and the parts' targets, in one call. */
-  async save(runId: string, listing: FleetListing, parts: readonly RunPart[]): Promise<void> {
-    const fields = [...sliceListing(listing, parts)].flatMap(([index, slice]) => [
-      String(index),
-      JSON.stringify(slice),
-    ]);
+  /** Stores each part's slice of the run's listing (`sliceListing`), and the parts' targets, in one call. */
+  async save(
+    runId: string,
+    slices: ReadonlyMap<number, FleetListing>,
+    parts: readonly RunPart[],
+  ): Promise<void> {
+    const fields = [...slices].flatMap(([index, slice]) => [String(index), JSON.stringify(slice)]);
     const targets = JSON.stringify(parts.map((part) => part.keys));
     await SET_FIELDS_AND_TTL.run(
       this.redis,

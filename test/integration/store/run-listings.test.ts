@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { FleetListing } from '../../../src/engine/index.js';
+import { type FleetListing, sliceListing } from '../../../src/engine/index.js';
 import { RunListings } from '../../../src/store/index.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
@@ -29,7 +29,7 @@ describe('RunListings', () => {
       { index: 1, keys: ['wg-1/ws-3'] },
     ];
     expect(await listings.parts('edge@1')).toBeUndefined();
-    await listings.save('edge@1', LISTING, parts);
+    await listings.save('edge@1', sliceListing(LISTING, parts), parts);
     expect(await listings.parts('edge@1')).toEqual(parts);
     expect(
       (await listings.load('edge@1', { index: 1, keys: ['wg-1/ws-3'] }))?.workgroups[0]?.workspaces,
