@@ -45,11 +45,13 @@
  * sources through tsx, or `bin/nightshift.js worker` with `--dist` (run `npm run build` first).
  * CPU columns: seconds of CPU the worker processes, the simulator and redis-server used during
  * the run (Linux /proc; "-" elsewhere). BENCH_WORKER_NODE_ARGS adds node flags to every worker,
- * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them.
+ * e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile them. BENCH_WORKER_LOG_DIR keeps each
+ * worker's log lines in a file there (e.g. to see when each call of a run went), instead of
+ * dropping them; writing them costs the workers CPU.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -178,6 +180,16 @@ class SimChild {
     this.child.send(request);
     return (await reply)[0];
   }
+}
+
+let workerLogs = 0;
+
+/** Where a worker's stdout (its log lines) goes: a file of its own in BENCH_WORKER_LOG_DIR, or nowhere. */
+function workerLog(prefix: string): 'ignore' | number {
+  const dir = process.env.BENCH_WORKER_LOG_DIR;
+  if (!dir) return 'ignore';
+  mkdirSync(dir, { recursive: true });
+  return openSync(`${dir}/${prefix}-worker${workerLogs++}.log`, 'w');
 }
 
 /** CPU seconds a process has used (Linux: utime + stime from /proc, 100 ticks a second). */
@@ -390,7 +402,7 @@ async function bench(): Promise<void> {
     }
     const script = isNightshift ? workerScript : baselineScript;
     const workers = Array.from({ length: variant.workers }, () =>
-      spawn(process.execPath, script, { env, stdio: ['ignore', 'ignore', 'inherit'] }),
+      spawn(process.execPath, script, { env, stdio: ['ignore', workerLog(prefix), 'inherit'] }),
     );
     const runQueue = createRunQueue({ connection: redis, prefix });
     const baselineQueue = new Queue(BASELINE_QUEUE, { connection: redis, prefix });
@@ -418,6 +430,10 @@ async function bench(): Promise<void> {
 
       for (let r = 0; r < repeat; r++) {
         await reset();
+        // every run starts with an empty ledger too: the last run's 10,000 records left there would
+        // make each pause first end a pause someone undid (a workspace found Active again), which is
+        // another case than a night's pause after the morning's resume
+        await redis.del(keys.owned, keys.pauseJournal, keys.pausedIntervals, keys.savingsTotals);
         if (variant.rate) await redis.del(keys.rateLimit('api')); // each run starts with a full bucket
         const cpuBefore = workers.map((worker) => cpuSeconds(worker.pid));
         const simBefore = cpuSeconds(sim.child.pid);
