@@ -8,7 +8,9 @@ import {
   type FleetListing,
   type FleetListingSink,
   MemoryCheckpointStore,
+  type RunSplitter,
   sliceListing,
+  trimListing,
   workspaceRef,
 } from '../../../src/engine/index.js';
 import { createLogger } from '../../../src/log/logger.js';
@@ -310,5 +312,66 @@ describe('sliceListing', () => {
     expect(ids(slices.get(2))).toEqual([]);
     expect(slices.get(1)).toMatchObject({ at: listing.at, seq: 7, runId: 'r', job: 'j' });
     expect(slices.get(1)?.workgroups[1]).toMatchObject({ name: 'name-b', region: 'eu-west-1' });
+  });
+});
+
+describe('a part of a split run starts from its run’s listing', () => {
+  const PART = { index: 0, keys: ['wg-1/ws-1', 'wg-1/ws-2'] };
+  const slice: FleetListing = {
+    at: new Date(START).toISOString(),
+    seq: 3,
+    runId: 'look-around@1',
+    job: 'look-around',
+    workgroups: trimListing([workgroup('Active')]),
+  };
+  const noListing = {
+    listWorkgroups: async () => Promise.reject(new Error('a part lists nothing')),
+    pauseWorkspace: async () => ({ result: {}, requestId: 'req-pause' }),
+  } as unknown as ApiClient;
+
+  async function runPart(storedSlice: () => Promise<FleetListing | undefined>, handed?: FleetListing) {
+    const split: RunSplitter = {
+      partSize: 1,
+      runParts: async () => Promise.reject(new Error('a part is not split again')),
+      listing: storedSlice,
+      earlierParts: async () => undefined,
+    };
+    return executeRun(
+      {
+        api: noListing,
+        io: { files: {} as never, secretSinks: {} as never },
+        actions: new Map([[stoppingAction.name, stoppingAction]]),
+        checkpoints: new MemoryCheckpointStore(),
+        log: capturedLog().log,
+        signal: new AbortController().signal,
+        pollIntervalMs: 1_000,
+        clock: handClock(),
+        split,
+      },
+      {
+        runId: 'look-around@1',
+        job: job('', stoppingAction.name),
+        trigger: 'manual',
+        dryRun: false,
+        part: PART,
+        deliveries: 1,
+        ...(handed ? { slice: handed } : {}),
+      },
+    );
+  }
+
+  it('works from the slice its run handed it when the run works it itself, reading nothing back', async () => {
+    const summary = await runPart(() => Promise.reject(new Error('read back from the store')), slice);
+    expect(summary.counts).toMatchObject({ total: 2, succeeded: 1, skipped: 1, failed: 0 });
+  });
+
+  it('reads its slice from its run’s store when another worker took it', async () => {
+    let reads = 0;
+    const summary = await runPart(async () => {
+      reads++;
+      return slice;
+    });
+    expect(reads).toBe(1);
+    expect(summary.counts).toMatchObject({ total: 2, succeeded: 1, skipped: 1, failed: 0 });
   });
 });
