@@ -10,10 +10,7 @@ const QUIET_MS = 2;
 const MAX_WAIT_MS = 25;
 
 /** One listing request and the callers it serves. */
-interface Flight {
-  promise: Promise<Listing>;
-  resolve: (listing: Listing) => void;
-  reject: (error: unknown) => void;
+interface Flight extends PromiseWithResolvers<Listing> {
   /** Callers still waiting for it: when the last stops waiting, the request is called off. */
   waiting: number;
   /** Calls the request off (shutdown: no run wants it any more, and the API may hang). */
@@ -21,13 +18,7 @@ interface Flight {
 }
 
 function newFlight(): Flight {
-  let resolve!: (listing: Listing) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<Listing>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  return { promise, resolve, reject, waiting: 0, controller: new AbortController() };
+  return { ...Promise.withResolvers<Listing>(), waiting: 0, controller: new AbortController() };
 }
 
 /**
