@@ -16,9 +16,12 @@ import { assertBuilt, type Engine, startCli, useEngineHarness } from '../../help
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 3 });
 
-/** Uptime is an hour starting three hours from now (UTC): now is outside it, whenever the test runs. */
-function offHoursPolicy(): string {
-  const start = new Date(Date.now() + 3 * 3_600_000);
+/**
+ * Uptime is the hour (UTC) that holds `inside`, by default three hours from now: now is outside
+ * it, whenever the test runs.
+ */
+function offHoursPolicy(inside = Date.now() + 3 * 3_600_000): string {
+  const start = new Date(inside);
   const hh = String(start.getUTCHours()).padStart(2, '0');
   const end = String((start.getUTCHours() + 1) % 24).padStart(2, '0');
   return `version: 1
@@ -403,10 +406,15 @@ describe('a stranded workspace from the command line', () => {
     expect((await cli(engine, 'drift', file)).code).toBe(0);
     expect((await cli(engine, 'adopt', 'nosuch', '--policy', file)).code).toBe(2);
 
-    // the next uptime start, three hours on: every workspace the window paused comes back
-    const worker = engine.worker(harness.sim.url, { now: () => Date.now() + 3 * 3_600_000 + 60_000 });
+    // the next uptime start, hours on: every workspace the window paused comes back. The
+    // worker's clock is set to the middle of the uptime hour, so that no hour boundary passes
+    // between the policy's uptime and the worker's reading of its clock, whenever the test runs.
+    const hour = 3_600_000;
+    const morningAt = Math.floor((Date.now() + 3 * hour) / hour) * hour + hour / 2;
+    const shift = morningAt - Date.now();
+    const worker = engine.worker(harness.sim.url, { now: () => Date.now() + shift });
     try {
-      const morning = await engine.waitForRun(await engine.enqueue(offHoursPolicy(), 'office'));
+      const morning = await engine.waitForRun(await engine.enqueue(offHoursPolicy(morningAt), 'office'));
       expect(morning.counts).toMatchObject({ total: 3, succeeded: 3 });
     } finally {
       await worker.close(1_000);
