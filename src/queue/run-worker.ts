@@ -17,6 +17,7 @@ import {
 import {
   FindingsLedger,
   LeaseHold,
+  loadScripts,
   RedisFleetListings,
   RunLeases,
   RunListings,
@@ -151,6 +152,10 @@ export class RunWorker {
   }
 
   start(): void {
+    // cached before the first tick: a burst of runs takes its locks and records its starts by SHA
+    loadScripts(this.#options.redis).catch((error: unknown) =>
+      this.#options.log.debug({ err: error }, 'Redis scripts not loaded ahead: each is sent when first run'),
+    );
     void this.worker.run();
   }
 

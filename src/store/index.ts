@@ -7,6 +7,7 @@ export { DEFAULT_PREFIX } from './keys.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
+export { loadScripts } from './lua.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
 export {
   PolicyKeyring,
