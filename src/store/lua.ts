@@ -14,10 +14,10 @@ const isNoScript = (error: unknown): boolean =>
 const defined = new Set<LuaScript>();
 
 /**
- * A Lua script sent by its SHA1 and loaded only when Redis answers NOSCRIPT (first use, or after
- * a restart or failover emptied the script cache), so hot paths such as the rate limiter do not
- * resend their source on every call. Unlike `defineCommand`, it adds nothing to a client that
- * other modules share.
+ * A Lua script sent by its SHA1, so hot paths such as the rate limiter do not resend their source
+ * on every call. Redis is given the source ahead (`loadScripts`, as a worker starts) or when it
+ * answers NOSCRIPT (first use, or after a restart or failover emptied its script cache). Unlike
+ * `defineCommand`, it adds nothing to a client that other modules share.
  */
 export class LuaScript {
   readonly #source: string;
