@@ -1,6 +1,6 @@
 import type { TickGate } from '../engine/index.js';
 import type { PolicyJob } from '../policy/index.js';
-import { describeSuspension, type RunLock, type Suspensions } from '../store/index.js';
+import { describeSuspension, type RunLock } from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 /** Whether a run may start now, and if not, what becomes of it. */
@@ -17,8 +17,11 @@ export type Admission =
 export interface RunGateOptions {
   ticks: TickGate;
   lock: RunLock;
-  /** Looked up for scheduled runs: a job suspended after its tick was handed over is still skipped. */
-  suspensions?: Suspensions;
+  /**
+   * Skip scheduled runs of suspended jobs (read with the run lock, in one step): a job suspended
+   * after its tick was handed over is still skipped. Default false.
+   */
+  checkSuspensions?: boolean;
 }
 
 /**
@@ -37,20 +40,20 @@ export class RunGate {
     const tick = data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) : 0;
     if (!(await this.#options.ticks.until(tick))) return { verdict: 'closing' };
     const startedAt = new Date();
-    const suspension = data.trigger === 'manual' ? undefined : await this.#options.suspensions?.get(data.job);
-    if (suspension)
+    const exclusive = job.overlap !== 'allow';
+    const checkSuspension = data.trigger !== 'manual' && this.#options.checkSuspensions === true;
+    const found = await this.#options.lock.admit(data.job, data.runId, { exclusive, checkSuspension });
+    if (found.verdict === 'suspended')
       return {
         verdict: 'skip',
-        reason: `skipped: ${describeSuspension(suspension)}`,
+        reason: `skipped: ${describeSuspension(found.suspension)}`,
         message: 'run skipped: job suspended',
       };
-    const exclusive = job.overlap !== 'allow';
-    const holder = exclusive ? await this.#options.lock.take(data.job, data.runId) : undefined;
-    if (holder === undefined) return { verdict: 'start', startedAt, exclusive };
+    if (found.verdict === 'admitted') return { verdict: 'start', startedAt, exclusive };
     if (job.overlap === 'queue') return { verdict: 'wait turn' };
     return {
       verdict: 'skip',
-      reason: `skipped: the previous run (${holder || 'of this job'}) is still running`,
+      reason: `skipped: the previous run (${found.holder || 'of this job'}) is still running`,
       message: 'run skipped: previous run still running',
     };
   }

@@ -3,7 +3,7 @@ import type { Action, ActionIo, CheckpointStore, FleetStateStores } from '../eng
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
-import type { PolicyStore, RedisConnection, RunHistory, RunStarts, Suspensions } from '../store/index.js';
+import type { PolicyStore, RedisConnection, RunHistory, RunStarts } from '../store/index.js';
 import type { RunCounter } from './run-recorder.js';
 
 /** What a worker is made of and how it behaves (src/cli wires it from the Settings). */
@@ -39,10 +39,11 @@ export interface RunWorkerOptions {
   /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
   overlapRetryMs?: number;
   /**
-   * Looked up when a scheduled run is about to start, so a job suspended after its tick was
-   * handed over (schedulers hand ticks over ahead of time) is still skipped.
+   * Skip scheduled runs of suspended jobs (`nightshift suspend`), read as a run is about to start,
+   * so a job suspended after its tick was handed over (schedulers hand ticks over ahead of time)
+   * is still skipped. Default false.
    */
-  suspensions?: Suspensions;
+  checkSuspensions?: boolean;
   /** Sends finished runs to the job's notification sinks; never fails a run. */
   notifier?: Notifier;
   /** Counts every summary this worker records (skipped runs included). Default: none. */

@@ -113,7 +113,7 @@ export class RunWorker {
     this.#gate = new RunGate({
       ticks: new TickGate({ now: this.#now, signal: this.#closing.signal }),
       lock: this.#lock,
-      suspensions: options.suspensions,
+      checkSuspensions: options.checkSuspensions,
     });
     this.#recorder = new RunRecorder({
       ...options,

@@ -119,16 +119,24 @@ export async function loadScripts(redis: RedisConnection): Promise<void> {
 // Run lock (run-lock.ts)
 
 /**
- * Takes a run lock, or renews it a full TTL if the run already holds it (a resuming execution of
- * the run): a lock merely found its own could lapse before the execution's first renewal, and
- * another run of the job take it while this one acts. KEYS: the lock. ARGV: run id, TTL ms.
- * Returns '' when the run holds it now, else the run holding it.
+ * Admits a run in one step: not while its job is suspended (when ARGV[2] is '1'); then takes the
+ * job's run lock (when ARGV[3] is '1'), or renews it a full TTL if the run already holds it (a
+ * resuming execution of the run): a lock merely found its own could lapse before the execution's
+ * first renewal, and another run of the job take it while this one acts.
+ * KEYS: suspended jobs hash, the lock. ARGV: job, check suspension, take the lock, run id, TTL ms.
+ * Returns { 'suspended', its record } or { 'locked', the run holding it } or { 'admitted', '' }.
  */
-export const TAKE_RUN_LOCK = new LuaScript(`
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return holder end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return ''
+export const ADMIT_RUN = new LuaScript(`
+if ARGV[2] == '1' then
+  local suspension = redis.call('HGET', KEYS[1], ARGV[1])
+  if suspension then return { 'suspended', suspension } end
+end
+if ARGV[3] == '1' then
+  local holder = redis.call('GET', KEYS[2])
+  if holder and holder ~= ARGV[4] then return { 'locked', holder } end
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[5])
+end
+return { 'admitted', '' }
 `);
 
 /** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. Returns 1 if extended. */

@@ -27,7 +27,7 @@ function readSuspension(job: string, text: string): Suspension | undefined {
  * A record nobody can read still means somebody suspended the job: it stays suspended (failing
  * safe) until someone unsuspends it, rather than silently running again.
  */
-function parseSuspension(job: string, text: string): Suspension {
+export function parseSuspension(job: string, text: string): Suspension {
   return (
     readSuspension(job, text) ?? {
       job,

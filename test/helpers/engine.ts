@@ -212,7 +212,7 @@ export class Engine {
       policies: new PolicyStore(redis, { prefix: this.prefix, keyring: harnessKeyring() }),
       history: new RunHistory(redis, { prefix: this.prefix }),
       checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
-      suspensions: new Suspensions(redis, { prefix: this.prefix }),
+      checkSuspensions: true,
       state: fleetStateStores(redis, this.prefix),
       runStarts: new RunStarts(redis, { prefix: this.prefix }),
       log: this.log.child({ role: 'worker' }),

@@ -76,7 +76,7 @@ export function startWorkerRole(
     policies: runtime.policies,
     history: runtime.history,
     checkpoints: runtime.checkpoints,
-    suspensions: runtime.suspensions,
+    checkSuspensions: true,
     state: runtime.state,
     runStarts: runtime.runStarts,
     notifier,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { LuaScript, loadScripts, SET_TICK_IF_LATER, TAKE_RUN_LOCK } from '../../../src/store/lua.js';
+import { LuaScript, loadScripts, RENEW_IF_OWNER, SET_TICK_IF_LATER } from '../../../src/store/lua.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;
@@ -83,7 +83,7 @@ describe('LuaScript', () => {
 
     await loadScripts(client);
     expect(await script.run(client, [`${key}:n`], [1])).toBe(1);
-    expect(await TAKE_RUN_LOCK.run(client, [key], ['run-1', 60_000])).toBe('');
+    expect(await RENEW_IF_OWNER.run(client, [key], ['run-1', 60_000])).toBe(0);
     expect(sources()).toBe(0);
   });
 

@@ -3,10 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log/index.js';
 import { redisKeys } from '../../../src/store/keys.js';
 import { RunLock } from '../../../src/store/run-lock.js';
+import { Suspensions } from '../../../src/store/suspensions.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;
 useTestRedisClient((client) => ({ redis } = client));
+
+/** Admits as a scheduled run of a job that does not allow overlap: suspension checked, lock taken. */
+const taking = { exclusive: true, checkSuspension: true };
 
 describe('RunLock', () => {
   it('renews the lock a full TTL when the run taking it already holds it, so a resuming execution cannot lose it before its first renewal', async () => {
@@ -15,7 +19,7 @@ describe('RunLock', () => {
     const key = redisKeys(prefix).runLock('nightly');
     // what a stopped execution leaves: its run's lock, most of its TTL gone
     await redis.set(key, 'nightly@1', 'PX', 500);
-    expect(await lock.take('nightly', 'nightly@1')).toBeUndefined();
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted' });
     expect(await redis.pttl(key)).toBeGreaterThan(59_000);
   });
 
@@ -23,10 +27,45 @@ describe('RunLock', () => {
     const prefix = uniquePrefix('run-lock');
     const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
     const key = redisKeys(prefix).runLock('nightly');
-    expect(await lock.take('nightly', 'nightly@1')).toBeUndefined();
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted' });
     await redis.pexpire(key, 5_000);
-    expect(await lock.take('nightly', 'nightly@2')).toBe('nightly@1');
+    expect(await lock.admit('nightly', 'nightly@2', taking)).toEqual({
+      verdict: 'locked',
+      holder: 'nightly@1',
+    });
     expect(await redis.get(key)).toBe('nightly@1');
     expect(await redis.pttl(key)).toBeLessThanOrEqual(5_000);
+  });
+
+  it('admits no run of a suspended job, in the same step as the lock, and leaves the lock free', async () => {
+    const prefix = uniquePrefix('run-lock');
+    const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
+    await new Suspensions(redis, { prefix }).suspend('nightly', { reason: 'maintenance', by: 'ops' });
+
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toMatchObject({
+      verdict: 'suspended',
+      suspension: { job: 'nightly', reason: 'maintenance', by: 'ops' },
+    });
+    expect(await redis.exists(redisKeys(prefix).runLock('nightly'))).toBe(0);
+    // a run started by hand is not held back by the suspension
+    expect(await lock.admit('nightly', 'nightly@2', { exclusive: true, checkSuspension: false })).toEqual({
+      verdict: 'admitted',
+    });
+    expect(await redis.get(redisKeys(prefix).runLock('nightly'))).toBe('nightly@2');
+  });
+
+  it('reads a suspension record nobody can read as a suspension (failing safe), and overlapping runs take no lock', async () => {
+    const prefix = uniquePrefix('run-lock');
+    const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
+    await redis.hset(redisKeys(prefix).suspended, 'nightly', 'not json');
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toMatchObject({
+      verdict: 'suspended',
+      suspension: { reason: 'unreadable suspension record' },
+    });
+    await redis.hdel(redisKeys(prefix).suspended, 'nightly');
+    expect(await lock.admit('nightly', 'nightly@1', { exclusive: false, checkSuspension: true })).toEqual({
+      verdict: 'admitted',
+    });
+    expect(await redis.exists(redisKeys(prefix).runLock('nightly'))).toBe(0);
   });
 });
