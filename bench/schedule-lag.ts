@@ -42,9 +42,9 @@ import type { RequestLogEntry } from '../src/sim/index.js';
 import { RedisCheckpointStore } from '../src/store/checkpoint.js';
 import { RunHistory } from '../src/store/history.js';
 import { startLocalRedis } from '../src/store/local-server.js';
-import { RunStarts } from '../src/store/run-starts.js';
 import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
+import { RunStarts } from '../src/store/run-starts.js';
 import { Suspensions } from '../src/store/suspensions.js';
 import { harnessKeyring } from './harness/policy-key.js';
 
