@@ -1,12 +1,15 @@
 import type { TickGate } from '../engine/index.js';
 import type { PolicyJob } from '../policy/index.js';
-import { describeSuspension, type RunLock } from '../store/index.js';
+import { describeSuspension, type RunLock, type RunStart } from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 /** Whether a run may start now, and if not, what becomes of it. */
 export type Admission =
-  /** Started at `startedAt`; `exclusive` when it holds the job's run lock. */
-  | { verdict: 'start'; startedAt: Date; exclusive: boolean }
+  /**
+   * Started at `startedAt`; `exclusive` when it holds the job's run lock; `start` is the run's
+   * start as recorded (its first start, and the worker before this one), when the lock records starts.
+   */
+  | { verdict: 'start'; startedAt: Date; exclusive: boolean; start?: RunStart | undefined }
   /** The worker began closing before the run's tick: the run goes back to the queue, unstarted. */
   | { verdict: 'closing' }
   /** The job's previous run is still going and the job queues overlaps: the run waits its turn. */
@@ -22,6 +25,8 @@ export interface RunGateOptions {
    * after its tick was handed over is still skipped. Default false.
    */
   checkSuspensions?: boolean;
+  /** The worker admitting runs: named in each admitted run's start record. */
+  worker: string;
 }
 
 /**
@@ -42,14 +47,18 @@ export class RunGate {
     const startedAt = new Date();
     const exclusive = job.overlap !== 'allow';
     const checkSuspension = data.trigger !== 'manual' && this.#options.checkSuspensions === true;
-    const found = await this.#options.lock.admit(data.job, data.runId, { exclusive, checkSuspension });
+    const found = await this.#options.lock.admit(data.job, data.runId, {
+      exclusive,
+      checkSuspension,
+      start: { worker: this.#options.worker, at: startedAt },
+    });
     if (found.verdict === 'suspended')
       return {
         verdict: 'skip',
         reason: `skipped: ${describeSuspension(found.suspension)}`,
         message: 'run skipped: job suspended',
       };
-    if (found.verdict === 'admitted') return { verdict: 'start', startedAt, exclusive };
+    if (found.verdict === 'admitted') return { verdict: 'start', startedAt, exclusive, start: found.start };
     if (job.overlap === 'queue') return { verdict: 'wait turn' };
     return {
       verdict: 'skip',

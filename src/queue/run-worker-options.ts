@@ -50,7 +50,7 @@ export interface RunWorkerOptions {
   metrics?: RunCounter;
   /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
   state?: FleetStateStores;
-  /** Records each run's first start and worker, so a takeover keeps the one and names the other. */
+  /** Records each run's first start and worker as the run is admitted, so a takeover keeps the one and names the other. */
   runStarts?: RunStarts;
   /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
   id?: string;

@@ -100,6 +100,7 @@ export class RunWorker {
       prefix: options.prefix,
       ttlMs: 3 * this.#lockDurationMs,
       log: options.log,
+      starts: options.runStarts,
     });
     // An execution's lease lives as long as BullMQ's claim: by the time BullMQ hands a dead
     // worker's run on, its lease has run out too, and a takeover waits for nothing.
@@ -114,6 +115,7 @@ export class RunWorker {
       ticks: new TickGate({ now: this.#now, signal: this.#closing.signal }),
       lock: this.#lock,
       checkSuspensions: options.checkSuspensions,
+      worker: this.id,
     });
     this.#recorder = new RunRecorder({
       ...options,
@@ -268,13 +270,12 @@ export class RunWorker {
     { job, token, data, log }: Delivery,
     lease: LeaseHold,
     { policy, job: policyJob }: RunPolicy,
-    { startedAt, exclusive }: Extract<Admission, { verdict: 'start' }>,
+    { startedAt, exclusive, start }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
     const held = this.#slots.hold(data.runId, policyJob.concurrency);
     try {
-      const start = await this.#options.runStarts?.begin(data.runId, this.id, startedAt);
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
       const summary = await executeRun(

@@ -38,7 +38,7 @@ export {
 export { LeaseHold, RunLeases } from './run-lease.js';
 export { RunListings } from './run-listings.js';
 export { RunLock } from './run-lock.js';
-export { RunStarts } from './run-starts.js';
+export { type RunStart, RunStarts } from './run-starts.js';
 export { describeSuspension, type Suspension, Suspensions } from './suspensions.js';
 export { RedisWindowStates } from './window-state.js';
 export {

@@ -122,9 +122,13 @@ export async function loadScripts(redis: RedisConnection): Promise<void> {
  * Admits a run in one step: not while its job is suspended (when ARGV[2] is '1'); then takes the
  * job's run lock (when ARGV[3] is '1'), or renews it a full TTL if the run already holds it (a
  * resuming execution of the run): a lock merely found its own could lapse before the execution's
- * first renewal, and another run of the job take it while this one acts.
- * KEYS: suspended jobs hash, the lock. ARGV: job, check suspension, take the lock, run id, TTL ms.
- * Returns { 'suspended', its record } or { 'locked', the run holding it } or { 'admitted', '' }.
+ * first renewal, and another run of the job take it while this one acts. Given the run's start
+ * hash (KEYS[3]), an admitted run's start is recorded in the same step: its first start is kept
+ * and the worker running it now named (run-starts.ts).
+ * KEYS: suspended jobs hash, the lock[, the run's start hash]. ARGV: job, check suspension, take
+ * the lock, run id, TTL ms[, this start (ISO), this worker, the start's TTL ms].
+ * Returns { 'suspended', its record } or { 'locked', the run holding it } or { 'admitted', '' }
+ * (with the start hash: { 'admitted', '', first start, the worker before this one ('' for none) }).
  */
 export const ADMIT_RUN = new LuaScript(`
 if ARGV[2] == '1' then
@@ -135,6 +139,13 @@ if ARGV[3] == '1' then
   local holder = redis.call('GET', KEYS[2])
   if holder and holder ~= ARGV[4] then return { 'locked', holder } end
   redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[5])
+end
+if KEYS[3] then
+  local start = redis.call('HMGET', KEYS[3], 'startedAt', 'worker')
+  local first = start[1] or ARGV[6]
+  redis.call('HSET', KEYS[3], 'startedAt', first, 'worker', ARGV[7])
+  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+  return { 'admitted', '', first, start[2] or '' }
 end
 return { 'admitted', '' }
 `);
@@ -279,25 +290,6 @@ for i = 2, #ARGV do
   if at ~= nil and at < tonumber(ARGV[1]) then redis.call('HDEL', KEYS[1], ARGV[i]) end
 end
 return 1
-`);
-
-// Run starts (run-starts.ts)
-
-/**
- * Keeps a run's first start and names the worker running it now.
- * KEYS: the run's hash. ARGV: this start (ISO), this worker, TTL ms.
- * Returns { first start, the worker before this one ('' for none) }.
- */
-export const BEGIN_RUN = new LuaScript(`
-local first = redis.call('HGET', KEYS[1], 'startedAt')
-local previous = redis.call('HGET', KEYS[1], 'worker')
-if not first then
-  first = ARGV[1]
-  redis.call('HSET', KEYS[1], 'startedAt', first)
-end
-redis.call('HSET', KEYS[1], 'worker', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return { first, previous or '' }
 `);
 
 // Suspensions (suspensions.ts)

@@ -2,19 +2,22 @@ import type { Logger } from '../log/index.js';
 import { type RedisKeys, redisKeys } from './keys.js';
 import { ADMIT_RUN, DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
 import type { RedisConnection } from './redis.js';
+import { type RunStart, type RunStarts, recordedStart } from './run-starts.js';
 import { parseSuspension, type Suspension } from './suspensions.js';
 
 /** What `admit` found: the job suspended, its lock another run's, or the run free to start. */
 export type LockAdmission =
   | { verdict: 'suspended'; suspension: Suspension }
   | { verdict: 'locked'; holder: string }
-  | { verdict: 'admitted' };
+  | { verdict: 'admitted'; start?: RunStart };
 
 export interface RunLockOptions {
   prefix: string;
   /** How long a lock outlives its last renewal. */
   ttlMs: number;
   log: Logger;
+  /** Where an admitted run's start is recorded, in the same step (`admit`'s `start`). Default: not recorded. */
+  starts?: RunStarts | undefined;
 }
 
 /**
@@ -27,33 +30,50 @@ export class RunLock {
   readonly #keys: RedisKeys;
   readonly #ttlMs: number;
   readonly #log: Logger;
+  readonly #starts: RunStarts | undefined;
 
   constructor(redis: RedisConnection, options: RunLockOptions) {
     this.#redis = redis;
     this.#keys = redisKeys(options.prefix);
     this.#ttlMs = options.ttlMs;
     this.#log = options.log;
+    this.#starts = options.starts;
   }
 
   /**
    * Admits a run in one round trip: not while its job is suspended (`checkSuspension`), then, when
    * `exclusive`, takes the job's lock for the run, or renews it a full TTL when the run already
-   * holds it. A burst of a thousand runs at one tick so passes one Redis reply, not two.
+   * holds it; and records the admitted run's `start` (this worker, now) when the lock has a
+   * `starts` store, returning the run's first start. A burst of a thousand runs at one tick so
+   * passes one Redis reply, not three.
    */
   async admit(
     job: string,
     runId: string,
-    { exclusive, checkSuspension }: { exclusive: boolean; checkSuspension: boolean },
+    {
+      exclusive,
+      checkSuspension,
+      start,
+    }: { exclusive: boolean; checkSuspension: boolean; start?: { worker: string; at: Date } | undefined },
   ): Promise<LockAdmission> {
-    if (!exclusive && !checkSuspension) return { verdict: 'admitted' };
-    const [verdict, found] = (await ADMIT_RUN.run(
+    const recording = start && this.#starts?.recording(runId, start.worker, start.at);
+    if (!exclusive && !checkSuspension && !recording) return { verdict: 'admitted' };
+    const [verdict, found, first, previous] = (await ADMIT_RUN.run(
       this.#redis,
-      [this.#keys.suspended, this.#keys.runLock(job)],
-      [job, checkSuspension ? '1' : '0', exclusive ? '1' : '0', runId, this.#ttlMs],
-    )) as [string, string];
+      [this.#keys.suspended, this.#keys.runLock(job), ...(recording ? [recording.key] : [])],
+      [
+        job,
+        checkSuspension ? '1' : '0',
+        exclusive ? '1' : '0',
+        runId,
+        this.#ttlMs,
+        ...(recording ? recording.args : []),
+      ],
+    )) as [string, string, string?, string?];
     if (verdict === 'suspended') return { verdict, suspension: parseSuspension(job, found) };
     if (verdict === 'locked') return { verdict, holder: found };
-    return { verdict: 'admitted' };
+    if (!start || first === undefined) return { verdict: 'admitted' };
+    return { verdict: 'admitted', start: recordedStart(first, previous ?? '', start.at) };
   }
 
   /**

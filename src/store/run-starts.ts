@@ -1,4 +1,3 @@
-import { BEGIN_RUN } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -12,7 +11,8 @@ export interface RunStart {
 
 /**
  * Who started a run and when, across deliveries: a worker that takes a run over from one that
- * died keeps the run's first start and says from whom it took it.
+ * died keeps the run's first start and says from whom it took it. A start is recorded as the run
+ * is admitted, in the same step (`RunLock.admit`): this store says where and how.
  */
 export class RunStarts extends RedisStore {
   readonly #ttlMs: number;
@@ -22,20 +22,21 @@ export class RunStarts extends RedisStore {
     this.#ttlMs = options.ttlMs ?? 7 * 86_400_000;
   }
 
-  async begin(runId: string, worker: string, now: Date): Promise<RunStart> {
-    const [first, previous] = (await BEGIN_RUN.run(
-      this.redis,
-      [this.keys.runStart(runId)],
-      [now.toISOString(), worker, this.#ttlMs],
-    )) as [string, string];
-    const startedAt = new Date(first);
-    return {
-      startedAt: Number.isNaN(startedAt.getTime()) ? now : startedAt,
-      previousWorker: previous === '' ? undefined : previous,
-    };
+  /** The hash a script records the run's start in, and its arguments: this start, this worker, the record's TTL. */
+  recording(runId: string, worker: string, now: Date): { key: string; args: [string, string, number] } {
+    return { key: this.keys.runStart(runId), args: [now.toISOString(), worker, this.#ttlMs] };
   }
 
   async clear(runId: string): Promise<void> {
     await this.redis.del(this.keys.runStart(runId));
   }
+}
+
+/** The start a script recorded (`recording`), from its reply: the run's first start and the worker before this one ('' for none). */
+export function recordedStart(first: string, previous: string, now: Date): RunStart {
+  const startedAt = new Date(first);
+  return {
+    startedAt: Number.isNaN(startedAt.getTime()) ? now : startedAt,
+    previousWorker: previous === '' ? undefined : previous,
+  };
 }

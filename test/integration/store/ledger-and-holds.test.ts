@@ -4,7 +4,6 @@ import type { Hold, Ownership } from '../../../src/engine/index.js';
 import { Holds } from '../../../src/store/holds.js';
 import { redisKeys } from '../../../src/store/keys.js';
 import { RedisOwnershipLedger } from '../../../src/store/ledger.js';
-import { RunStarts } from '../../../src/store/run-starts.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
 let redis: Redis;
@@ -158,17 +157,5 @@ describe('Holds', () => {
     expect((await holds.log()).map((e) => e.event)).toEqual(['held']);
     await holds.active(until);
     expect((await holds.log()).map((e) => e.event)).toEqual(['expired', 'held']);
-  });
-});
-
-describe('RunStarts', () => {
-  it('keeps a run’s first start and names the worker it is taken over from', async () => {
-    const starts = new RunStarts(redis, { prefix: uniquePrefix('starts') });
-    const first = await starts.begin('run-1', 'host:1', at(0));
-    expect(first).toEqual({ startedAt: at(0), previousWorker: undefined });
-    const second = await starts.begin('run-1', 'host:2', at(1));
-    expect(second).toEqual({ startedAt: at(0), previousWorker: 'host:1' });
-    await starts.clear('run-1');
-    expect((await starts.begin('run-1', 'host:3', at(2))).previousWorker).toBeUndefined();
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log/index.js';
 import { redisKeys } from '../../../src/store/keys.js';
 import { RunLock } from '../../../src/store/run-lock.js';
+import { RunStarts } from '../../../src/store/run-starts.js';
 import { Suspensions } from '../../../src/store/suspensions.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
@@ -67,5 +68,37 @@ describe('RunLock', () => {
       verdict: 'admitted',
     });
     expect(await redis.exists(redisKeys(prefix).runLock('nightly'))).toBe(0);
+  });
+
+  it('records an admitted run’s start in the same step: its first start kept, the worker it is taken over from named, none for a run not admitted', async () => {
+    const prefix = uniquePrefix('run-lock');
+    const starts = new RunStarts(redis, { prefix });
+    const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger, starts });
+    const at = (minutes: number) => new Date(Date.UTC(2026, 10, 27, 2, minutes));
+    expect(
+      await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:1', at: at(0) } }),
+    ).toEqual({ verdict: 'admitted', start: { startedAt: at(0), previousWorker: undefined } });
+    // the run redelivered to another worker (a takeover)
+    expect(
+      await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:2', at: at(5) } }),
+    ).toEqual({ verdict: 'admitted', start: { startedAt: at(0), previousWorker: 'host:1' } });
+    expect(await redis.pttl(redisKeys(prefix).runStart('nightly@1'))).toBeGreaterThan(6 * 86_400_000);
+
+    // the next run of the job finds the lock held: not admitted, so not started
+    expect(
+      await lock.admit('nightly', 'nightly@2', { ...taking, start: { worker: 'host:1', at: at(6) } }),
+    ).toEqual({ verdict: 'locked', holder: 'nightly@1' });
+    expect(await redis.exists(redisKeys(prefix).runStart('nightly@2'))).toBe(0);
+
+    // a run that takes no lock and checks no suspension still has its start recorded
+    const overlapping = { exclusive: false, checkSuspension: false, start: { worker: 'host:3', at: at(7) } };
+    expect(await lock.admit('hourly', 'hourly@1', overlapping)).toEqual({
+      verdict: 'admitted',
+      start: { startedAt: at(7), previousWorker: undefined },
+    });
+    await starts.clear('nightly@1');
+    expect(
+      await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:3', at: at(8) } }),
+    ).toEqual({ verdict: 'admitted', start: { startedAt: at(8), previousWorker: undefined } });
   });
 });
