@@ -206,17 +206,27 @@ function runCommand(command: SinkCommand, { environment, sinkCommands }: SecretS
       if (error) reject(error);
       else resolve();
     };
+    // in a process group of its own: a command killed for its timeout (or a shutdown) takes
+    // whatever it started with it, rather than leaving it behind the worker
     const child = spawn(program, args, {
       shell: false,
+      detached: true,
       stdio: ['pipe', 'ignore', 'ignore'],
       env: sinkEnvironment(command, environment),
     });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      killGroup();
     }, timeoutMs);
     const onAbort = () => {
-      child.kill('SIGKILL');
+      killGroup();
       finish(new SecretSinkError(`${name}: cancelled`));
     };
     signal.addEventListener('abort', onAbort, { once: true });

@@ -31,6 +31,20 @@ const signal = new AbortController().signal;
 /** The sinks as a worker reaches them: this machine's files and processes. */
 const io = nodeActionIo({ environment: process.env }).secretSinks;
 
+/** Whether process `pid` still runs (a zombie nobody reaped has stopped) after up to `ms`. */
+async function stillRunningAfter(pid: number, ms: number): Promise<boolean> {
+  const running = () => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  for (const deadline = Date.now() + ms; running() && Date.now() < deadline; )
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  return running();
+}
+
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
     await promise;
@@ -384,6 +398,28 @@ describe('command sink', () => {
     );
     expect(error.message).toBe(`secret sink command ${process.execPath}: no exit within 1000 ms; killed`);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('kills what a command started along with it when it outlives its timeout: no process left behind', async () => {
+    const pidFile = join(dir, 'grandchild.pid');
+    const script = [
+      `const child = require('node:child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });`,
+      `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(child.pid));`,
+      'setTimeout(() => {}, 20000);',
+    ].join('\n');
+    const error = await rejection(
+      deliverSecret(
+        io,
+        { command: [process.execPath, '-e', script], timeout: 1000 },
+        identity,
+        'id-14',
+        { state: 'current' },
+        signal,
+      ),
+    );
+    expect(error.message).toBe(`secret sink command ${process.execPath}: no exit within 1000 ms; killed`);
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    expect(await stillRunningAfter(grandchild, 3000)).toBe(false);
   });
 
   it('fails when the program cannot be started', async () => {
