@@ -60,8 +60,10 @@ async function expectPausedOnceAndOwned(engine: Engine, runId: string) {
 describe('a run over more targets than the part size', () => {
   it('is worked in parts by every worker, from one fleet listing, and recorded as one run', async () => {
     const engine = harness.engine('split-run');
-    splittingWorker(engine, 'a');
-    splittingWorker(engine, 'b');
+    const workers = [splittingWorker(engine, 'a'), splittingWorker(engine, 'b')];
+    // both connected before the run is queued: a worker still connecting when the run's parts
+    // are handed out would leave them all to the other
+    await Promise.all(workers.map((worker) => worker.worker.waitUntilReady()));
     const runId = await engine.enqueue(POLICY, 'fleet-pause');
 
     const run = await engine.waitForRun(runId, 30_000);
