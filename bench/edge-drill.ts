@@ -14,9 +14,9 @@
  * runs go one at a time. `--repeat 5` gives issue 21's "5 runs of 5".
  */
 import { parseArgs } from 'node:util';
-import { EDGE_EXERCISED, EDGE_SCENARIOS, type EdgeScenario } from './harness/edge-drill.js';
+import { EDGE_SCENARIOS, type EdgeScenario } from './harness/edge-drill.js';
 import { runEdgeDrills } from './harness/edge-drill-report.js';
-import { assertBuiltFrom } from './harness/nightshift-process.js';
+import { assertBuilt } from './harness/nightshift-process.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,7 +49,7 @@ const fleet = /^(\d+)x(\d+)$/.exec(values.fleet ?? '');
 if (!fleet) usage(`--fleet: expected WxS (e.g. 80x50), got "${values.fleet}"`);
 const optional = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
-assertBuiltFrom(EDGE_EXERCISED);
+assertBuilt();
 const t0 = Date.now();
 const series = await runEdgeDrills(scenarios as EdgeScenario[], Number(values.repeat), {
   workgroups: Number(fleet[1]),

@@ -28,19 +28,6 @@ import { runSplitScenario } from './edge-drill-split.js';
 import type { DrillEvent } from './edge-drill-stage.js';
 import { runWindowScenario } from './edge-drill-window.js';
 
-/** Sources the drill's processes exercise most; dist/ must be newer than each (assertBuiltFrom). */
-export const EDGE_EXERCISED = [
-  'src/queue/run-worker.ts',
-  'src/queue/run-parts.ts',
-  'src/scheduler/scheduler.ts',
-  'src/engine/execute-run.ts',
-  'src/engine/ownership.ts',
-  'src/store/ledger.ts',
-  'jobs/reconcile-window.ts',
-  'jobs/support/owned-steps.ts',
-  'src/cli/commands/drift.ts',
-];
-
 export const EDGE_SCENARIOS = ['redis-outage', 'sigkill', 'sentinel', 'split-outage'] as const;
 export type EdgeScenario = (typeof EDGE_SCENARIOS)[number];
 

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,15 +12,32 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Throws unless `npm run build` has run since `sources` (paths from the repository's root) last changed. */
-export function assertBuiltFrom(sources: readonly string[]): void {
-  if (!existsSync(join(ROOT, 'dist/src/cli/main.js')))
-    throw new Error('dist/ is missing: run `npm run build` first');
-  for (const source of sources) {
-    const built = join(ROOT, 'dist', source.replace(/\.ts$/, '.js'));
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, source)).mtimeMs)
-      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first`);
-  }
+/** The sources the build compiles (tsconfig.build.json: src/ and jobs/), as paths from `root`. */
+function compiledSources(root: string): string[] {
+  return ['src', 'jobs'].flatMap((folder) =>
+    readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+      .map((file) => join(folder, file)),
+  );
+}
+
+/**
+ * Throws unless `npm run build` has run since any source it compiles last changed (every file of
+ * src/ and jobs/ against its dist/ counterpart), naming the stale ones: the CLI processes that
+ * tests and drills start run from dist/, and a stale build would test old code. `root` is the
+ * repository's.
+ */
+export function assertBuilt(root = ROOT): void {
+  if (!existsSync(join(root, 'dist', 'src', 'cli', 'main.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
+  const stale = compiledSources(root).filter((source) => {
+    const built = join(root, 'dist', source.replace(/\.ts$/, '.js'));
+    return !existsSync(built) || statSync(built).mtimeMs < statSync(join(root, source)).mtimeMs;
+  });
+  if (stale.length === 0) return;
+  const named = stale.slice(0, 3).join(', ');
+  const more = stale.length > 3 ? ` and ${stale.length - 3} more` : '';
+  throw new Error(`dist/ is older than ${named}${more}: run \`npm run build\` first`);
 }
 
 /** A log line of a nightshift process (pino JSON), its time in epoch milliseconds. */

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { RedisTopology } from '../../src/config/index.js';
 import { freePort, isListening } from '../../src/store/local-server.js';
 import { connectRedis, type RedisConnection } from '../../src/store/redis.js';
+import { eventually } from './eventually.js';
 
 /**
  * Redis clusters and Sentinel topologies on 127.0.0.1 for tests (test/helpers/redis-topologies.ts)
@@ -66,15 +67,9 @@ async function stopGroup({ child }: Group, signal: NodeJS.Signals = 'SIGKILL'): 
   await exited;
 }
 
-/** Polls `check` every 100 ms until it answers true, or throws after `timeoutMs` naming `what`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
+/** Polls `check` every 100 ms for up to 20 s; a question that fails (the process is still starting) is a no. */
+const until = (what: string, check: () => Promise<boolean>) =>
+  eventually(what, () => check().catch(() => false), 20_000, 100);
 
 /** A plain client on one process, for the helper's own questions to it. */
 async function ask<T>(

@@ -33,17 +33,17 @@ export interface CrashHarness {
 
 /**
  * A private Redis and a simulator of 10 × 5 workspaces whose pauses take 80 ms, for the file;
- * engines and worker processes for each test. `built` are the sources the workers run, which
- * dist/ must be fresher than.
+ * engines and worker processes for each test. The workers run the build, which must be fresher
+ * than every source.
  */
-export function useCrashHarness(...built: string[]): CrashHarness {
+export function useCrashHarness(): CrashHarness {
   let server: TestRedis | undefined;
   let sim: SimulatorHandle | undefined;
   const engines: Engine[] = [];
   const workers: CliProcess[] = [];
 
   beforeAll(async () => {
-    assertBuilt(...built);
+    assertBuilt();
     [server, sim] = await Promise.all([
       startTestRedis(),
       startFleetSim(FLEET, { faults: { latencyMs: 80, operations: ['pauseWorkspace'] } }),

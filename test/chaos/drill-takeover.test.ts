@@ -18,7 +18,7 @@ function drillFleet() {
 }
 
 beforeAll(async () => {
-  assertBuilt('jobs/restore-drill.ts', 'src/engine/checkpoint.ts', 'src/store/checkpoint.ts');
+  assertBuilt();
   // a restore takes a second: long enough to kill the worker while it waits, short enough that
   // the restore is over before another worker takes the run over
   [server, sim] = await Promise.all([

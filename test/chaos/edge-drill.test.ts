@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EDGE_EXERCISED, runEdgeDrill } from '../../bench/harness/edge-drill.js';
+import { runEdgeDrill } from '../../bench/harness/edge-drill.js';
 import { formatEdgeReport } from '../../bench/harness/edge-drill-report.js';
-import { assertBuiltFrom } from '../../bench/harness/nightshift-process.js';
+import { assertBuilt } from '../../bench/harness/nightshift-process.js';
 
 /**
  * The edge drill's redis-outage scenario, short (issue 21): a window's off edge over 460
@@ -15,7 +15,7 @@ import { assertBuiltFrom } from '../../bench/harness/nightshift-process.js';
  */
 describe('edge drill (short): Redis away during a window’s off edge', () => {
   it('strands no workspace, pauses none twice, and its summaries say what the simulator saw', async () => {
-    assertBuiltFrom(EDGE_EXERCISED);
+    assertBuilt();
     const report = await runEdgeDrill({
       scenario: 'redis-outage',
       workgroups: 30,

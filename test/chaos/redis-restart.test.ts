@@ -65,7 +65,7 @@ describe('Redis restarted mid-run', () => {
 
 describe('Redis gone for good', () => {
   it('a worker told to stop while Redis is down still exits 0 after its grace period, with no stack traces', async () => {
-    assertBuilt('src/queue/run-worker.ts', 'src/cli/runtime.ts');
+    assertBuilt();
     const redis = await startLocalRedis({ appendOnly: false });
     const worker = startCli(['worker'], {
       REDIS_URL: redis.url,

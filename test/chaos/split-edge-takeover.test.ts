@@ -9,13 +9,7 @@ import {
 } from '../helpers/engine.js';
 import { TARGETS, useCrashHarness } from './crash-harness.js';
 
-const crash = useCrashHarness(
-  'src/queue/run-worker.ts',
-  'src/queue/run-parts.ts',
-  'src/engine/split-run.ts',
-  'src/engine/execute-run.ts',
-  'jobs/reconcile-window.ts',
-);
+const crash = useCrashHarness();
 
 /** Workers that split runs into parts of 10 and take one run or part at a time. */
 const PARTS_OF_TEN = { NIGHTSHIFT_RUN_PART_SIZE: '10', NIGHTSHIFT_WORKER_CONCURRENCY: '1' };

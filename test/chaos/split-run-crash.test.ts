@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type CliProcess, eventually, pauseRequests, workspacesNot } from '../helpers/engine.js';
 import { POLICY, TARGETS, useCrashHarness } from './crash-harness.js';
 
-const crash = useCrashHarness('src/queue/run-worker.ts', 'src/queue/run-parts.ts', 'src/engine/split-run.ts');
+const crash = useCrashHarness();
 
 /** Workers that split runs into parts of 10 and take one run or part at a time. */
 const PARTS_OF_TEN = { NIGHTSHIFT_RUN_PART_SIZE: '10', NIGHTSHIFT_WORKER_CONCURRENCY: '1' };

@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { eventually, pauseRequests, workspacesNot } from '../helpers/engine.js';
 import { POLICY, TARGETS, useCrashHarness } from './crash-harness.js';
 
-const crash = useCrashHarness(
-  'src/queue/run-worker.ts',
-  'src/engine/execute-run.ts',
-  'src/engine/target-runner.ts',
-);
+const crash = useCrashHarness();
 
 describe('a worker killed mid-run', () => {
   it('leaves its run to another worker, which finishes it from the checkpoints: every target paused once and owned, one summary saying from whom it was taken over', async () => {

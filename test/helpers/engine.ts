@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from '../../bench/harness/eventually.js';
+import { assertBuilt } from '../../bench/harness/nightshift-process.js';
 import { HARNESS_POLICY_KEY, harnessKeyring } from '../../bench/harness/policy-key.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
@@ -36,8 +36,8 @@ import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 import type { RedisConnector } from './redis-topologies.js';
 
-// the chaos drill in bench/ polls with it too, and bench/ imports nothing from test/
-export { eventually, HARNESS_POLICY_KEY, harnessKeyring };
+// the drills in bench/ use them too, and bench/ imports nothing from test/
+export { assertBuilt, eventually, HARNESS_POLICY_KEY, harnessKeyring };
 
 /** A pino line as a test reads it back. */
 export interface LogLine {
@@ -279,18 +279,6 @@ export interface CliProcess {
 
 const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
 const COMPILE_CACHE = join(tmpdir(), 'nightshift-test-compile-cache');
-const BUILT = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-
-/** Throws unless `npm run build` has been run since `sources` last changed: the CLI runs from dist/. */
-export function assertBuilt(...sources: string[]): void {
-  if (!existsSync(BUILT)) throw new Error('dist/ is missing: run `npm run build` (npm test does) first');
-  for (const source of sources) {
-    const built = fileURLToPath(new URL(`../../dist/${source.replace(/\.ts$/, '.js')}`, import.meta.url));
-    const written = fileURLToPath(new URL(`../../${source}`, import.meta.url));
-    if (!existsSync(built) || statSync(built).mtimeMs < statSync(written).mtimeMs)
-      throw new Error(`dist/ is older than ${source}: run \`npm run build\` first`);
-  }
-}
 
 /**
  * A worker process that gives up a dead worker's runs fast (1.5 s locks, 200 ms polls, 2 s grace):

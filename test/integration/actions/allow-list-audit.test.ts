@@ -307,7 +307,7 @@ describe('allow-list-audit queued through a worker that notifies', () => {
 
   /** Starts a notifying worker, runs `job` with `nightshift run` and returns its exit code, summary and notification. */
   async function runQueued(job: string) {
-    assertBuilt('jobs/allow-list-audit.ts', 'src/cli/commands/run.ts', 'src/queue/run-worker.ts');
+    assertBuilt();
     const engine = harness.engine(`audit-${job}`);
     const webhook = `${receiver.url}/hooks/${job}`;
     const notifier = new Notifier({

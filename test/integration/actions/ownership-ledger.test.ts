@@ -251,7 +251,7 @@ describe('the ownership ledger: pause and resume', () => {
     let file: string;
     let env: Record<string, string>;
     beforeAll(() => {
-      assertBuilt('src/cli/inline-run.ts', 'src/cli/runtime.ts', 'jobs/resume.ts', 'jobs/pause.ts');
+      assertBuilt();
       file = join(mkdtempSync(join(tmpdir(), 'nightshift-ledger-')), 'policy.yaml');
       writeFileSync(file, POLICY);
       env = {

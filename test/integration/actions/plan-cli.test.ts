@@ -28,7 +28,7 @@ describe('nightshift plan and the exit codes of run', () => {
   let file: string;
   let env: Record<string, string>;
   beforeAll(() => {
-    assertBuilt('src/cli/commands/plan.ts', 'src/cli/commands/run.ts', 'src/cli/inline-run.ts');
+    assertBuilt();
     file = join(mkdtempSync(join(tmpdir(), 'nightshift-plan-')), 'policy.yaml');
     writeFileSync(file, POLICY);
     env = {

@@ -33,7 +33,7 @@ const UNSET = {
 
 describe('missing API settings are reported at start, naming each variable, before anything is scheduled', () => {
   it('start without URL and key: exit 2 naming both, and Redis is never contacted', async () => {
-    assertBuilt('src/cli/commands/start.ts', 'src/cli/runtime.ts');
+    assertBuilt();
     const cli = startCli(['start', policyFile()], {
       ...UNSET,
       REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
@@ -86,7 +86,7 @@ describe('missing API settings are reported at start, naming each variable, befo
   ])(
     '%s of a policy with org-user-review and no NIGHTSHIFT_BEARER_TOKEN: exit 2 naming it and the job',
     async (_, args) => {
-      assertBuilt('src/cli/inline-run.ts');
+      assertBuilt();
       const cli = startCli(args(policyFile()), {
         ...UNSET,
         NIGHTSHIFT_API_URL: 'http://127.0.0.1:9',

@@ -14,7 +14,7 @@ jobs:
 
 describe('a bad setting in the environment', () => {
   it('stops a command before it does anything: exit 2, naming the variable, the problem and what was expected', async () => {
-    assertBuilt('src/cli/main.ts', 'src/config/schema.ts');
+    assertBuilt();
     const file = join(mkdtempSync(join(tmpdir(), 'nightshift-bad-setting-')), 'policy.yaml');
     writeFileSync(file, POLICY);
     const cli = startCli(['validate', file], {
@@ -41,7 +41,7 @@ describe('a bad setting in the environment', () => {
 
 describe('two Redis topologies at once', () => {
   it('stop a service before it connects anywhere: exit 2, naming both variables and never the password', async () => {
-    assertBuilt('src/cli/main.ts', 'src/config/schema.ts');
+    assertBuilt();
     const cli = startCli(['worker'], {
       REDIS_URL: 'redis://127.0.0.1:1',
       NIGHTSHIFT_REDIS_CLUSTER_NODES: '127.0.0.1:2,127.0.0.1:3',

@@ -43,7 +43,7 @@ describe('run --inline with Redis reachable', () => {
   });
 
   it("is recorded in the history like a queued run, its findings kept in the ledger and told a sink once, as a worker's are", async () => {
-    assertBuilt('src/cli/inline-run.ts', 'src/cli/commands/run.ts', 'src/queue/run-recorder.ts');
+    assertBuilt();
     const engine = harness.engine('inline-history');
     const file = join(mkdtempSync(join(tmpdir(), 'nightshift-inline-history-')), 'policy.yaml');
     writeFileSync(file, policy(`${receiver.url}/hook`));

@@ -22,7 +22,7 @@ const API = {
 
 describe('policy warnings and unset variables on the command line', () => {
   beforeAll(() => {
-    assertBuilt('src/cli/policy-io.ts', 'src/cli/commands/validate.ts', 'src/policy/load.ts');
+    assertBuilt();
   });
 
   const unset = () =>

@@ -27,7 +27,7 @@ const OTHER_COMMANDS =
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt('src/cli/main.ts', 'src/cli/command-modules.ts', 'src/ops/server.ts', 'src/api/transport.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-role-modules-'));
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
 });

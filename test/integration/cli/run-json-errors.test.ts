@@ -23,7 +23,7 @@ jobs:
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt('src/cli/commands/run.ts', 'src/cli/exit.ts', 'src/cli/policy-io.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-run-json-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -22,7 +22,7 @@ describe('nightshift run through the queue (child process, Redis, a worker, simu
   );
 
   it('shows the progress the worker reports on the BullMQ job, on stderr, with pure JSON on stdout', async () => {
-    assertBuilt('src/cli/commands/run.ts', 'src/cli/progress.ts');
+    assertBuilt();
     const engine = harness.engine('run-progress');
     engine.worker(harness.sim.url);
     const file = join(mkdtempSync(join(tmpdir(), 'nightshift-run-queued-')), 'policy.yaml');

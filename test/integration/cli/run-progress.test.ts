@@ -34,7 +34,7 @@ describe('nightshift run --inline off a terminal (child process, simulator)', ()
   let file: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    assertBuilt('src/cli/commands/run.ts', 'src/cli/progress.ts', 'src/cli/inline-run.ts');
+    assertBuilt();
     sim = await startFleetSim({ workgroups: 4, workspacesPerWorkgroup: 5 });
     file = join(mkdtempSync(join(tmpdir(), 'nightshift-run-progress-')), 'policy.yaml');
     writeFileSync(file, POLICY);

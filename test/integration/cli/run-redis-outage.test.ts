@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('a queued run whose Redis stays down', () => {
   it('`run` waits the outage out no longer than the job’s timeout, then exits 1 naming Redis', async () => {
-    assertBuilt('src/cli/commands/run.ts');
+    assertBuilt();
     const engine = new Engine(redis.url, 'run-outage');
     const file = join(mkdtempSync(join(tmpdir(), 'nightshift-run-outage-')), 'policy.yaml');
     writeFileSync(

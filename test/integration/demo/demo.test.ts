@@ -6,7 +6,7 @@ const JOBS = ['restore-drill', 'allow-list-audit'];
 
 describe('npm run demo -- --duration 75s', () => {
   it('starts its own Redis and simulator, reconciles the window through an off period, runs each job, and exits 0 with drift and savings', async () => {
-    assertBuilt('src/cli/commands/demo.ts');
+    assertBuilt();
     // 75 s hold at least one even minute, when the window pauses the non-production workspaces
     // nothing configured, as after `npm ci`: no policy key either (the demo makes one up)
     const demo = startCli(['demo', '--duration', '75s'], {
@@ -42,7 +42,7 @@ describe('npm run demo -- --duration 75s', () => {
 
 describe('npm run demo, stopped or refused', () => {
   it('stops on Ctrl-C (SIGINT to its whole process group, its redis-server too) with a summary, exit 0, and no redis-server left', async () => {
-    assertBuilt('src/cli/commands/demo.ts', 'src/store/local-server.ts');
+    assertBuilt();
     const demo = startCli(
       ['demo'],
       { REDIS_URL: '', NIGHTSHIFT_REDIS_PREFIX: '', NO_COLOR: '1' },
@@ -62,7 +62,7 @@ describe('npm run demo, stopped or refused', () => {
   }, 60_000);
 
   it('refuses a bad setting at once (exit 2, naming it) before starting Redis or the simulator', async () => {
-    assertBuilt('src/cli/commands/demo.ts');
+    assertBuilt();
     const demo = startCli(['demo'], { REDIS_URL: '', NIGHTSHIFT_HTTP_PORT: 'abc' });
     expect(await demo.exited).toBe(2);
     expect(demo.output()).toBe(

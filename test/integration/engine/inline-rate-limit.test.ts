@@ -25,7 +25,7 @@ jobs:
 
 let file: string;
 beforeAll(() => {
-  assertBuilt('src/cli/inline-run.ts', 'src/cli/runtime.ts', 'src/store/rate-limiter.ts');
+  assertBuilt();
   file = join(mkdtempSync(join(tmpdir(), 'nightshift-rate-')), 'policy.yaml');
   writeFileSync(file, POLICY);
 });

@@ -29,7 +29,7 @@ describe('services and signals', () => {
   ])(
     '%s started while Redis is unreachable stops on SIGTERM, exit 0, instead of waiting for Redis',
     async (_, args) => {
-      assertBuilt('src/cli/commands/scheduler.ts', 'src/cli/commands/start.ts', 'src/cli/runtime.ts');
+      assertBuilt();
       const cli = startCli(args(policyFile()), {
         ...API,
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
@@ -47,7 +47,7 @@ describe('services and signals', () => {
   );
 
   it('a worker ignores SIGHUP (nothing to reload) and stops on SIGTERM with exit 0', async () => {
-    assertBuilt('src/cli/commands/worker.ts', 'src/cli/runtime.ts');
+    assertBuilt();
     const cli = startCli(['worker'], {
       ...API,
       REDIS_URL: `redis://127.0.0.1:${await freePort()}`,

@@ -95,7 +95,7 @@ describe('suspend', () => {
 
 describe('suspensions in the CLI', () => {
   it('next leaves out a job suspended with "nightshift suspend" and says since when, by whom and why', async () => {
-    assertBuilt('src/cli/commands/next.ts', 'src/cli/runtime.ts');
+    assertBuilt();
     const engine = harness.engine('suspend-next');
     const dir = mkdtempSync(join(tmpdir(), 'nightshift-next-'));
     const file = join(dir, 'policy.yaml');

@@ -22,7 +22,7 @@ describe('a queued run the worker cannot start (its policy needs a variable the 
   const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 2 });
 
   it('is recorded as failed with the reason, and `nightshift run` exits 1 with it instead of waiting forever', async () => {
-    assertBuilt('src/cli/commands/run.ts', 'src/queue/run-worker.ts');
+    assertBuilt();
     const engine = harness.engine('worker-refusal');
     engine.worker(harness.sim.url); // an environment without OPS_HOOK
     const file = join(mkdtempSync(join(tmpdir(), 'nightshift-refusal-')), 'policy.yaml');

@@ -38,14 +38,7 @@ jobs:
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt(
-    'src/cli/commands/suspend.ts',
-    'src/cli/commands/history.ts',
-    'src/cli/commands/run.ts',
-    'src/cli/policy-in-force.ts',
-    'src/cli/exit.ts',
-    'src/store/policy-store.ts',
-  );
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-cli-names-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -28,15 +28,7 @@ jobs:
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt(
-    'src/cli/ops.ts',
-    'src/cli/runtime.ts',
-    'src/cli/commands/worker.ts',
-    'src/cli/commands/start.ts',
-    'src/ops/server.ts',
-    'src/ops/metrics.ts',
-    'src/queue/run-worker.ts',
-  );
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-ops-cli-'));
 });
 afterAll(() => {

@@ -77,7 +77,7 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  assertBuilt('src/ops/console/routes.ts', 'src/cli/ops.ts', 'src/cli/console-sources.ts');
+  assertBuilt();
   [browser, redis, sim] = await Promise.all([
     launchChromium(),
     startTestRedis(),

@@ -17,7 +17,7 @@ const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt('src/cli/ops.ts', 'src/ops/metrics.ts', 'src/store/history.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-last-run-'));
 });
 afterAll(() => {

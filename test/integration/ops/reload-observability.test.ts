@@ -72,15 +72,7 @@ let receiver: Receiver;
 const services: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt(
-    'src/cli/policy-reload.ts',
-    'src/store/policy-store.ts',
-    'src/cli/commands/scheduler.ts',
-    'src/cli/commands/start.ts',
-    'src/ops/server.ts',
-    'src/ops/metrics.ts',
-    'src/notify/notifier.ts',
-  );
+  assertBuilt();
   redis = await startTestRedis();
   receiver = await startReceiver();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-reload-obs-'));

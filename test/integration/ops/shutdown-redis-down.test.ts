@@ -31,13 +31,7 @@ let redis: LocalRedis | undefined;
 const services: CliProcess[] = [];
 
 beforeAll(() => {
-  assertBuilt(
-    'src/cli/runtime.ts',
-    'src/cli/commands/scheduler.ts',
-    'src/cli/commands/start.ts',
-    'src/cli/commands/worker.ts',
-    'src/scheduler/scheduler.ts',
-  );
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-shutdown-'));
   writeFileSync(join(dir, 'policy.yaml'), POLICY);
 });

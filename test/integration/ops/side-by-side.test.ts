@@ -17,12 +17,7 @@ const services: CliProcess[] = [];
 const blockers: Server[] = [];
 
 beforeAll(async () => {
-  assertBuilt(
-    'src/cli/ops.ts',
-    'src/ops/server.ts',
-    'src/cli/commands/scheduler.ts',
-    'src/cli/commands/worker.ts',
-  );
+  assertBuilt();
   redis = await startTestRedis();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-side-by-side-'));
   writeFileSync(join(dir, 'policy.yaml'), IDLE_POLICY);

@@ -37,7 +37,7 @@ windows:
 let dir: string;
 let file: string;
 beforeAll(() => {
-  assertBuilt('src/cli/commands/drift.ts', 'src/cli/commands/hold.ts', 'src/cli/fleet-report.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-windows-cli-'));
   file = join(dir, 'policy.yaml');
   writeFileSync(file, offHoursPolicy());

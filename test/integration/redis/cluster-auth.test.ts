@@ -26,7 +26,7 @@ const secrets = mkdtempSync(join(tmpdir(), 'nightshift-cluster-secrets-'));
 afterAll(() => rmSync(secrets, { recursive: true, force: true }));
 
 beforeAll(() => {
-  assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
+  assertBuilt();
 });
 
 describe('a Redis Cluster whose nodes require an ACL user, its password and TLS', () => {

@@ -32,7 +32,7 @@ let engine: Engine | undefined;
 const workers: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt('src/store/redis.ts', 'src/cli/runtime.ts', 'src/queue/run-queue.ts');
+  assertBuilt();
   // 150 ms per pause, two at a time: a run of the fleet takes about 1.5 s
   sim = await startFleetSim(FLEET, { faults: { latencyMs: 150, operations: ['pauseWorkspace'] } });
 });

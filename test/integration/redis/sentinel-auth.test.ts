@@ -21,7 +21,7 @@ function tls(): Record<string, string> {
 }
 
 beforeAll(() => {
-  assertBuilt('src/cli/runtime.ts', 'src/config/settings.ts', 'src/store/redis.ts');
+  assertBuilt();
 });
 
 const secrets = mkdtempSync(join(tmpdir(), 'nightshift-redis-secrets-'));

@@ -24,7 +24,7 @@ let sim: SimulatorHandle;
 const started: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt('src/cli/commands/run.ts', 'src/cli/runtime.ts', 'src/queue/run-delivery.ts');
+  assertBuilt();
   // 100 ms per pause, two at a time: the run lasts several seconds, longer than a failover
   sim = await startFleetSim(FLEET, { faults: { latencyMs: 100, operations: ['pauseWorkspace'] } });
 });

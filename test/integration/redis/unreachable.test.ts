@@ -20,7 +20,7 @@ describe('a one-shot command whose Redis topology does not answer', () => {
   ])(
     'of %s gives up within seconds (exit 1), naming where it looked and the variable to check',
     async (_, variable, environment) => {
-      assertBuilt('src/cli/main.ts', 'src/store/redis.ts');
+      assertBuilt();
       const environmentVariables = environment(await freePort(), await freePort());
       const started = Date.now();
       const cli = startCli(['history'], environmentVariables);

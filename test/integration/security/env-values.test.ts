@@ -30,7 +30,7 @@ describe('values from ${VAR} in a restore drill: a secret is shown as ${NAME} ev
   let backup: { id: string; vertices: number };
 
   beforeAll(async () => {
-    assertBuilt('src/engine/execute-run.ts', 'src/engine/redact.ts', 'src/policy/secrets.ts');
+    assertBuilt();
     const fleet = activeDrillFleet();
     backup = fleet.backup;
     sim = await startSimulator({ port: 0, transitionMs: 50, state: fleet.state });

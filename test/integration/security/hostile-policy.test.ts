@@ -18,7 +18,7 @@ let redis: TestRedis;
 const services: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt('src/policy/yaml/walk.ts', 'src/policy/yaml/alias-limit.ts', 'src/cli/policy-reload.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-hostile-policy-'));
   // each CLI writes what it cost (rusage) where this preload is told to
   writeFileSync(

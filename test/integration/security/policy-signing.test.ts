@@ -29,15 +29,7 @@ const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 1 });
 
 let dir: string;
 beforeAll(() => {
-  assertBuilt(
-    'src/cli/runtime.ts',
-    'src/cli/commands/run.ts',
-    'src/cli/commands/worker.ts',
-    'src/cli/commands/start.ts',
-    'src/queue/policy-cache.ts',
-    'src/store/policy-store.ts',
-    'src/engine/node-secret-sinks.ts',
-  );
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-policy-signing-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

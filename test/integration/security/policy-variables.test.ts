@@ -24,7 +24,7 @@ let backupId: string;
 const services: CliProcess[] = [];
 
 beforeAll(async () => {
-  assertBuilt('src/policy/interpolate.ts', 'src/policy/secrets.ts', 'src/ops/console/data/schedules.ts');
+  assertBuilt();
   dir = mkdtempSync(join(tmpdir(), 'nightshift-policy-variables-'));
   const fleet = activeDrillFleet();
   backupId = fleet.backup.id;

@@ -24,7 +24,7 @@ describe('secrets in a full run through the queue', () => {
   const prefix = `secrets-${process.pid}`;
 
   beforeAll(async () => {
-    assertBuilt('src/cli/commands/worker.ts', 'src/cli/commands/run.ts');
+    assertBuilt();
     const state = seedState({ seed: 11, fleet: { workgroups: 4, workspacesPerWorkgroup: 2 } });
     sim = await startSimulator({ port: 0, transitionMs: 50, apiKey: API_KEY, bearerToken: BEARER, state });
     server = await startTestRedis();

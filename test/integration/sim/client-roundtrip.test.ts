@@ -5,8 +5,8 @@ import {
   BEARER_TOKEN,
   backupOf,
   emptyDatabase,
+  eventually,
   startSim,
-  waitFor,
   workspaceWithStatus,
 } from './harness.js';
 
@@ -47,7 +47,7 @@ describe('ApiClient against the simulator', () => {
     const restored = await client.restoreBackup(ws.workgroup_id, ws.workspace_id, backup.backup_id);
     expect(typeof restored.result).toBe('string');
     expect(restored.requestId).toEqual(expect.any(String));
-    const after = await waitFor(async () => {
+    const after = await eventually('the restored workspace Active', async () => {
       const listed = await listedWorkspace(client, ws.workspace_id);
       return listed?.status === 'Active' ? listed : undefined;
     });
@@ -102,7 +102,7 @@ describe('ApiClient against the simulator', () => {
     });
     expect(typeof upgrading.result).toBe('string');
     expect((await client.getCloudProvider(cpId)).result.status).toBe('Upgrading');
-    const done = await waitFor(async () => {
+    const done = await eventually('the upgraded cloud provider Active', async () => {
       const { result } = await client.getCloudProvider(cpId);
       return result.status === 'Active' ? result : undefined;
     });
@@ -149,11 +149,11 @@ describe('ApiClient against the simulator', () => {
     await client.pauseWorkspace(ws.workgroup_id, ws.workspace_id);
     const notActive = await rejection(client.pauseWorkspace(ws.workgroup_id, ws.workspace_id));
     expect(notActive).toMatchObject({ status: 400, type: 'Bad-Request', retryable: false });
-    await waitFor(async () =>
+    await eventually('the paused workspace Stopped', async () =>
       (await listedWorkspace(client, ws.workspace_id))?.status === 'Stopped' ? true : undefined,
     );
     await client.resumeWorkspace(ws.workgroup_id, ws.workspace_id);
-    await waitFor(async () =>
+    await eventually('the resumed workspace Active', async () =>
       (await listedWorkspace(client, ws.workspace_id))?.status === 'Active' ? true : undefined,
     );
     const db = emptyDatabase(sim.state);

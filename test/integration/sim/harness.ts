@@ -1,11 +1,15 @@
 import { request } from 'undici';
 import { afterEach } from 'vitest';
+import { eventually } from '../../../bench/harness/eventually.js';
 import {
   type SimState,
   type SimulatorHandle,
   type SimulatorOptions,
   startSimulator,
 } from '../../../src/sim/index.js';
+
+// the one polling helper of the tests and drills
+export { eventually };
 
 export const API_KEY = 'test-api-key';
 export const BEARER_TOKEN = 'test-bearer-token';
@@ -109,20 +113,6 @@ export function emptyDatabase(state: SimState) {
   );
   if (!db) throw new Error('the seeded state has no empty database');
   return db;
-}
-
-/** Polls until `check` returns a value other than undefined. */
-export async function waitFor<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 3000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** A workspace's status as list workgroups shows it: what a client sees. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CloudProviderSchema } from '../../../src/api/schemas.js';
-import { backupOf, call, listedStatus, paths, startSim, waitFor, workspaceWithStatus } from './harness.js';
+import { backupOf, call, eventually, listedStatus, paths, startSim, workspaceWithStatus } from './harness.js';
 
 // Long enough that the first poll, right after the call, still sees the in-between status.
 const TRANSITION_MS = 150;
@@ -8,7 +8,7 @@ const TRANSITION_MS = 150;
 /** Polls list workgroups and returns every distinct status seen, in order, until `last` shows. */
 async function statusesUntil(sim: Awaited<ReturnType<typeof startSim>>, workspaceId: string, last: string) {
   const seen: string[] = [];
-  await waitFor(async () => {
+  await eventually(`${workspaceId} listed ${last}`, async () => {
     const status = await listedStatus(sim, workspaceId);
     if (status !== undefined && seen.at(-1) !== status) seen.push(status);
     return status === last ? true : undefined;
@@ -90,7 +90,7 @@ describe('lifecycle over time, as list workgroups shows it', () => {
     const wg = listed.json.Result.find((w: { cloud_provider_id: string }) => w.cloud_provider_id === cp.id);
     expect(wg.cloud_provider_status).toBe('Upgrading');
 
-    const after = await waitFor(async () => {
+    const after = await eventually('the cloud provider Active again', async () => {
       const got = await call(sim, 'GET', paths.cloudProvider(cp.id));
       return got.json.Result.status === 'Active' ? got.json.Result : undefined;
     });
@@ -129,7 +129,7 @@ describe('lifecycle over time, as list workgroups shows it', () => {
 
     const second = await startSim({ state: saved });
     expect(await listedStatus(second, ws.workspace_id)).toBe('Stopping');
-    await waitFor(async () =>
+    await eventually('the workspace listed Stopped', async () =>
       (await listedStatus(second, ws.workspace_id)) === 'Stopped' ? true : undefined,
     );
     expect(second.state.transitions).toEqual([]);

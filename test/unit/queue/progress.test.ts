@@ -23,9 +23,31 @@ describe('throttledProgress', () => {
     ]);
   });
 
-  it('drops a report that fails to write instead of failing the run', async () => {
-    const report = throttledProgress(() => Promise.reject(new Error('Redis gone')));
-    expect(() => report(1, 1)).not.toThrow();
-    await new Promise((resolve) => setImmediate(resolve));
+  it('drops a report that fails to write instead of failing the run, and still sends the next', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const writes: RunProgress[] = [];
+      let clock = 1_000;
+      const report = throttledProgress(
+        (progress) => {
+          writes.push(progress);
+          return writes.length === 1 ? Promise.reject(new Error('Redis gone')) : Promise.resolve();
+        },
+        () => clock,
+      );
+      report(1, 2);
+      clock += 250;
+      report(2, 2);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes).toEqual([
+        { done: 1, total: 2 },
+        { done: 2, total: 2 },
+      ]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
