@@ -3,7 +3,6 @@ export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.
 export { RedisFleetListings } from './fleet-listing.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
 export { RunHistory } from './history.js';
-export { DEFAULT_PREFIX } from './keys.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';

@@ -1,4 +1,4 @@
-export const DEFAULT_PREFIX = 'nightshift';
+import { DEFAULT_REDIS_PREFIX } from '../config/index.js';
 
 /**
  * Every Redis key nightshift owns outside BullMQ's own, in one place so no two modules spell a
@@ -15,7 +15,7 @@ export const DEFAULT_PREFIX = 'nightshift';
  * Job and sink names cannot contain `:` (see the policy's name rule), and each kind of key has its
  * own namespace, so no run id or name can make one key look like another.
  */
-export function redisKeys(prefix = DEFAULT_PREFIX) {
+export function redisKeys(prefix = DEFAULT_REDIS_PREFIX) {
   const base = `{${prefix}}`;
   return {
     /** Sorted set of every recorded run, scored by when it finished. */

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_REDIS_PREFIX } from '../config/index.js';
 import { abortable } from '../engine/index.js';
-import { DEFAULT_PREFIX, redisKeys } from './keys.js';
+import { redisKeys } from './keys.js';
 import { TAKE_TOKEN } from './lua.js';
 import type { RedisConnection } from './redis.js';
 
@@ -97,7 +98,7 @@ export class RedisRateLimiter extends QueuedRateLimiter {
     const { rate, burst } = bucketShape('RedisRateLimiter', options.ratePerSecond, options.burst);
     this.#redis = redis;
     this.#name = options.name;
-    this.#key = redisKeys(options.prefix ?? DEFAULT_PREFIX).rateLimit(options.name);
+    this.#key = redisKeys(options.prefix ?? DEFAULT_REDIS_PREFIX).rateLimit(options.name);
     this.#args = [rate, burst, Math.ceil((burst / rate) * 1000) + 1000];
   }
 

@@ -1,4 +1,5 @@
-import { DEFAULT_PREFIX, type RedisKeys, redisKeys } from './keys.js';
+import { DEFAULT_REDIS_PREFIX } from '../config/index.js';
+import { type RedisKeys, redisKeys } from './keys.js';
 import type { RedisConnection } from './redis.js';
 
 /** Where a store's keys live. */
@@ -12,7 +13,7 @@ export abstract class RedisStore {
   protected readonly redis: RedisConnection;
   protected readonly keys: RedisKeys;
 
-  constructor(redis: RedisConnection, { prefix = DEFAULT_PREFIX }: StoreOptions = {}) {
+  constructor(redis: RedisConnection, { prefix = DEFAULT_REDIS_PREFIX }: StoreOptions = {}) {
     this.redis = redis;
     this.keys = redisKeys(prefix);
   }

@@ -6,13 +6,11 @@ import { settingsFrom, UsageError } from '../../../src/cli/exit.js';
 import {
   apiCredentials,
   ConfigError,
-  DEFAULT_REDIS_PREFIX,
   loadSettings,
   policyKeys,
   uiToken,
   withVariables,
 } from '../../../src/config/index.js';
-import { DEFAULT_PREFIX } from '../../../src/store/keys.js';
 
 function secretFile(content: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'nightshift-config-')), 'secret');
@@ -50,10 +48,6 @@ describe('settings from an empty environment', () => {
       uiTokenFile: undefined,
     });
     expect(settings.terminal).toEqual({ noColor: false, dumb: false, ci: false });
-  });
-
-  it('use the key prefix the Redis stores default to', () => {
-    expect(DEFAULT_REDIS_PREFIX).toBe(DEFAULT_PREFIX);
   });
 
   it('treat an empty value as unset', () => {
