@@ -410,13 +410,6 @@ export function exitOnceIdle(): void {
 }
 
 /**
- * How long a service may take from its stop signal to its exit, whatever Redis does; a worker
- * with runs in flight and Redis up gets its grace period on top. Below the 15 s an operator
- * may count on, for the process's own exit to follow.
- */
-export const SHUTDOWN_LIMIT_MS = 13_000;
-
-/**
  * The backstop of a service's shutdown, armed when the stop signal comes. Every step of the
  * orderly shutdown has its own bound; should one hang all the same, the process says so and
  * exits (code 1) after `limitMs`, so no orchestrator has to kill it. What was recorded in Redis

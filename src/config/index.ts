@@ -25,3 +25,4 @@ export {
   uiToken,
   withVariables,
 } from './settings.js';
+export { SHUTDOWN_LIMIT_MS, type ShutdownBudget, shutdownBudget, WORKER_CLOSE_WAITS } from './shutdown.js';

@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { ApiClient } from '../api/index.js';
-import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE } from '../config/index.js';
+import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE, WORKER_CLOSE_WAITS } from '../config/index.js';
 import {
   executeRun,
   LeaseExpiredError,
@@ -173,7 +173,8 @@ export class RunWorker {
     // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
     // still held is recovered by another worker's stalled-job check, from its checkpoints.
     // An idle worker has nothing to hand back: it need not wait out the grace period for Redis.
-    const patienceMs = this.#inFlight === 0 ? IDLE_CLOSE_MS : graceMs + CLOSE_MARGIN_MS;
+    const patienceMs =
+      this.#inFlight === 0 ? WORKER_CLOSE_WAITS.idleCloseMs : graceMs + WORKER_CLOSE_WAITS.handBackMs;
     let giveUp: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<'gave up'>((resolve) => {
       giveUp = setTimeout(() => resolve('gave up'), patienceMs);
@@ -395,8 +396,3 @@ export class RunWorker {
 
 /** A split run looks at its parts at least this often: its summary follows its last part closely. */
 const PART_POLL_MAX_MS = 200;
-
-/** How long past the grace period a closing worker waits for BullMQ to hand runs back. */
-const CLOSE_MARGIN_MS = 5_000;
-/** How long a closing worker with no run in flight waits for BullMQ (Redis may be down). */
-const IDLE_CLOSE_MS = 2_000;

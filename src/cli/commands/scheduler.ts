@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { Settings } from '../../config/index.js';
+import { type Settings, SHUTDOWN_LIMIT_MS } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
@@ -19,7 +19,6 @@ import {
   type RedisRuntime,
   redisRuntime,
   requiredPolicyKeyring,
-  SHUTDOWN_LIMIT_MS,
   unlessStopped,
   untilSignal,
 } from '../runtime.js';

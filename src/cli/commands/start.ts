@@ -15,7 +15,7 @@ import {
   untilSignal,
 } from '../runtime.js';
 import { notStarting, refuseToStart, startSchedulerRole } from './scheduler.js';
-import { shutdownGraceMs, startWorkerRole, workerShutdownLimitMs } from './worker.js';
+import { startWorkerRole, workerShutdown } from './worker.js';
 
 export function registerStartCommand(program: Command, settings: Settings): void {
   program
@@ -66,7 +66,7 @@ export function registerStartCommand(program: Command, settings: Settings): void
         throw notStarting(file, error);
       });
       const signal = await signalled;
-      exitWithin(workerShutdownLimitMs(shutdownGraceMs(settings, runtime)), log);
+      exitWithin(workerShutdown(settings, runtime).limitMs, log);
       log.info({ signal }, 'stopping: no new ticks, finishing runs in flight');
       // side by side: the scheduler's wait for a batch of ticks must not add to the worker's grace
       await Promise.all([stopScheduler?.(), stopWorker()]);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient } from '../../api/index.js';
-import type { Settings } from '../../config/index.js';
+import { type Settings, type ShutdownBudget, shutdownBudget } from '../../config/index.js';
 import { nodeActionIo } from '../../engine/index.js';
 import type { Logger } from '../../log/index.js';
 import { Notifier, RedisNotificationMemory } from '../../notify/index.js';
@@ -20,7 +20,6 @@ import {
   type RedisRuntime,
   redisRuntime,
   requiredPolicyKeyring,
-  SHUTDOWN_LIMIT_MS,
   untilSignal,
 } from '../runtime.js';
 
@@ -29,26 +28,9 @@ export interface WorkerRoleOptions {
   metrics?: Metrics;
 }
 
-/** How long runs in flight get to finish at shutdown when Redis is unreachable. */
-const REDIS_DOWN_GRACE_MS = 3_000;
-
-/**
- * How long runs in flight get to finish once the stop signal came: `NIGHTSHIFT_SHUTDOWN_GRACE_MS`,
- * but at most 3 s while Redis is unreachable. Their progress then waits for Redis to be
- * checkpointed; another worker takes them on from the checkpoints they have either way, so
- * waiting out the whole grace would only delay the exit.
- */
-export function shutdownGraceMs(settings: Settings, runtime: RedisRuntime): number {
-  const configured = settings.worker.shutdownGraceMs;
-  return runtime.redis.status === 'ready' ? configured : Math.min(configured, REDIS_DOWN_GRACE_MS);
-}
-
-/**
- * The shutdown limit of a role with a worker: its grace period, the time BullMQ takes to hand
- * runs back (5 s at most) and the rest of the shutdown; never less than SHUTDOWN_LIMIT_MS.
- */
-export function workerShutdownLimitMs(graceMs: number): number {
-  return Math.max(SHUTDOWN_LIMIT_MS, graceMs + 9_000);
+/** The shutdown budget of a role with a worker, from Redis as it is now. */
+export function workerShutdown(settings: Settings, runtime: RedisRuntime): ShutdownBudget {
+  return shutdownBudget(settings, { ready: runtime.redis.status === 'ready' });
 }
 
 /** Starts the worker role on a runtime; resolves to a function that stops it within its grace period. */
@@ -93,7 +75,7 @@ export function startWorkerRole(
   worker.start();
   log.info({ concurrency: settings.worker.concurrency }, 'worker started');
   return async () => {
-    await worker.close(shutdownGraceMs(settings, runtime));
+    await worker.close(workerShutdown(settings, runtime).graceMs);
     await notifier.close();
     await api.close();
   };
@@ -126,7 +108,7 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
       );
       const stop = startWorkerRole(settings, runtime, log, { metrics: server.metrics });
       const signal = await signalled;
-      exitWithin(workerShutdownLimitMs(shutdownGraceMs(settings, runtime)), log);
+      exitWithin(workerShutdown(settings, runtime).limitMs, log);
       log.info({ signal }, 'worker stopping: finishing runs in flight');
       await stop();
       await server.close();
