@@ -3,8 +3,12 @@ export { processEnvironment } from './environment.js';
 export { INSECURE_HTTP_VARIABLE, isLoopback, plainHttpProblem } from './plain-http.js';
 export {
   DEFAULT_LOCK_MS,
+  DEFAULT_MAX_STALLS,
+  DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_REDIS_PREFIX,
   DEFAULT_RUN_PART_SIZE,
+  DEFAULT_SCHEDULE_LEAD_MS,
+  DEFAULT_WORKER_CONCURRENCY,
   EnvironmentSchema,
   MIN_POLICY_KEY_LENGTH,
   type RedisAddress,

@@ -145,6 +145,18 @@ export const DEFAULT_LOCK_MS = 30_000;
 /** Most targets one part of a split run holds: at a job's concurrency of 16 and 100 ms a call, a few seconds of work. */
 export const DEFAULT_RUN_PART_SIZE = 500;
 
+/** Runs a worker processes at once. */
+export const DEFAULT_WORKER_CONCURRENCY = 50;
+
+/** Interval of the shared poll runs use while waiting for workspaces' states. */
+export const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
+/** How often a run may stall (its worker gone) before it fails: a run that kills every worker it reaches does not go round forever. */
+export const DEFAULT_MAX_STALLS = 5;
+
+/** How long before a tick the scheduler hands its runs to the queue. */
+export const DEFAULT_SCHEDULE_LEAD_MS = 2_000;
+
 /**
  * Every environment variable nightshift reads, by name, with its default. docs/configuration.md
  * documents exactly these: a unit test holds the two equal.
@@ -172,17 +184,17 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_REDIS_SENTINEL_PASSWORD_FILE: text(),
     NIGHTSHIFT_REDIS_TLS: oneOf(['true', 'false'] as const).transform((value) => value === 'true'),
     NIGHTSHIFT_REDIS_TLS_CA_FILE: text(),
-    NIGHTSHIFT_WORKER_CONCURRENCY: positiveNumber(50),
-    NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(5_000),
+    NIGHTSHIFT_WORKER_CONCURRENCY: positiveNumber(DEFAULT_WORKER_CONCURRENCY),
+    NIGHTSHIFT_POLL_INTERVAL_MS: positiveNumber(DEFAULT_POLL_INTERVAL_MS),
     NIGHTSHIFT_LOCK_MS: positiveNumber(DEFAULT_LOCK_MS),
-    NIGHTSHIFT_MAX_STALLS: positiveNumber(5),
+    NIGHTSHIFT_MAX_STALLS: positiveNumber(DEFAULT_MAX_STALLS),
     NIGHTSHIFT_RUN_PART_SIZE: variable(positiveWhole).transform((value) => value ?? DEFAULT_RUN_PART_SIZE),
     // 5 s: a worker is then gone within 15 s of SIGTERM (grace, BullMQ's hand-back, the rest),
     // and a run cut short loses nothing: another worker resumes it from its checkpoints
     NIGHTSHIFT_SHUTDOWN_GRACE_MS: positiveNumber(5_000),
     NIGHTSHIFT_HISTORY_PER_JOB: positiveNumber(500),
     NIGHTSHIFT_HISTORY_DAYS: positiveNumber(30),
-    NIGHTSHIFT_SCHEDULE_LEAD_MS: positiveNumber(2_000),
+    NIGHTSHIFT_SCHEDULE_LEAD_MS: positiveNumber(DEFAULT_SCHEDULE_LEAD_MS),
     NIGHTSHIFT_LOG_LEVEL: oneOf(LOG_LEVELS),
     NIGHTSHIFT_LOG_FORMAT: oneOf(['json', 'pretty'] as const),
     NIGHTSHIFT_HTTP_HOST: text(),

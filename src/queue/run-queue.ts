@@ -101,6 +101,9 @@ export function queuePrefix(connection: RedisConnection, prefix: string): string
   return connection.isCluster ? `{${prefix}}` : prefix;
 }
 
+/** How many finished runs BullMQ itself keeps by default (RunQueueOptions.keepFinished). */
+const KEEP_FINISHED = 1_000;
+
 export interface RunQueueOptions {
   connection: RedisConnection;
   /** nightshift's key prefix; BullMQ's follows from it (`queuePrefix`). */
@@ -115,8 +118,8 @@ export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJ
     prefix: queuePrefix(options.connection, options.prefix),
     defaultJobOptions: {
       // the run history keeps summaries; BullMQ's own records only need to outlive the dashboard's interest
-      removeOnComplete: { age: 24 * 3600, count: options.keepFinished ?? 1000 },
-      removeOnFail: { age: 7 * 24 * 3600, count: options.keepFinished ?? 1000 },
+      removeOnComplete: { age: 24 * 3600, count: options.keepFinished ?? KEEP_FINISHED },
+      removeOnFail: { age: 7 * 24 * 3600, count: options.keepFinished ?? KEEP_FINISHED },
     },
   });
 }

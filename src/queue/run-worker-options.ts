@@ -24,16 +24,16 @@ export interface RunWorkerOptions {
   history: RunHistory;
   checkpoints: CheckpointStore;
   log: Logger;
-  /** Runs processed at once by this worker. Default 50. */
+  /** Runs processed at once by this worker. Default `DEFAULT_WORKER_CONCURRENCY` (50). */
   concurrency?: number;
-  /** Interval of the shared poll runs use while waiting for states. Default 5000 ms. */
+  /** Interval of the shared poll runs use while waiting for states. Default `DEFAULT_POLL_INTERVAL_MS` (5 s). */
   pollIntervalMs?: number;
   /** How long a worker's claim on a run lasts without renewal; a dead worker's runs move on after it. Default `DEFAULT_LOCK_MS` (30 s). */
   lockDurationMs?: number;
   /**
    * How many times a run may lose its worker mid-run (a crash, SIGKILL, OOM) and be handed on;
    * once more and it is failed, its summary saying so, so a run that kills every worker it
-   * reaches does not go round forever. Default 5.
+   * reaches does not go round forever. Default `DEFAULT_MAX_STALLS` (5).
    */
   maxStalledCount?: number;
   /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). Default 1000 ms. */
@@ -59,7 +59,7 @@ export interface RunWorkerOptions {
   /**
    * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
    * split into parts of this size on the queue, for any worker to take; the run works those no
-   * worker has taken itself. Default 500.
+   * worker has taken itself. Default `DEFAULT_RUN_PART_SIZE` (500).
    */
   partSize?: number;
 }

@@ -3,7 +3,14 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { ApiClient } from '../api/index.js';
-import { DEFAULT_LOCK_MS, DEFAULT_RUN_PART_SIZE, WORKER_CLOSE_WAITS } from '../config/index.js';
+import {
+  DEFAULT_LOCK_MS,
+  DEFAULT_MAX_STALLS,
+  DEFAULT_POLL_INTERVAL_MS,
+  DEFAULT_RUN_PART_SIZE,
+  DEFAULT_WORKER_CONCURRENCY,
+  WORKER_CLOSE_WAITS,
+} from '../config/index.js';
 import {
   executeRun,
   LeaseExpiredError,
@@ -131,10 +138,10 @@ export class RunWorker {
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
       prefix: queuePrefix(options.redis, options.prefix),
-      concurrency: options.concurrency ?? 50,
+      concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
       lockDuration: this.#lockDurationMs,
       stalledInterval: Math.max(1000, Math.round(this.#lockDurationMs / 2)),
-      maxStalledCount: options.maxStalledCount ?? 5,
+      maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLS,
       autorun: false,
     });
     // Whatever failed a run without a summary (its policy unreadable here, its job gone, its
@@ -251,7 +258,7 @@ export class RunWorker {
       case 'wait turn':
         // counted, so a run that waited its turn is not reported as delivered again and again
         await job.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
-        await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? 1000), token);
+        await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? OVERLAP_RETRY_MS), token);
         throw new DelayedError();
       case 'skip':
         return runJobResult(await recordSkip(this.#recorder, delivery, run.job.action, admission));
@@ -377,7 +384,7 @@ export class RunWorker {
       signal,
       lease,
       exclusive,
-      pollIntervalMs: this.#options.pollIntervalMs ?? 5_000,
+      pollIntervalMs: this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
       listings: this.#listings,
@@ -385,7 +392,10 @@ export class RunWorker {
         {
           ...this.#parts,
           partSize: this.#options.partSize ?? DEFAULT_RUN_PART_SIZE,
-          pollIntervalMs: Math.min(this.#options.pollIntervalMs ?? 5_000, PART_POLL_MAX_MS),
+          pollIntervalMs: Math.min(
+            this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+            PART_POLL_MAX_MS,
+          ),
         },
         data,
       ),
@@ -393,6 +403,9 @@ export class RunWorker {
     };
   }
 }
+
+/** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). */
+const OVERLAP_RETRY_MS = 1_000;
 
 /** A split run looks at its parts at least this often: its summary follows its last part closely. */
 const PART_POLL_MAX_MS = 200;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
+import { DEFAULT_SCHEDULE_LEAD_MS } from '../config/index.js';
 import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
@@ -21,6 +22,11 @@ import {
 } from '../store/index.js';
 import { planCatchUp } from './catch-up.js';
 
+/** SchedulerOptions' defaults for what no setting configures (each documented on its option). */
+const MAX_SLEEP_MS = 60_000;
+const HANDOFF_MS = 1_000;
+const LATE_AFTER_MS = 5_000;
+
 export interface SchedulerOptions {
   redis: RedisConnection;
   prefix: string;
@@ -31,7 +37,7 @@ export interface SchedulerOptions {
   log: Logger;
   /** The clock; tests pass a fast one. */
   now?: () => number;
-  /** Longest sleep between looks at the clock, so a suspended laptop or a clock jump is noticed. */
+  /** Longest sleep between looks at the clock, so a suspended laptop or a clock jump is noticed. Default 60 s. */
   maxSleepMs?: number;
   /**
    * How long a tick may stay unrecorded before a catch-up counts it as missed: another scheduler
@@ -41,7 +47,8 @@ export interface SchedulerOptions {
   /**
    * How long before its tick a run is handed to the queue. A worker takes it at once and starts
    * it on the instant, so enqueueing and picking up (about 1 ms per run on one worker when
-   * thousands fire together) happen before the tick instead of delaying it. Default 2000 ms.
+   * thousands fire together) happen before the tick instead of delaying it. Default
+   * `DEFAULT_SCHEDULE_LEAD_MS` (2 s).
    */
   leadMs?: number;
   /**
@@ -97,7 +104,7 @@ export class Scheduler {
     this.#options = options;
     this.#lastTicks = new LastTicks(options.redis, { prefix: options.prefix });
     this.#now = options.now ?? Date.now;
-    this.#leadMs = options.leadMs ?? 2000;
+    this.#leadMs = options.leadMs ?? DEFAULT_SCHEDULE_LEAD_MS;
   }
 
   get policySha(): string {
@@ -214,7 +221,7 @@ export class Scheduler {
     let lastTicks = await this.#lastTicks.get(names);
     // A tick that is only just due may be in the hands of a scheduler that is running: give it
     // the time to record the tick, then look again, so the tick is not also counted as missed.
-    const handoffMs = this.#options.handoffMs ?? 1000;
+    const handoffMs = this.#options.handoffMs ?? HANDOFF_MS;
     const horizons = jobs.map(
       (entry) => new Date(Math.min(now.getTime(), (entry.next?.at.getTime() ?? Infinity) - 1)),
     );
@@ -270,7 +277,10 @@ export class Scheduler {
     for (const entry of this.#entries.values()) {
       if (entry.next) earliest = Math.min(earliest, entry.next.at.getTime());
     }
-    const delay = Math.max(0, Math.min(earliest - this.#leadMs - now, this.#options.maxSleepMs ?? 60_000));
+    const delay = Math.max(
+      0,
+      Math.min(earliest - this.#leadMs - now, this.#options.maxSleepMs ?? MAX_SLEEP_MS),
+    );
     this.#timer = setTimeout(() => {
       void this.#inTurn(() => this.#tick()).finally(() => this.#arm());
     }, delay);
@@ -307,7 +317,7 @@ export class Scheduler {
     if (all.length === 0) return;
     const suspended = await this.#options.suspensions.all();
     // Redis answered; a tick now long past its instant waited for it through an outage
-    const lateBefore = this.#now() - (this.#options.lateAfterMs ?? 5000);
+    const lateBefore = this.#now() - (this.#options.lateAfterMs ?? LATE_AFTER_MS);
     const due = all.filter((d) => d.trigger !== 'schedule' || d.firing.at.getTime() >= lateBefore);
     if (due.length < all.length) {
       const late = all.filter((d) => !due.includes(d));
