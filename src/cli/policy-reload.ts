@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { actionRegistry } from '../../jobs/index.js';
+import { TIMED_OUT, within } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { Notifier, PolicyNotice } from '../notify/index.js';
 import type { Metrics, Readiness } from '../ops/index.js';
@@ -117,19 +118,6 @@ const NOTICE_CLAIM_MS = 7 * 86_400_000;
  */
 const REDIS_TIMEOUT_MS = 2_000;
 
-/** What `work` resolves to, or 'timeout' when it takes longer than `ms`. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * Loads the policy file into the scheduler, first and on every change. A reload that cannot be
  * used (an invalid file, or a job this process could not run) keeps the policy in force and is
@@ -228,12 +216,7 @@ export class PolicyReloader {
 
   /** Waits for notices being sent, for at most `waitMs`. */
   async settle(waitMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, waitMs);
-    });
-    await Promise.race([Promise.all(this.#sending), timeout]);
-    clearTimeout(timer);
+    await within(Promise.all(this.#sending), waitMs);
   }
 
   #parse(text: string): Policy {
@@ -276,7 +259,7 @@ export class PolicyReloader {
     };
     try {
       const recorded = await within(policies.setRejected(record), REDIS_TIMEOUT_MS);
-      if (recorded === 'timeout')
+      if (recorded === TIMED_OUT)
         log.warn('Redis did not answer: the rejected policy edit is recorded once it does');
     } catch (error) {
       log.warn({ err: error }, 'could not record the rejected policy edit in Redis');
@@ -306,7 +289,7 @@ export class PolicyReloader {
     const { policies, log } = this.#options;
     try {
       const claimed = await within(policies.claimNotice(event, sha, NOTICE_CLAIM_MS), REDIS_TIMEOUT_MS);
-      if (claimed !== 'timeout') return claimed;
+      if (claimed !== TIMED_OUT) return claimed;
       log.warn({ policyEvent: event }, 'Redis did not answer: sending the policy notification unclaimed');
       return true;
     } catch (error) {

@@ -313,6 +313,17 @@ export async function unlessStopped<T>(
 }
 
 /**
+ * A connection for a command's few questions to Redis: each fails after one retry and the
+ * connection gives up after three tries, so a command against a Redis that does not answer says so
+ * within seconds instead of waiting for it.
+ */
+const ONE_SHOT_REDIS = {
+  maxRetriesPerRequest: 1,
+  connectTimeout: 3_000,
+  retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+};
+
+/**
  * The suspensions `nightshift suspend` keeps in Redis, for commands that only read them (`next`):
  * undefined when REDIS_URL is not set, since such commands also work without any Redis.
  */
@@ -324,9 +335,7 @@ export async function redisSuspensions(
   const redis = connectRedis({
     topology,
     role: 'next',
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+    ...ONE_SHOT_REDIS,
   });
   try {
     return await new Suspensions(redis, { prefix: settings.redis.prefix }).all();
@@ -353,9 +362,7 @@ export async function policyInForceStored(
     redis = connectRedis({
       topology: serviceRedis(settings),
       role: 'policy-check',
-      maxRetriesPerRequest: 1,
-      connectTimeout: 3_000,
-      retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
+      ...ONE_SHOT_REDIS,
     });
   } catch {
     return none;
@@ -392,10 +399,8 @@ export function redisFleetState(settings: Settings, log?: Logger): InlineFleetSt
   const redis = connect(() => topology, {
     log,
     role: 'inline',
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
+    ...ONE_SHOT_REDIS,
     lazyConnect: true,
-    retryStrategy: (attempt: number) => (attempt > 2 ? null : reconnectDelay(attempt)),
   });
   return { state: fleetStateStores(redis, settings.redis.prefix), redis, close: () => redis.disconnect() };
 }

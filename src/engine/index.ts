@@ -90,4 +90,5 @@ export {
   type WorkspaceDecision,
 } from './window-decision.js';
 export * from './window-state.js';
+export { TIMED_OUT, within } from './within.js';
 export { STATUS } from './workspace-status.js';

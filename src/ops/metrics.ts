@@ -1,7 +1,7 @@
 import type { JobType } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiCallRecord } from '../api/index.js';
-import type { RunSummary, TargetOutcome } from '../engine/index.js';
+import { type RunSummary, type TargetOutcome, TIMED_OUT, within } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { FleetSnapshot, FleetSnapshotSource } from './fleet-metrics.js';
 
@@ -356,12 +356,9 @@ export class Metrics {
    */
   async #fromRedis<T>(what: string, metric: string, read: () => Promise<T>): Promise<T | undefined> {
     const timeoutMs = this.#options.queueTimeoutMs ?? 2_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${timeoutMs} ms`)), timeoutMs);
-    });
     try {
-      const value = await Promise.race([read(), timeout]);
+      const value = await within(read(), timeoutMs);
+      if (value === TIMED_OUT) throw new Error(`no answer from Redis within ${timeoutMs} ms`);
       if (this.#failing.delete(what)) this.#options.log?.info(`${what} readable again`);
       return value;
     } catch (error) {
@@ -371,8 +368,6 @@ export class Metrics {
       else log.warn(fields, `${what} not read: scrape goes on without it`);
       this.#failing.add(what);
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -19,7 +19,9 @@ import {
   RunSlotsByRun,
   type RunSummary,
   sharedListings,
+  TIMED_OUT,
   TickGate,
+  within,
 } from '../engine/index.js';
 import {
   FindingsLedger,
@@ -182,19 +184,14 @@ export class RunWorker {
     // An idle worker has nothing to hand back: it need not wait out the grace period for Redis.
     const patienceMs =
       this.#inFlight === 0 ? WORKER_CLOSE_WAITS.idleCloseMs : graceMs + WORKER_CLOSE_WAITS.handBackMs;
-    let giveUp: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<'gave up'>((resolve) => {
-      giveUp = setTimeout(() => resolve('gave up'), patienceMs);
-    });
     try {
-      if ((await Promise.race([closing, gaveUp])) === 'gave up')
+      if ((await within(closing, patienceMs)) === TIMED_OUT)
         this.#options.log.warn(
           { graceMs },
           'worker could not close cleanly (Redis unreachable?); runs it held will be recovered by another worker',
         );
     } finally {
       clearTimeout(timer);
-      clearTimeout(giveUp);
     }
   }
 

@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import { DEFAULT_SCHEDULE_LEAD_MS } from '../config/index.js';
-import { type RunOutcome, type RunSummary, type RunTrigger, skippedRunSummary } from '../engine/index.js';
+import {
+  type RunOutcome,
+  type RunSummary,
+  type RunTrigger,
+  skippedRunSummary,
+  TIMED_OUT,
+  within,
+} from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
 import {
@@ -182,12 +189,7 @@ export class Scheduler {
   async stop(waitMs = 5_000): Promise<boolean> {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), waitMs);
-    });
-    const finished = await Promise.race([this.#turns.then(() => true), gaveUp]);
-    clearTimeout(timer);
+    const finished = (await within(this.#turns, waitMs)) !== TIMED_OUT;
     if (!finished)
       this.#options.log.warn(
         { waitMs },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { TIMED_OUT, within } from '../../engine/index.js';
 import { NightshiftError } from '../../errors/index.js';
 import { FleetData } from './data/fleet.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
@@ -70,19 +71,11 @@ export class RedisUnansweredError extends NightshiftError {
 }
 
 /** `work`, or a RedisUnansweredError once `ms` have passed without its answer. */
-async function within<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(new RedisUnansweredError(`Redis did not answer within ${ms} ms; retrying is safe`)),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  const answer = await within(work, ms);
+  if (answer === TIMED_OUT)
+    throw new RedisUnansweredError(`Redis did not answer within ${ms} ms; retrying is safe`);
+  return answer;
 }
 
 /** A query that does not parse is the client's mistake: 400 naming the parameter. */
@@ -141,7 +134,7 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   const fleet = new FleetData(sources, policy);
   const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
   const timeoutMs = options.readTimeoutMs ?? 5_000;
-  const read = <T>(work: Promise<T>) => within(work, timeoutMs);
+  const read = <T>(work: Promise<T>) => answeredWithin(work, timeoutMs);
   const runsView = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
     generatedAt: (sources.now?.() ?? new Date()).toISOString(),
     job: query.job ?? null,
