@@ -10,6 +10,7 @@ export * from './errors.js';
 export { MAX_POLICY_BYTES } from './file.js';
 export { globSyntaxProblem, negates } from './glob-syntax.js';
 export { interpolate, type PolicyEnv } from './interpolate.js';
+export { BUILTIN_DEFAULTS, type EffectiveSettings } from './job-settings.js';
 export { POLICY_SCHEMA_PATH, policyJsonSchema } from './json-schema.js';
 export {
   type CheckPolicyOptions,
@@ -65,7 +66,6 @@ export {
   type PolicySecret,
   SECRET_NAME,
 } from './secrets.js';
-export { BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 export { didYouMean } from './suggest.js';
 export { formatLocal, formatUtc, isTimeZone } from './timezone.js';
 export { currentPeriod } from './uptime.js';

@@ -23,6 +23,7 @@ import {
 import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
+import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './job-settings.js';
 import type { Pricing } from './pricing.js';
 import { resolveTarget, resolveWindow } from './resolve-window.js';
 import { jobRisks } from './risks.js';
@@ -39,7 +40,6 @@ import {
   WindowSchema,
 } from './schema.js';
 import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
-import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { checkWindowOverlaps } from './window-overlap.js';
 import { checkWindow, type PolicyWindow } from './windows.js';

@@ -1,8 +1,8 @@
 import type { SourceLocation } from './errors.js';
+import { applySettings, type EffectiveSettings } from './job-settings.js';
 import type { JobTarget, PolicyJob } from './load.js';
 import type { JobDocument, TargetSelector, WindowDocument } from './schema.js';
 import type { PolicySecret } from './secrets.js';
-import { applySettings, type EffectiveSettings } from './settings.js';
 import { parseUptime } from './uptime.js';
 import { type PolicyWindow, WINDOW_ACTION } from './windows.js';
 
