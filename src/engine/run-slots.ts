@@ -41,7 +41,7 @@ export class RunSlotsByRun {
   readonly #runs = new Map<string, { slots: RunSlots; holders: number }>();
 
   /** The run's slots (`size` when they are made), and the function to call when this execution ends. */
-  hold(runId: string, size: number): { slots: RunSlots; release: () => void } {
+  join(runId: string, size: number): { slots: RunSlots; release: () => void } {
     let held = this.#runs.get(runId);
     if (!held) {
       held = { slots: new RunSlots(size), holders: 0 };

@@ -1,7 +1,7 @@
 import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
 import type { LeaseExpiredError, RunRequest, RunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
-import { isRedisUnreachable, type LeaseHold } from '../store/index.js';
+import { type ExecutionLease, isRedisUnreachable } from '../store/index.js';
 import type { RunPolicy } from './policy-cache.js';
 import type { Admission } from './run-gate.js';
 import { deliveriesOf, type RunJobData, type RunJobResult, runIdentity } from './run-queue.js';
@@ -60,7 +60,7 @@ export async function handBackAfterLease(
  * call, so two runs of one job never act at once (a pause landing after the resume that followed
  * it would strand the workspace until the next edge).
  */
-export function guardJobLock(lease: LeaseHold, data: RunJobData, log: Logger): void {
+export function guardJobLock(lease: ExecutionLease, data: RunJobData, log: Logger): void {
   lease.guardLock(data.job, data.runId, (holder) => {
     log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
     return new UnrecoverableError(

@@ -24,8 +24,8 @@ import {
   within,
 } from '../engine/index.js';
 import {
+  ExecutionLease,
   FindingsLedger,
-  LeaseHold,
   loadScripts,
   RedisFleetListings,
   RunLeases,
@@ -215,7 +215,7 @@ export class RunWorker {
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
     const delivery: Delivery = { job, token, data, log };
     const lease = await this.#leases.acquire(job.id ?? data.runId, randomUUID());
-    if (!(lease instanceof LeaseHold)) {
+    if (!(lease instanceof ExecutionLease)) {
       // the run is alive, only taken over slowly: its job's lock must not lapse meanwhile
       await this.#lock.extend(data.job, data.runId);
       return waitForLease(delivery, lease.heldForMs);
@@ -234,7 +234,7 @@ export class RunWorker {
     }
   }
 
-  async #processRun(delivery: Delivery, lease: LeaseHold): Promise<RunJobResult> {
+  async #processRun(delivery: Delivery, lease: ExecutionLease): Promise<RunJobResult> {
     const { job, token, data, log } = delivery;
     // an earlier execution may have finished the run after BullMQ handed its delivery on
     if (deliveriesOf(job) > 1) {
@@ -273,18 +273,18 @@ export class RunWorker {
    */
   async #execute(
     { job, token, data, log }: Delivery,
-    lease: LeaseHold,
+    lease: ExecutionLease,
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive, start }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
-    const held = this.#slots.hold(data.runId, policyJob.concurrency);
+    const shared = this.#slots.join(data.runId, policyJob.concurrency);
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
       const summary = await executeRun(
-        { ...deps, slots: held.slots },
+        { ...deps, slots: shared.slots },
         {
           ...runRequest(job, data, { policy, job: policyJob }),
           startedAt: start?.startedAt ?? startedAt,
@@ -311,7 +311,7 @@ export class RunWorker {
       log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
       throw new WaitingError();
     } finally {
-      held.release();
+      shared.release();
       if (exclusive && !keepLock) await this.#lock.release(data.job, data.runId);
     }
   }
@@ -323,7 +323,7 @@ export class RunWorker {
    */
   async #processPart(
     { job, token, data, log }: Delivery,
-    lease: LeaseHold,
+    lease: ExecutionLease,
     part: RunPart,
   ): Promise<RunJobResult> {
     // its run already recorded (failed, abandoned): the part must not act after the run's end
@@ -338,12 +338,12 @@ export class RunWorker {
     const { policy, job: policyJob } = await this.#policies.resolve(data);
     const exclusive = policyJob.overlap !== 'allow';
     if (exclusive) guardJobLock(lease, data, log);
-    const held = this.#slots.hold(data.runId, policyJob.concurrency);
+    const shared = this.#slots.join(data.runId, policyJob.concurrency);
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
       const summary = await executeRun(
-        { ...deps, slots: held.slots },
+        { ...deps, slots: shared.slots },
         {
           ...runRequest(job, data, { policy, job: policyJob }),
           part,
@@ -361,14 +361,14 @@ export class RunWorker {
       log.warn({ part: part.index, progress: job.progress }, 'run part handed back to the queue at shutdown');
       throw new WaitingError();
     } finally {
-      held.release();
+      shared.release();
     }
   }
 
   #runDependencies(
     { job, data }: Pick<Delivery, 'job' | 'data'>,
     signal: AbortSignal,
-    lease: LeaseHold,
+    lease: ExecutionLease,
     exclusive: boolean,
   ): RunDependencies {
     return {

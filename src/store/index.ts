@@ -34,7 +34,7 @@ export {
   redisRefusal,
   safeRedisUrl,
 } from './redis.js';
-export { LeaseHold, RunLeases } from './run-lease.js';
+export { ExecutionLease, RunLeases } from './run-lease.js';
 export { RunListings } from './run-listings.js';
 export { RunLock } from './run-lock.js';
 export { type RunStart, RunStarts } from './run-starts.js';

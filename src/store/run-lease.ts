@@ -54,14 +54,14 @@ export class RunLeases extends RedisStore {
    * Takes the lease of `unit` for the execution `token` and starts renewing it; or, when another
    * execution holds it, says how long until it expires unless renewed.
    */
-  async acquire(unit: string, token: string): Promise<LeaseHold | { heldForMs: number }> {
+  async acquire(unit: string, token: string): Promise<ExecutionLease | { heldForMs: number }> {
     const key = this.keys.runLease(unit);
     const sentAt = this.#monotonic();
     if ((await this.redis.set(key, token, 'PX', this.#ttlMs, 'NX')) !== 'OK') {
       const left = await this.redis.pttl(key);
       return { heldForMs: Math.max(left, 0) };
     }
-    return new LeaseHold({
+    return new ExecutionLease({
       unit,
       token,
       sentAt,
@@ -71,10 +71,10 @@ export class RunLeases extends RedisStore {
     });
   }
 
-  /** Stops the hold and releases the lease if it is still the hold's; a failure is logged, the lease then expires. */
-  async release(hold: LeaseHold): Promise<void> {
-    hold.stop();
-    await DELETE_IF_OWNER.run(this.redis, [this.keys.runLease(hold.unit)], [hold.token]).catch(
+  /** Stops renewing the lease and releases it if it is still this execution's; a failure is logged, the lease then expires. */
+  async release(lease: ExecutionLease): Promise<void> {
+    lease.stop();
+    await DELETE_IF_OWNER.run(this.redis, [this.keys.runLease(lease.unit)], [lease.token]).catch(
       (error: unknown) =>
         this.#log.warn({ err: error }, 'could not release the run’s lease; it expires by itself'),
     );
@@ -97,11 +97,11 @@ export class RunLeases extends RedisStore {
 }
 
 /**
- * One execution's hold on its lease: `permit()` before every API call, `signal` aborted the moment
+ * One execution's lease, held: `permit()` before every API call, `signal` aborted the moment
  * the execution may act no more (its deadline passed unconfirmed, or the lease or the job's run
  * lock is another's). Renewal runs on a timer until `stop()`.
  */
-export class LeaseHold {
+export class ExecutionLease {
   readonly unit: string;
   readonly token: string;
   readonly #ttlMs: number;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { LeaseExpiredError } from '../../../src/engine/index.js';
-import { LeaseHold, RunLeases } from '../../../src/store/index.js';
+import { ExecutionLease, RunLeases } from '../../../src/store/index.js';
 import { captureLog, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
 // each pause answers after 300 ms, so a run of eight workspaces one at a time takes about 2.5 s
@@ -84,11 +84,11 @@ describe('RunLeases', () => {
     const { log } = captureLog();
     const leases = new RunLeases(engine.redis, { prefix: engine.prefix, ttlMs: 600, lockTtlMs: 1_800, log });
     const first = await leases.acquire('run-1', 'first');
-    if (!(first instanceof LeaseHold)) throw new Error('the first execution takes the lease');
+    if (!(first instanceof ExecutionLease)) throw new Error('the first execution takes the lease');
     try {
       const second = await leases.acquire('run-1', 'second');
       expect(second).toEqual({ heldForMs: expect.any(Number) });
-      if (second instanceof LeaseHold) throw new Error('unreachable');
+      if (second instanceof ExecutionLease) throw new Error('unreachable');
       expect(second.heldForMs).toBeGreaterThan(0);
       expect(second.heldForMs).toBeLessThanOrEqual(600);
       // renewed every 200 ms: still held and permitted well past the first TTL
@@ -118,16 +118,16 @@ describe('RunLeases', () => {
       log,
       monotonic: () => now,
     });
-    const hold = await leases.acquire('run-2', 'only');
-    if (!(hold instanceof LeaseHold)) throw new Error('the lease is free');
+    const lease = await leases.acquire('run-2', 'only');
+    if (!(lease instanceof ExecutionLease)) throw new Error('the lease is free');
     try {
       now = 53_999;
-      expect(() => hold.permit()).not.toThrow();
+      expect(() => lease.permit()).not.toThrow();
       now = 54_000;
-      expect(() => hold.permit()).toThrow(/not confirmed by Redis within 60000 ms/);
-      expect(hold.signal.aborted).toBe(true);
+      expect(() => lease.permit()).toThrow(/not confirmed by Redis within 60000 ms/);
+      expect(lease.signal.aborted).toBe(true);
     } finally {
-      await leases.release(hold);
+      await leases.release(lease);
     }
   });
 });

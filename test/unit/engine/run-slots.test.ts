@@ -59,13 +59,13 @@ describe('RunSlots', () => {
 describe('RunSlotsByRun', () => {
   it('the executions of one run on a worker share its slots; another run has its own; the last to end drops them', () => {
     const runs = new RunSlotsByRun();
-    const a = runs.hold('run-1', 16);
-    const b = runs.hold('run-1', 16);
-    const other = runs.hold('run-2', 16);
+    const a = runs.join('run-1', 16);
+    const b = runs.join('run-1', 16);
+    const other = runs.join('run-2', 16);
     expect(b.slots).toBe(a.slots);
     expect(other.slots).not.toBe(a.slots);
     a.release();
     b.release();
-    expect(runs.hold('run-1', 16).slots).not.toBe(a.slots);
+    expect(runs.join('run-1', 16).slots).not.toBe(a.slots);
   });
 });
