@@ -14,7 +14,7 @@ import type { OwnershipLedger } from './ownership.js';
 import { secretsHiddenFor } from './redact.js';
 import { AttemptsFailedError } from './retry.js';
 import { type RunContext, runContext } from './run-context.js';
-import type { RunPart, RunSplitter } from './run-parts.js';
+import { partRefusal, type RunPart, type RunSplitter } from './run-parts.js';
 import type { RunSlots } from './run-slots.js';
 import { runInParts } from './split-run.js';
 import {
@@ -371,10 +371,7 @@ async function workPart(
   request: RunRequest & { part: RunPart },
 ): Promise<string | undefined> {
   // the run reports its own progress (targets checkpointed by every part)
-  const summary = await executeRun({ ...deps, onProgress: undefined }, request);
-  return summary.counts.total === 0 && request.part.keys.length > 0
-    ? (summary.reason ?? 'the part worked none of its targets')
-    : undefined;
+  return partRefusal(await executeRun({ ...deps, onProgress: undefined }, request), request.part);
 }
 
 /** The workspaces of `selection` the part works, in the part's order. */

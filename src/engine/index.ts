@@ -55,6 +55,7 @@ export {
 export {
   type FailedPart,
   type PartsRequest,
+  partRefusal,
   type RunPart,
   type RunSplitter,
   splitTargets,

@@ -1,9 +1,19 @@
 import type { FleetListing } from './fleet-listing.js';
+import type { RunSummary } from './summary.js';
 
 /** One part of a split run: which of the run's targets it works (their keys). */
 export interface RunPart {
   index: number;
   keys: readonly string[];
+}
+
+/**
+ * Why an execution of `part` worked none of its targets (refused before any: its listing gone…),
+ * its summary giving the reason; undefined when it worked some, or had none.
+ */
+export function partRefusal(summary: RunSummary, part: RunPart): string | undefined {
+  if (summary.counts.total > 0 || part.keys.length === 0) return undefined;
+  return summary.reason ?? 'the part worked none of its targets';
 }
 
 /** A part that ended without working all its targets, and why. */

@@ -14,6 +14,7 @@ import {
 import {
   executeRun,
   LeaseExpiredError,
+  partRefusal,
   type RunDependencies,
   type RunPart,
   RunSlotsByRun,
@@ -350,9 +351,8 @@ export class RunWorker {
         },
       );
       log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
-      // refused before any target (its listing gone…): the run's summary gives the reason
-      if (summary.counts.total === 0 && part.keys.length > 0)
-        throw new UnrecoverableError(summary.reason ?? 'the part worked none of its targets');
+      const refusal = partRefusal(summary, part);
+      if (refusal) throw new UnrecoverableError(refusal);
       return { ...runJobResult(summary), worker: this.id };
     } catch (error) {
       if (lease.signal.aborted) throw lease.signal.reason;

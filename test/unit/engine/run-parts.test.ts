@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitTargets } from '../../../src/engine/index.js';
+import { partRefusal, splitTargets } from '../../../src/engine/index.js';
+import { runSummary } from '../../helpers/summaries.js';
 
 const keys = (count: number) => Array.from({ length: count }, (_, i) => `wg/ws${i}`);
 
@@ -22,5 +23,26 @@ describe('splitTargets', () => {
   it('refuses a part size that is not a positive whole number', () => {
     expect(() => splitTargets(keys(3), 0)).toThrow(/positive integer, got 0/);
     expect(() => splitTargets(keys(3), 2.5)).toThrow(/positive integer, got 2.5/);
+  });
+});
+
+describe('partRefusal', () => {
+  const part = { index: 1, keys: keys(3) };
+
+  it("gives the summary's reason when an execution of a part worked none of its targets (its listing gone…)", () => {
+    const refused = runSummary({
+      succeeded: 0,
+      outcome: 'failed',
+      reason: 'the fleet listing its run stored for its parts is gone',
+    });
+    expect(partRefusal(refused, part)).toBe('the fleet listing its run stored for its parts is gone');
+    expect(partRefusal(runSummary({ succeeded: 0, outcome: 'failed' }), part)).toBe(
+      'the part worked none of its targets',
+    );
+  });
+
+  it('is undefined when the part worked some of its targets, even all failed, or had none to work', () => {
+    expect(partRefusal(runSummary({ succeeded: 0, failed: 3 }), part)).toBeUndefined();
+    expect(partRefusal(runSummary({ succeeded: 0 }), { index: 2, keys: [] })).toBeUndefined();
   });
 });
