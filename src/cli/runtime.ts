@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import type pretty from 'pino-pretty';
 import { actionRegistry, actions } from '../../jobs/index.js';
@@ -12,8 +11,9 @@ import {
   type RedisTopology,
   type Settings,
   serviceRedis,
+  WORKER_CLOSE_WAITS,
 } from '../config/index.js';
-import { type FleetStateStores, recordApiCall } from '../engine/index.js';
+import { type FleetStateStores, recordApiCall, within } from '../engine/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
@@ -263,7 +263,7 @@ export function redisRuntime(
     runStarts: new RunStarts(redis, { prefix: keyPrefix }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
-      await Promise.race([queue.close(), sleep(2_000, undefined, { ref: false })]);
+      await within(queue.close(), WORKER_CLOSE_WAITS.idleCloseMs);
       redis.disconnect();
       if (stores !== redis) stores.disconnect();
     },

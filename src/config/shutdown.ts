@@ -8,9 +8,9 @@ import type { Settings } from './settings.js';
 export const SHUTDOWN_LIMIT_MS = 13_000;
 
 /**
- * How long a closing worker waits for BullMQ: past its grace period, to hand the runs it holds
- * back to the queue (`handBackMs`); with no run in flight, to close at all (`idleCloseMs`: Redis
- * may be down, and there is nothing to hand back).
+ * How long a closing service waits for BullMQ: a worker past its grace period, to hand the runs it
+ * holds back to the queue (`handBackMs`); a worker with no run in flight, or a role's queue, to
+ * close at all (`idleCloseMs`: Redis may be down, and there is nothing to hand back).
  */
 export const WORKER_CLOSE_WAITS = { handBackMs: 5_000, idleCloseMs: 2_000 } as const;
 
