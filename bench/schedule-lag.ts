@@ -9,7 +9,8 @@
  * are the first the scheduler hands over a whole lead ahead. Goal (issue 22): the first API call's
  * p99 within 250 ms at 1,000 jobs; exits 1 past it, or when a tick is missed or run twice. The
  * worker is set up as `nightshift worker` sets it up (suspended jobs skipped, each run's start
- * recorded, both read in Redis as the run starts); its concurrency is the job count (every run of
+ * recorded, both read in Redis as the run starts; the ownership ledger's sequence read before each
+ * listing; BullMQ on one Redis connection, the stores on an auto-pipelined other); its concurrency is the job count (every run of
  * a burst can start at once); the scheduler's lead is 2 s per 1,000 jobs, at least 2 s. Needs
  * `npm run build` (the simulator runs from dist/).
  *
@@ -40,6 +41,7 @@ import { RunWorker } from '../src/queue/run-worker.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
 import type { RequestLogEntry } from '../src/sim/index.js';
 import { RedisCheckpointStore } from '../src/store/checkpoint.js';
+import { fleetStateStores } from '../src/store/fleet-state.js';
 import { RunHistory } from '../src/store/history.js';
 import { startLocalRedis } from '../src/store/local-server.js';
 import { PolicyStore } from '../src/store/policy-store.js';
@@ -88,10 +90,13 @@ const text = `${lines.join('\n')}\n`;
 const policy = parsePolicy(text, 'lag.yaml', { registry: actionRegistry, env: {} });
 
 const redis = createRedis({ url: redisServer.url, role: 'bench' });
+// as a service connects (src/cli/runtime.ts): BullMQ on one connection, the stores on another
+// whose commands of one turn of the event loop leave in one write
+const stores = createRedis({ url: redisServer.url, role: 'bench-state', enableAutoPipelining: true });
 const prefix = 'lag';
 const queue = createRunQueue({ connection: redis, prefix, keepFinished: 4 * jobs * ticks });
-const history = new RunHistory(redis, { prefix, retention: { maxRunsPerJob: 100, maxRunsTotal: 100_000 } });
-const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
+const history = new RunHistory(stores, { prefix, retention: { maxRunsPerJob: 100, maxRunsTotal: 100_000 } });
+const policies = new PolicyStore(stores, { prefix, keyring: harnessKeyring() });
 ApiClient.prepare(); // as the worker role does at start
 /**
  * When each listing request began in the worker, by request ID: what the worker controls, before
@@ -108,6 +113,7 @@ const api = new ApiClient({
 });
 const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
+  storesRedis: stores,
   prefix,
   api,
   io: nodeActionIo({ environment: process.env }),
@@ -116,10 +122,11 @@ const worker = new RunWorker({
   env: {},
   policies,
   history,
-  checkpoints: new RedisCheckpointStore(redis, { prefix }),
+  checkpoints: new RedisCheckpointStore(stores, { prefix }),
   // as `nightshift worker` sets it up: suspended jobs skipped, each run's start recorded
   checkSuspensions: true,
-  runStarts: new RunStarts(redis, { prefix }),
+  runStarts: new RunStarts(stores, { prefix }),
+  state: fleetStateStores(stores, prefix),
   log: silentLogger,
   concurrency: jobs,
 });
@@ -271,6 +278,7 @@ if (values.figures)
 await worker.close(5_000);
 await queue.close();
 redis.disconnect();
+stores.disconnect();
 await api.close();
 simChild.kill('SIGTERM');
 await redisServer.stop();

@@ -191,7 +191,10 @@ export function processPolicyKeyring(settings: Settings, log: Logger): PolicyKey
 
 /** Everything the Redis-backed roles share. */
 export interface RedisRuntime {
+  /** BullMQ's connection (and the few reads of one-shot commands). */
   redis: RedisConnection;
+  /** What a service's stores write through: auto-pipelined, `redis` itself for one-shot commands. */
+  stores: RedisConnection;
   prefix: string;
   history: RunHistory;
   suspensions: Suspensions;
@@ -241,9 +244,10 @@ export function redisRuntime(
     role,
     ...(oneShot ? { maxRetriesPerRequest: 3, connectTimeout: 5_000 } : {}),
   });
-  // A service's runs write their checkpoints and the ownership ledger for every target: on a
-  // connection of their own, whose commands of one turn of the event loop leave in one write (not
-  // BullMQ's, whose scripts auto-pipelining is known to disturb). One-shot commands write little.
+  // A service's runs write their admissions, checkpoints, ownership ledger and summaries for every
+  // run and target: on a connection of their own, whose commands of one turn of the event loop
+  // leave in one write (not BullMQ's, whose scripts auto-pipelining is known to disturb). One-shot
+  // commands write little.
   const stores = oneShot
     ? redis
     : connect(() => serviceRedis(settings), { log, role: `${role}-state`, enableAutoPipelining: true });
@@ -253,14 +257,15 @@ export function redisRuntime(
   queue.on('error', (error) => log.debug({ err: error }, 'queue connection error'));
   return {
     redis,
+    stores,
     prefix: keyPrefix,
-    history: runHistory(redis, settings),
+    history: runHistory(stores, settings),
     suspensions: new Suspensions(redis, { prefix: keyPrefix }),
     policies: new PolicyStore(redis, { prefix: keyPrefix, keyring }),
     checkpoints: new RedisCheckpointStore(stores, { prefix: keyPrefix }),
     queue,
     state: fleetStateStores(stores, keyPrefix),
-    runStarts: new RunStarts(redis, { prefix: keyPrefix }),
+    runStarts: new RunStarts(stores, { prefix: keyPrefix }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
       await within(queue.close(), WORKER_CLOSE_WAITS.idleCloseMs);

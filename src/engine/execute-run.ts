@@ -9,13 +9,14 @@ import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
 import { type FleetListing, type FleetListingSink, leaveListing, trimListing } from './fleet-listing.js';
 import type { HoldReader } from './holds.js';
-import { type ExecutionLease, leasedApi } from './lease.js';
+import { type ExecutionLease, leasedApi, leasedListings } from './lease.js';
 import type { OwnershipLedger } from './ownership.js';
 import { secretsHiddenFor } from './redact.js';
 import { AttemptsFailedError } from './retry.js';
 import { type RunContext, runContext } from './run-context.js';
 import { partRefusal, type RunPart, type RunSplitter } from './run-parts.js';
 import type { RunSlots } from './run-slots.js';
+import type { SequencedListing, SequencedListings } from './shared-listing.js';
 import { runInParts } from './split-run.js';
 import {
   countTargets,
@@ -67,6 +68,13 @@ export interface FleetStateStores {
 
 export interface RunDependencies {
   api: ApiClient;
+  /**
+   * Sequenced listings shared with the other runs of the worker (shared-listing.ts). Default: the
+   * run reads the ledger's sequence and lists the fleet through `api` itself.
+   */
+  lister?: SequencedListings;
+  /** The listing asked for as the run was admitted, through `lister`: its first listing attempt's. */
+  listingAhead?: Promise<SequencedListing>;
   /** The files and programs actions reach (`ActionContext.files`, `.secretSinks`). */
   io: ActionIo;
   actions: ReadonlyMap<string, Action>;
@@ -164,7 +172,14 @@ function refused(frame: RunFrame, reason: string, error?: ErrorRecord): RunSumma
  */
 export async function executeRun(given: RunDependencies, request: RunRequest): Promise<RunSummary> {
   // every API call of the run, the fleet's listings and polls included, asks the lease first
-  const deps = given.lease ? { ...given, api: leasedApi(given.api, given.lease), lease: undefined } : given;
+  const deps = given.lease
+    ? {
+        ...given,
+        api: leasedApi(given.api, given.lease),
+        lister: given.lister && leasedListings(given.lister, given.lease),
+        lease: undefined,
+      }
+    : given;
   const { job } = request;
   const clock = deps.clock ?? systemClock;
   // what the run shows and stores has the policy's secrets as ${NAME}; only the action sees them
@@ -201,7 +216,7 @@ async function runPhases(deps: RunDependencies, frame: RunFrame): Promise<RunSum
 
   const ledger = deps.state?.ledger;
   const first = await firstListing(
-    { ...deps, signal, interrupted: deps.signal, log, clock, ledger },
+    { ...deps, ahead: deps.listingAhead, signal, interrupted: deps.signal, log, clock, ledger },
     request,
   );
   if ('refused' in first) return refused(frame, first.refused, first.error);
@@ -370,8 +385,12 @@ async function workPart(
   deps: RunDependencies,
   request: RunRequest & { part: RunPart },
 ): Promise<string | undefined> {
-  // the run reports its own progress (targets checkpointed by every part)
-  return partRefusal(await executeRun({ ...deps, onProgress: undefined }, request), request.part);
+  // the run reports its own progress (targets checkpointed by every part); the listing it was
+  // admitted with is its own
+  return partRefusal(
+    await executeRun({ ...deps, onProgress: undefined, listingAhead: undefined }, request),
+    request.part,
+  );
 }
 
 /** The workspaces of `selection` the part works, in the part's order. */

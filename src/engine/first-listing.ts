@@ -1,22 +1,15 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
-import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { PolicyJob } from '../policy/index.js';
+import { abortable } from './abortable.js';
+import { callScope } from './call-scope.js';
 import type { Clock } from './clock.js';
 import type { FleetListing } from './fleet-listing.js';
 import type { OwnershipLedger } from './ownership.js';
 import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
+import { LedgerUnansweredError, type SequencedListing, type SequencedListings } from './shared-listing.js';
 import { type ErrorRecord, errorRecord } from './summary.js';
-
-/**
- * The ownership ledger did not answer when a run read its sequence before listing the fleet: the
- * run cannot order what it sees against the pauses on record, so it acts on nothing.
- */
-export class LedgerUnansweredError extends NightshiftError {
-  override name = 'LedgerUnansweredError';
-  readonly code = 'NS_LEDGER_UNANSWERED';
-}
 
 /** The listing a run starts from: when it was asked for, and the ledger's sequence read just before. */
 export interface StartingListing {
@@ -27,14 +20,20 @@ export interface StartingListing {
 
 /**
  * The fleet a run (or part) starts from: a part's first delivery works from its slice of the
- * listing its run stored (its own targets' workspaces); everything else lists the fleet itself, with the job's retries, reading the ledger's
- * sequence just before each listing is asked for (the listing is then later than every ledger
- * write numbered up to it). A part started before lists afresh, as a run taken over does: the
- * run's listing predates the pauses its earlier start may have made.
+ * listing its run stored (its own targets' workspaces); everything else lists the fleet itself,
+ * with the job's retries, the ledger's sequence read after the attempt began and before its
+ * request was sent (the listing is then later than every ledger write numbered up to it). The
+ * first attempt takes the listing asked for as the run was admitted, when there is one. A part
+ * started before lists afresh, as a run taken over does: the run's listing predates the pauses
+ * its earlier start may have made.
  */
 export async function firstListing(
   deps: {
     api: ApiClient;
+    /** Sequenced listings shared with the worker's other runs. Default: the ledger read, then `api`. */
+    lister?: SequencedListings | undefined;
+    /** The listing asked for as the run was admitted: its first attempt's. */
+    ahead?: Promise<SequencedListing> | undefined;
     split?: RunSplitter | undefined;
     ledger: OwnershipLedger | undefined;
     /** The run's own signal (its timeout included): a listing cut short by it is a refusal. */
@@ -57,30 +56,46 @@ export async function firstListing(
     if (!shared) return { refused: 'the fleet listing its run stored for its parts is gone' };
     return { workgroups: shared.workgroups, at: new Date(shared.at), seq: shared.seq };
   }
-  let at = deps.clock.now();
-  let seq: number | undefined;
+  let ahead = deps.ahead;
   try {
-    const { value: workgroups } = await withRetries(
+    const { value } = await withRetries(
       request.job.retry,
       deps.signal,
       async () => {
-        at = deps.clock.now();
-        seq = await deps.ledger?.sequence().catch((error: unknown) => {
-          throw new LedgerUnansweredError(
-            `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(error as Error).message}`,
-            { cause: error },
-          );
-        });
-        return (await deps.api.listWorkgroups({ signal: deps.signal })).result;
+        const listed = ahead ? abortable(ahead, deps.signal) : listSequenced(deps);
+        ahead = undefined;
+        const { listing, at, seq } = await listed;
+        // the shared request belongs to no run: each run it served records its ID
+        if (deps.lister && listing.requestId) callScope.getStore()?.requestIds.push(listing.requestId);
+        return { workgroups: listing.result, at, seq };
       },
       logWaits(deps.log, 'fleet listing failed; retrying'),
       deps.clock,
     );
-    return { workgroups, at, seq };
+    return value;
   } catch (error) {
     deps.interrupted.throwIfAborted();
     const cause = error instanceof AttemptsFailedError ? error.cause : error;
     deps.log.error({ err: errorRecord(cause) }, 'run could not list the fleet');
     return { refused: 'could not list the fleet', error: errorRecord(cause) };
   }
+}
+
+/** One sequenced listing: shared with the worker's other runs, or the ledger read and then the fleet listed. */
+async function listSequenced(deps: {
+  api: ApiClient;
+  lister?: SequencedListings | undefined;
+  ledger: OwnershipLedger | undefined;
+  signal: AbortSignal;
+  clock: Clock;
+}): Promise<SequencedListing> {
+  if (deps.lister) return deps.lister.sequenced(deps.signal);
+  const at = deps.clock.now();
+  const seq = await deps.ledger?.sequence().catch((error: unknown) => {
+    throw new LedgerUnansweredError(
+      `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(error as Error).message}`,
+      { cause: error },
+    );
+  });
+  return { listing: await deps.api.listWorkgroups({ signal: deps.signal }), at, seq };
 }

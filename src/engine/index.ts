@@ -27,7 +27,6 @@ export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
 export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
-export { LedgerUnansweredError } from './first-listing.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export {
   type FleetListing,
@@ -72,7 +71,15 @@ export {
   savingsReport,
   savingsTotal,
 } from './savings.js';
-export { sharedListings } from './shared-listing.js';
+export {
+  LedgerUnansweredError,
+  type ListingAhead,
+  listAhead,
+  type SequencedListing,
+  type SequencedListings,
+  type SharedListings,
+  sharedListings,
+} from './shared-listing.js';
 export {
   isNightshiftVariable,
   SINK_BASE_ENVIRONMENT,
@@ -83,6 +90,7 @@ export { STRANDED_RULE, strandedFinding, strandedSubject } from './stranded.js';
 export * from './summary.js';
 export * from './targets.js';
 export { TickGate, type TickGateOptions } from './tick-gate.js';
+export { turns } from './turns.js';
 export {
   decideWindow,
   decideWindows,

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
+import type { SequencedListings } from './shared-listing.js';
 
 /**
  * An execution that may no longer act: its lease ran out before Redis confirmed it again (Redis
@@ -41,4 +42,14 @@ export function leasedApi(api: ApiClient, lease: ExecutionLease): ApiClient {
       };
     },
   });
+}
+
+/** Sequenced listings as an execution under `lease` asks for them: the lease first, as for any call. */
+export function leasedListings(lister: SequencedListings, lease: ExecutionLease): SequencedListings {
+  return {
+    sequenced: async (signal, options) => {
+      lease.permit();
+      return lister.sequenced(signal, options);
+    },
+  };
 }

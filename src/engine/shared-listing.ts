@@ -1,24 +1,91 @@
 import type { ApiClient, CallOptions } from '../api/index.js';
+import { NightshiftError } from '../errors/index.js';
 import { abortable } from './abortable.js';
 import { callScope } from './call-scope.js';
 
 type Listing = Awaited<ReturnType<ApiClient['listWorkgroups']>>;
+
+/**
+ * The ownership ledger did not answer when its sequence was read before the fleet was listed: a
+ * run cannot order what it sees against the pauses on record, so it acts on nothing.
+ */
+export class LedgerUnansweredError extends NightshiftError {
+  override name = 'LedgerUnansweredError';
+  readonly code = 'NS_LEDGER_UNANSWERED';
+}
+
+/** A listing, when its request was sent, and the ledger's sequence read just before. */
+export interface SequencedListing {
+  listing: Listing;
+  at: Date;
+  seq: number | undefined;
+}
+
+export interface SequencedOptions {
+  /**
+   * The ledger's sequence, read by the caller after its call began (a run's admission reads it):
+   * its listing is ordered after it, and the request need not read it again.
+   */
+  seq?: number | undefined;
+  /** Sent as soon as the callers of this turn of the event loop have joined, not after a quiet pause. */
+  prompt?: boolean;
+}
+
+/** Lists the fleet in order with the ownership ledger (src/engine/ownership.ts, the causal rule). */
+export interface SequencedListings {
+  /**
+   * A listing whose request was sent after this call began, with the ledger's sequence read
+   * after the call began and before the request was sent: the listing is later than every ledger
+   * write numbered up to it. Rejects with `LedgerUnansweredError` when the sequence was not read.
+   */
+  sequenced(signal: AbortSignal, options?: SequencedOptions): Promise<SequencedListing>;
+}
+
+/** A worker's client, whose listings its runs share, and their sequenced listings. */
+export interface SharedListings extends SequencedListings {
+  readonly api: ApiClient;
+}
+
+export interface SharedListingsOptions {
+  /** Reads the ownership ledger's sequence. Default: none (every sequenced listing has `seq` undefined). */
+  sequence?: (() => Promise<number>) | undefined;
+  /** When a request is sent, as a listing's `at`. Default: the system's time. */
+  now?: () => Date;
+}
 
 /** A listing request goes once no other run has asked for this long… */
 const QUIET_MS = 2;
 /** …or this long after the first asked, whichever is sooner. */
 const MAX_WAIT_MS = 25;
 
+/** What a request brought: its listing, when it was sent, the ledger's sequence read just before, or why not. */
+interface Sent {
+  listing: Listing;
+  at: Date;
+  seq: number | undefined;
+  unread?: { error: unknown };
+}
+
 /** One listing request and the callers it serves. */
-interface Flight extends PromiseWithResolvers<Listing> {
+interface Flight extends PromiseWithResolvers<Sent> {
   /** Callers still waiting for it: when the last stops waiting, the request is called off. */
   waiting: number;
   /** Calls the request off (shutdown: no run wants it any more, and the API may hang). */
   controller: AbortController;
+  /** A caller wants the ledger's sequence, read just before the request is sent. */
+  sequenced: boolean;
+  /** A caller wants the request sent as soon as this turn's callers have joined. */
+  prompt: boolean;
 }
 
 function newFlight(): Flight {
-  return { ...Promise.withResolvers<Listing>(), waiting: 0, controller: new AbortController() };
+  return {
+    ...Promise.withResolvers<Sent>(),
+    waiting: 0,
+    controller: new AbortController(),
+    sequenced: false,
+    prompt: false,
+  };
 }
 
 /**
@@ -27,27 +94,66 @@ function newFlight(): Flight {
  * fleet a few times instead of once a run, and no run waits behind the API serving the others'.
  *
  * Every caller gets a listing whose request was sent after its call began, never one already
- * under way: a run that read the ownership ledger's sequence before listing can still order the
- * listing after every write numbered up to it (the causal rule, src/engine/ownership.ts). Calls
- * made while a request is under way wait for the next one, sent when it ends; otherwise a request
- * goes once no call has come for 2 ms (25 ms after the first at most). A caller whose signal aborts
- * stops waiting alone; once every caller of a request has, the request is called off. Each
- * caller's run records the shared request's ID; the call is logged once, by the worker rather
- * than a run.
+ * under way; a `sequenced` caller also gets the ownership ledger's sequence, read once for the
+ * request just before it is sent (the causal rule, src/engine/ownership.ts): a burst reads it once,
+ * not once a run. Calls made while a request is under way wait for the next one, sent when it
+ * ends; otherwise a request goes once no call has come for 2 ms (25 ms after the first at most).
+ * A caller whose signal aborts stops waiting alone; once every caller of a request has, the
+ * request is called off. Each caller's run records the shared request's ID; the call is logged
+ * once, by the worker rather than a run.
  */
-export function sharedListings(api: ApiClient): ApiClient {
+export function sharedListings(
+  api: ApiClient,
+  { sequence, now = () => new Date() }: SharedListingsOptions = {},
+): SharedListings {
   /** The request callers join now: not sent yet. */
   let next: Flight | undefined;
   let underWay: Flight | undefined;
 
+  const request = async (flight: Flight): Promise<Sent> => {
+    const { signal } = flight.controller;
+    const at = now();
+    let seq: number | undefined;
+    let unread: Sent['unread'];
+    if (flight.sequenced && sequence) {
+      try {
+        seq = await abortable(sequence(), signal);
+      } catch (error) {
+        signal.throwIfAborted();
+        unread = { error };
+      }
+    }
+    const listing = await api.listWorkgroups({ signal });
+    return unread ? { listing, at, seq, unread } : { listing, at, seq };
+  };
+
+  // the runs of a burst come to their listing over several turns of the event loop (each after
+  // its own Redis reply): the request waits until none has come for QUIET_MS, at most MAX_WAIT_MS,
+  // on one timer a request rather than one a caller
+  let firstJoined = 0;
+  let lastJoined = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  const dueAt = () => Math.min(lastJoined + QUIET_MS, firstJoined + MAX_WAIT_MS);
+  const armQuiet = () => {
+    quiet = setTimeout(onQuiet, Math.max(0, dueAt() - performance.now()));
+  };
+  const onQuiet = () => {
+    quiet = undefined;
+    if (underWay || !next) return;
+    if (performance.now() < dueAt()) armQuiet();
+    else send();
+  };
+
   const send = () => {
     const flight = next;
     next = undefined;
+    clearTimeout(quiet);
+    quiet = undefined;
     if (!flight) return;
     underWay = flight;
     // the request belongs to no run: the first caller's run must not log it as its own
     callScope
-      .exit(() => api.listWorkgroups({ signal: flight.controller.signal }))
+      .exit(() => request(flight))
       .then(flight.resolve, flight.reject)
       .finally(() => {
         underWay = undefined;
@@ -55,25 +161,27 @@ export function sharedListings(api: ApiClient): ApiClient {
       });
   };
 
-  // the runs of a burst come to their listing over several turns of the event loop (each after
-  // its own Redis reply): the request waits until none has come for QUIET_MS, at most MAX_WAIT_MS
-  let firstJoined = 0;
-  let quiet: NodeJS.Timeout | undefined;
-  const sendWhenQuiet = () => {
-    clearTimeout(quiet);
-    const wait = Math.min(QUIET_MS, firstJoined + MAX_WAIT_MS - performance.now());
-    quiet = setTimeout(() => underWay ?? send(), Math.max(0, wait));
-  };
-
-  const join = (): Flight => {
+  const join = (sequenced: boolean, prompt = false): Flight => {
+    lastJoined = performance.now();
     if (!next) {
       next = newFlight();
-      firstJoined = performance.now();
+      firstJoined = lastJoined;
     }
-    next.waiting += 1;
+    const flight = next;
+    flight.waiting += 1;
+    if (sequenced) flight.sequenced = true;
     // while a request is under way, the next is sent when it ends
-    if (!underWay) sendWhenQuiet();
-    return next;
+    if (underWay) return flight;
+    if (!quiet) armQuiet();
+    if (prompt && !flight.prompt) {
+      flight.prompt = true;
+      // after the callers of this turn of the event loop: a timer would wait for everything the
+      // turn goes on to do (a burst's every run building its context)
+      queueMicrotask(() => {
+        if (next === flight && !underWay) send();
+      });
+    }
+    return flight;
   };
 
   const leave = (flight: Flight, reason: unknown) => {
@@ -82,26 +190,63 @@ export function sharedListings(api: ApiClient): ApiClient {
     if (flight === next) {
       next = undefined;
       clearTimeout(quiet);
+      quiet = undefined;
     }
     flight.controller.abort(reason);
   };
 
+  const wait = (flight: Flight, signal: AbortSignal | undefined): Promise<Sent> =>
+    signal ? abortable(flight.promise, signal, (reason) => leave(flight, reason)) : flight.promise;
+
   const listWorkgroups = async (options: CallOptions = {}): Promise<Listing> => {
-    const { signal } = options;
-    signal?.throwIfAborted();
-    const flight = join();
-    const listing = await (signal
-      ? abortable(flight.promise, signal, (reason) => leave(flight, reason))
-      : flight.promise);
+    options.signal?.throwIfAborted();
+    const { listing } = await wait(join(false), options.signal);
     if (listing.requestId) callScope.getStore()?.requestIds.push(listing.requestId);
     return listing;
   };
 
-  return new Proxy(api, {
-    get(target, property) {
-      if (property === 'listWorkgroups') return listWorkgroups;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+  const sequenced = async (
+    signal: AbortSignal,
+    { seq: known, prompt = false }: SequencedOptions = {},
+  ): Promise<SequencedListing> => {
+    signal.throwIfAborted();
+    const { listing, at, seq, unread } = await wait(join(known === undefined, prompt), signal);
+    if (!sequence) return { listing, at, seq: undefined };
+    if (known !== undefined) return { listing, at, seq: known };
+    if (unread)
+      throw new LedgerUnansweredError(
+        `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(unread.error as Error).message}`,
+        { cause: unread.error },
+      );
+    return { listing, at, seq };
+  };
+
+  return {
+    api: new Proxy(api, {
+      get(target, property) {
+        if (property === 'listWorkgroups') return listWorkgroups;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
+    sequenced,
+  };
+}
+
+/** A sequenced listing asked for ahead of its use, which its asker calls off when it will not use it. */
+export interface ListingAhead {
+  listing: Promise<SequencedListing>;
+  cancel(reason?: unknown): void;
+}
+
+/** Asks `lister` for a sequenced listing now (`seq`: the ledger's sequence if read already), to be used or called off later. */
+export function listAhead(lister: SequencedListings, seq: number | undefined): ListingAhead {
+  const controller = new AbortController();
+  const listing = lister.sequenced(controller.signal, { seq, prompt: true });
+  // awaited (or called off) later: a failure meanwhile is not unhandled
+  listing.catch(() => undefined);
+  return {
+    listing,
+    cancel: (reason) => controller.abort(reason ?? new Error('the listing is no longer wanted')),
+  };
 }

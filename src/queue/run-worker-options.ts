@@ -8,8 +8,14 @@ import type { RunCounter } from './run-recorder.js';
 
 /** What a worker is made of and how it behaves (src/cli wires it from the Settings). */
 export interface RunWorkerOptions {
-  /** Used by BullMQ (it duplicates it for its blocking connection) and for the run locks. */
+  /** Used by BullMQ (it duplicates it for its blocking connection). */
   redis: RedisConnection;
+  /**
+   * What the worker's own stores (run locks, leases, findings, fleet listings) go through. A
+   * service gives a connection with auto-pipelining (not BullMQ's, whose scripts it disturbs), so
+   * the admissions of a burst of runs leave in a few writes instead of one each. Default `redis`.
+   */
+  storesRedis?: RedisConnection;
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;

@@ -19,9 +19,11 @@ import {
   type RunPart,
   RunSlotsByRun,
   type RunSummary,
+  type SharedListings,
   sharedListings,
   TIMED_OUT,
   TickGate,
+  turns,
   within,
 } from '../engine/index.js';
 import {
@@ -82,7 +84,7 @@ export class RunWorker {
   readonly #gate: RunGate;
   readonly #recorder: RunRecorder;
   /** Where every run leaves the last fleet listing it saw, for the console. */
-  readonly #listings: RedisFleetListings;
+  readonly #lastListings: RedisFleetListings;
   /** Where split runs enqueue their parts, and the listings they leave them. */
   readonly #parts: { queue: Queue<RunJobData, RunJobResult>; listings: RunListings };
   readonly #shutdown = new AbortController();
@@ -90,12 +92,15 @@ export class RunWorker {
   readonly #closing = new AbortController();
   /** Runs this worker is processing now. */
   #inFlight = 0;
+  /** Admitted runs go on to build their contexts a few a turn of the event loop (engine/turns.ts). */
+  readonly #turn = turns(RUNS_PER_TURN);
   /** The client its runs call the API with: listings overlapping in time share one request. */
-  readonly #api: ApiClient;
+  readonly #listings: SharedListings;
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
-    this.#api = sharedListings(options.api);
+    const ledger = options.state?.ledger;
+    this.#listings = sharedListings(options.api, { sequence: ledger && (() => ledger.sequence()) });
     this.#now = options.now ?? Date.now;
     this.id = options.id ?? `${hostname()}:${process.pid}`;
     this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
@@ -106,7 +111,8 @@ export class RunWorker {
     // `lockDurationMs`) later; the run lock must still name the run then, so the worker that
     // resumes it takes it over and a run of the job's next tick (`overlap: queue`) keeps waiting
     // instead of slipping in between.
-    this.#lock = new RunLock(options.redis, {
+    const stores = options.storesRedis ?? options.redis;
+    this.#lock = new RunLock(stores, {
       prefix: options.prefix,
       ttlMs: 3 * this.#lockDurationMs,
       log: options.log,
@@ -114,7 +120,7 @@ export class RunWorker {
     });
     // An execution's lease lives as long as BullMQ's claim: by the time BullMQ hands a dead
     // worker's run on, its lease has run out too, and a takeover waits for nothing.
-    this.#leases = new RunLeases(options.redis, {
+    this.#leases = new RunLeases(stores, {
       prefix: options.prefix,
       ttlMs: this.#lockDurationMs,
       lockTtlMs: 3 * this.#lockDurationMs,
@@ -126,17 +132,18 @@ export class RunWorker {
       lock: this.#lock,
       checkSuspensions: options.checkSuspensions,
       worker: this.id,
+      listings: this.#listings,
     });
     this.#recorder = new RunRecorder({
       ...options,
-      findings: new FindingsLedger(options.redis, { prefix: options.prefix }),
+      findings: new FindingsLedger(stores, { prefix: options.prefix }),
       policies: this.#policies,
       lock: this.#lock,
     });
-    this.#listings = new RedisFleetListings(options.redis, { prefix: options.prefix });
+    this.#lastListings = new RedisFleetListings(stores, { prefix: options.prefix });
     this.#parts = {
       queue: createRunQueue({ connection: options.redis, prefix: options.prefix }),
-      listings: new RunListings(options.redis, { prefix: options.prefix }),
+      listings: new RunListings(stores, { prefix: options.prefix }),
     };
     this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
       connection: options.redis,
@@ -165,7 +172,8 @@ export class RunWorker {
 
   start(): void {
     // cached before the first tick: a burst of runs takes its locks and records its starts by SHA
-    loadScripts(this.#options.redis).catch((error: unknown) =>
+    const { redis, storesRedis = redis } = this.#options;
+    Promise.all([...new Set([redis, storesRedis])].map(loadScripts)).catch((error: unknown) =>
       this.#options.log.debug({ err: error }, 'Redis scripts not loaded ahead: each is sent when first run'),
     );
     void this.worker.run();
@@ -247,7 +255,7 @@ export class RunWorker {
       }
     }
     const run = await this.#policies.resolve(data);
-    const admission = await this.#gate.admit(data, run.job);
+    const admission = await this.#gate.admit(data, run.job, lease);
     switch (admission.verdict) {
       case 'closing':
         await job.moveToWait(token);
@@ -261,7 +269,10 @@ export class RunWorker {
       case 'skip':
         return runJobResult(await recordSkip(this.#recorder, delivery, run.job.action, admission));
     }
-    const summary = await this.#execute(delivery, lease, run, admission);
+    await this.#turn();
+    const summary = await this.#execute(delivery, lease, run, admission).finally(() =>
+      admission.listing?.cancel(),
+    );
     // after the lock is released: a slow webhook must not make the job's next tick an overlap
     await this.#recorder.notify(run, summary);
     if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
@@ -276,7 +287,7 @@ export class RunWorker {
     { job, token, data, log }: Delivery,
     lease: ExecutionLease,
     { policy, job: policyJob }: RunPolicy,
-    { startedAt, exclusive, start }: Extract<Admission, { verdict: 'start' }>,
+    { startedAt, exclusive, start, listing }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
@@ -285,7 +296,7 @@ export class RunWorker {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
       const summary = await executeRun(
-        { ...deps, slots: shared.slots },
+        { ...deps, slots: shared.slots, listingAhead: listing?.listing },
         {
           ...runRequest(job, data, { policy, job: policyJob }),
           startedAt: start?.startedAt ?? startedAt,
@@ -372,7 +383,8 @@ export class RunWorker {
     exclusive: boolean,
   ): RunDependencies {
     return {
-      api: this.#api,
+      api: this.#listings.api,
+      lister: this.#listings,
       io: this.#options.io,
       actions: this.#options.actions,
       checkpoints: this.#options.checkpoints,
@@ -384,7 +396,7 @@ export class RunWorker {
       pollIntervalMs: this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       onProgress: throttledProgress((progress) => job.updateProgress(progress)),
       state: this.#options.state,
-      listings: this.#listings,
+      listings: this.#lastListings,
       split: queueSplitter(
         {
           ...this.#parts,
@@ -400,6 +412,9 @@ export class RunWorker {
     };
   }
 }
+
+/** Admitted runs that go on in one turn of the event loop: a cold worker builds 50 contexts in about 10 ms. */
+const RUNS_PER_TURN = 50;
 
 /** How often a queued run whose job is still running elsewhere looks again (`overlap: queue`). */
 const OVERLAP_RETRY_MS = 1_000;

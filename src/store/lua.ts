@@ -122,13 +122,16 @@ export async function loadScripts(redis: RedisConnection): Promise<void> {
  * Admits a run in one step: not while its job is suspended (when ARGV[2] is '1'); then takes the
  * job's run lock (when ARGV[3] is '1'), or renews it a full TTL if the run already holds it (a
  * resuming execution of the run): a lock merely found its own could lapse before the execution's
- * first renewal, and another run of the job take it while this one acts. Given the run's start
- * hash (KEYS[3]), an admitted run's start is recorded in the same step: its first start is kept
- * and the worker running it now named (run-starts.ts).
- * KEYS: suspended jobs hash, the lock[, the run's start hash]. ARGV: job, check suspension, take
- * the lock, run id, TTL ms[, this start (ISO), this worker, the start's TTL ms].
- * Returns { 'suspended', its record } or { 'locked', the run holding it } or { 'admitted', '' }
- * (with the start hash: { 'admitted', '', first start, the worker before this one ('' for none) }).
+ * first renewal, and another run of the job take it while this one acts. An admitted run is
+ * told the ownership ledger's sequence (KEYS[3]) as of its admission, which its first listing is
+ * ordered after (src/engine/ownership.ts). Given the run's start hash (KEYS[4]), an admitted
+ * run's start is recorded in the same step: its first start is kept and the worker running it now
+ * named (run-starts.ts).
+ * KEYS: suspended jobs hash, the lock, the ledger's sequence[, the run's start hash]. ARGV: job,
+ * check suspension, take the lock, run id, TTL ms[, this start (ISO), this worker, the start's TTL ms].
+ * Returns { 'suspended', its record } or { 'locked', the run holding it } or { 'admitted', '',
+ * the ledger's sequence } (with the start hash, then: first start, the worker before this one
+ * ('' for none)).
  */
 export const ADMIT_RUN = new LuaScript(`
 if ARGV[2] == '1' then
@@ -140,14 +143,15 @@ if ARGV[3] == '1' then
   if holder and holder ~= ARGV[4] then return { 'locked', holder } end
   redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[5])
 end
-if KEYS[3] then
-  local start = redis.call('HMGET', KEYS[3], 'startedAt', 'worker')
+local seq = redis.call('GET', KEYS[3]) or '0'
+if KEYS[4] then
+  local start = redis.call('HMGET', KEYS[4], 'startedAt', 'worker')
   local first = start[1] or ARGV[6]
-  redis.call('HSET', KEYS[3], 'startedAt', first, 'worker', ARGV[7])
-  redis.call('PEXPIRE', KEYS[3], ARGV[8])
-  return { 'admitted', '', first, start[2] or '' }
+  redis.call('HSET', KEYS[4], 'startedAt', first, 'worker', ARGV[7])
+  redis.call('PEXPIRE', KEYS[4], ARGV[8])
+  return { 'admitted', '', seq, first, start[2] or '' }
 end
-return { 'admitted', '' }
+return { 'admitted', '', seq }
 `);
 
 /** Extends a run lock's TTL if the run still holds it. KEYS: the lock. ARGV: run id, TTL ms. Returns 1 if extended. */

@@ -9,7 +9,12 @@ import { parseSuspension, type Suspension } from './suspensions.js';
 export type LockAdmission =
   | { verdict: 'suspended'; suspension: Suspension }
   | { verdict: 'locked'; holder: string }
-  | { verdict: 'admitted'; start?: RunStart };
+  | {
+      verdict: 'admitted';
+      start?: RunStart;
+      /** The ownership ledger's sequence as the run was admitted (not read when nothing was checked). */
+      seq?: number;
+    };
 
 export interface RunLockOptions {
   prefix: string;
@@ -44,8 +49,9 @@ export class RunLock {
    * Admits a run in one round trip: not while its job is suspended (`checkSuspension`), then, when
    * `exclusive`, takes the job's lock for the run, or renews it a full TTL when the run already
    * holds it; and records the admitted run's `start` (this worker, now) when the lock has a
-   * `starts` store, returning the run's first start. A burst of a thousand runs at one tick so
-   * passes one Redis reply, not three.
+   * `starts` store, returning the run's first start; an admitted run is told the ownership
+   * ledger's sequence as of its admission. A burst of a thousand runs at one tick so passes one
+   * Redis reply, not four.
    */
   async admit(
     job: string,
@@ -58,9 +64,14 @@ export class RunLock {
   ): Promise<LockAdmission> {
     const recording = start && this.#starts?.recording(runId, start.worker, start.at);
     if (!exclusive && !checkSuspension && !recording) return { verdict: 'admitted' };
-    const [verdict, found, first, previous] = (await ADMIT_RUN.run(
+    const [verdict, found, seq, first, previous] = (await ADMIT_RUN.run(
       this.#redis,
-      [this.#keys.suspended, this.#keys.runLock(job), ...(recording ? [recording.key] : [])],
+      [
+        this.#keys.suspended,
+        this.#keys.runLock(job),
+        this.#keys.ledgerSequence,
+        ...(recording ? [recording.key] : []),
+      ],
       [
         job,
         checkSuspension ? '1' : '0',
@@ -69,11 +80,12 @@ export class RunLock {
         this.#ttlMs,
         ...(recording ? recording.args : []),
       ],
-    )) as [string, string, string?, string?];
+    )) as [string, string, string?, string?, string?];
     if (verdict === 'suspended') return { verdict, suspension: parseSuspension(job, found) };
     if (verdict === 'locked') return { verdict, holder: found };
-    if (!start || first === undefined) return { verdict: 'admitted' };
-    return { verdict: 'admitted', start: recordedStart(first, previous ?? '', start.at) };
+    const admitted = { verdict: 'admitted' as const, seq: Number(seq) };
+    if (!start || first === undefined) return admitted;
+    return { ...admitted, start: recordedStart(first, previous ?? '', start.at) };
   }
 
   /**

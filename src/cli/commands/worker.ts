@@ -49,6 +49,7 @@ export function startWorkerRole(
   });
   const worker = new RunWorker({
     redis: runtime.redis,
+    storesRedis: runtime.stores,
     prefix: runtime.prefix,
     api,
     actions,

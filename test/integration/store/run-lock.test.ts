@@ -20,7 +20,7 @@ describe('RunLock', () => {
     const key = redisKeys(prefix).runLock('nightly');
     // what a stopped execution leaves: its run's lock, most of its TTL gone
     await redis.set(key, 'nightly@1', 'PX', 500);
-    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted' });
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted', seq: 0 });
     expect(await redis.pttl(key)).toBeGreaterThan(59_000);
   });
 
@@ -28,7 +28,7 @@ describe('RunLock', () => {
     const prefix = uniquePrefix('run-lock');
     const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
     const key = redisKeys(prefix).runLock('nightly');
-    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted' });
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted', seq: 0 });
     await redis.pexpire(key, 5_000);
     expect(await lock.admit('nightly', 'nightly@2', taking)).toEqual({
       verdict: 'locked',
@@ -51,6 +51,7 @@ describe('RunLock', () => {
     // a run started by hand is not held back by the suspension
     expect(await lock.admit('nightly', 'nightly@2', { exclusive: true, checkSuspension: false })).toEqual({
       verdict: 'admitted',
+      seq: 0,
     });
     expect(await redis.get(redisKeys(prefix).runLock('nightly'))).toBe('nightly@2');
   });
@@ -66,6 +67,7 @@ describe('RunLock', () => {
     await redis.hdel(redisKeys(prefix).suspended, 'nightly');
     expect(await lock.admit('nightly', 'nightly@1', { exclusive: false, checkSuspension: true })).toEqual({
       verdict: 'admitted',
+      seq: 0,
     });
     expect(await redis.exists(redisKeys(prefix).runLock('nightly'))).toBe(0);
   });
@@ -77,11 +79,11 @@ describe('RunLock', () => {
     const at = (minutes: number) => new Date(Date.UTC(2026, 10, 27, 2, minutes));
     expect(
       await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:1', at: at(0) } }),
-    ).toEqual({ verdict: 'admitted', start: { startedAt: at(0), previousWorker: undefined } });
+    ).toEqual({ verdict: 'admitted', seq: 0, start: { startedAt: at(0), previousWorker: undefined } });
     // the run redelivered to another worker (a takeover)
     expect(
       await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:2', at: at(5) } }),
-    ).toEqual({ verdict: 'admitted', start: { startedAt: at(0), previousWorker: 'host:1' } });
+    ).toEqual({ verdict: 'admitted', seq: 0, start: { startedAt: at(0), previousWorker: 'host:1' } });
     expect(await redis.pttl(redisKeys(prefix).runStart('nightly@1'))).toBeGreaterThan(6 * 86_400_000);
 
     // the next run of the job finds the lock held: not admitted, so not started
@@ -94,11 +96,21 @@ describe('RunLock', () => {
     const overlapping = { exclusive: false, checkSuspension: false, start: { worker: 'host:3', at: at(7) } };
     expect(await lock.admit('hourly', 'hourly@1', overlapping)).toEqual({
       verdict: 'admitted',
+      seq: 0,
       start: { startedAt: at(7), previousWorker: undefined },
     });
     await starts.clear('nightly@1');
     expect(
       await lock.admit('nightly', 'nightly@1', { ...taking, start: { worker: 'host:3', at: at(8) } }),
-    ).toEqual({ verdict: 'admitted', start: { startedAt: at(8), previousWorker: undefined } });
+    ).toEqual({ verdict: 'admitted', seq: 0, start: { startedAt: at(8), previousWorker: undefined } });
+  });
+
+  it("tells an admitted run the ownership ledger's sequence as of its admission, which its first listing is ordered after", async () => {
+    const prefix = uniquePrefix('run-lock');
+    const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
+    await redis.set(redisKeys(prefix).ledgerSequence, '41');
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted', seq: 41 });
+    await redis.incr(redisKeys(prefix).ledgerSequence);
+    expect(await lock.admit('nightly', 'nightly@1', taking)).toEqual({ verdict: 'admitted', seq: 42 });
   });
 });

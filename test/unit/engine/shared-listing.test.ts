@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { ApiClient } from '../../../src/api/index.js';
-import { callScope, sharedListings } from '../../../src/engine/index.js';
+import { callScope, LedgerUnansweredError, listAhead, sharedListings } from '../../../src/engine/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 
 /** A client whose listings the test answers by hand, in the order they were asked for. */
@@ -43,7 +43,7 @@ function listAsRun(shared: ApiClient, options: { signal?: AbortSignal } = {}) {
 describe('sharedListings', () => {
   it('serves listings asked for together with one request, recorded by every run', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const runs = [listAsRun(shared), listAsRun(shared), listAsRun(shared)];
     await turn();
     expect(asked).toHaveLength(1);
@@ -56,7 +56,7 @@ describe('sharedListings', () => {
 
   it('never serves a listing whose request began before the call: one asked for meanwhile waits for the next request', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const early = listAsRun(shared);
     await turn();
     const late = [listAsRun(shared), listAsRun(shared)];
@@ -77,7 +77,7 @@ describe('sharedListings', () => {
       vi.useRealTimers();
     });
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     // a call every millisecond for 30 ms, each in a turn of its own
     const runs = [listAsRun(shared)];
     for (let ms = 1; ms <= 30; ms++) {
@@ -96,7 +96,7 @@ describe('sharedListings', () => {
 
   it('a run that stops waiting stops alone: the request goes on for the others', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const stopping = new AbortController();
     const gone = listAsRun(shared, { signal: stopping.signal });
     const staying = listAsRun(shared);
@@ -110,7 +110,7 @@ describe('sharedListings', () => {
 
   it('calls the request off once every run it served stopped waiting: a hanging API cannot hold a shutdown', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const shutdown = new AbortController();
     const runs = [
       listAsRun(shared, { signal: shutdown.signal }),
@@ -131,7 +131,7 @@ describe('sharedListings', () => {
 
   it('sends nothing for runs that all stopped waiting before their request went', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const stopping = new AbortController();
     const run = listAsRun(shared, { signal: stopping.signal });
     stopping.abort(new Error('run cut short'));
@@ -142,7 +142,7 @@ describe('sharedListings', () => {
 
   it('a failed request fails every run that shared it, and the next listing is asked for afresh', async () => {
     const { api, asked } = handAnsweredClient();
-    const shared = sharedListings(api);
+    const shared = sharedListings(api).api;
     const runs = [listAsRun(shared), listAsRun(shared)];
     await turn();
     asked[0]?.fail(new Error('503 from the API'));
@@ -156,7 +156,72 @@ describe('sharedListings', () => {
 
   it('passes every other operation to the client as it is', async () => {
     const { api, closed } = handAnsweredClient();
-    await sharedListings(api).close();
+    await sharedListings(api).api.close();
     expect(closed()).toBe(1);
+  });
+
+  it("reads the ledger's sequence once for a request of sequenced listings, after its callers joined and before it is sent", async () => {
+    const { api, asked } = handAnsweredClient();
+    const events: string[] = [];
+    let seq = 4;
+    const shared = sharedListings(api, {
+      sequence: async () => {
+        events.push(`read ${seq} (${asked.length} requests sent)`);
+        return seq;
+      },
+    });
+    const signal = new AbortController().signal;
+    const runs = [shared.sequenced(signal), shared.sequenced(signal), shared.sequenced(signal)];
+    seq = 5; // a ledger write after the calls began, before the request: the listing is later than it
+    await turn();
+    expect(events).toEqual(['read 5 (0 requests sent)']);
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer('first');
+    for (const run of runs) expect((await run).seq).toBe(5);
+  });
+
+  it("takes the sequence its caller read (a run's admission) without reading it again, and sends a prompt request without a quiet pause", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const { api, asked } = handAnsweredClient();
+    const sequence = vi.fn(async () => 9);
+    const shared = sharedListings(api, { sequence });
+    const ahead = [listAhead(shared, 3), listAhead(shared, 4)];
+    // no timer has run: the request went once this turn's callers had joined
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer('prompt');
+    expect((await ahead[0]?.listing)?.seq).toBe(3);
+    expect((await ahead[1]?.listing)?.seq).toBe(4);
+    expect(sequence).not.toHaveBeenCalled();
+  });
+
+  it('a sequence Redis did not give fails the sequenced callers, not a plain caller sharing the request', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api, {
+      sequence: async () => {
+        throw new Error('Connection is closed.');
+      },
+    });
+    const sequenced = shared.sequenced(new AbortController().signal);
+    const plain = listAsRun(shared.api);
+    await turn();
+    asked[0]?.answer('listed');
+    await expect(sequenced).rejects.toThrow(LedgerUnansweredError);
+    await expect(sequenced).rejects.toThrow('Connection is closed.');
+    expect((await plain.listing).result).toEqual([{ name: 'listed' }]);
+  });
+
+  it('a listing asked for ahead and called off sends nothing when nobody else wants it', async () => {
+    const { api, asked } = handAnsweredClient();
+    const shared = sharedListings(api, { sequence: async () => 1 });
+    const ahead = listAhead(shared, 1);
+    ahead.cancel(new Error('run skipped'));
+    await expect(ahead.listing).rejects.toThrow('run skipped');
+    await turn();
+    expect(asked).toHaveLength(0);
   });
 });
