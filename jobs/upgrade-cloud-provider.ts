@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  ApiError,
+  type ApiError,
   CLUSTER_LOG_TYPES,
   type CloudProvider,
   type CloudProviderUpgrade,
@@ -13,6 +13,7 @@ import {
   type Action,
   type ActionContext,
   DurationSchema,
+  idempotentStep,
   type StepContext,
   type StepResult,
   WaitTimeoutError,
@@ -360,34 +361,36 @@ jobs:
         record.requested = pending.upgrade;
         // stored before the call: a worker that dies after sending leaves the next one knowing
         await step.progressRecord.write(record);
-        try {
-          await ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal });
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.retryable) throw error;
-          record.sentAt = sentBefore;
-          await step.progressRecord.write(record);
-          cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
-          // Refused because an upgrade started between our read and our call: wait for it, then
-          // look again (once: a second refusal is the API's answer).
-          if (!refused && cp.status === PROVIDER_STATUS.upgrading) continue;
-          // Refused because what we asked for is in place already (someone else's upgrade, or
-          // ours applied although the answer says otherwise): nothing is left to do.
-          if (
-            cp.status === PROVIDER_STATUS.active &&
-            !lastErrorOf(cp) &&
-            pendingUpgrade(cp, p).changes.length === 0
-          ) {
-            step.log.info(
-              { cloudProviderId: target.id, err: error.toJSON() },
-              'upgrade refused; already in place',
-            );
-            return {
-              outcome: 'skipped',
-              reason: ALREADY_WHEN_REFUSED,
-              detail: { before: record.before, after: providerFacts(cp) },
-            };
-          }
-          throw error;
+        const sent = await idempotentStep({
+          attempt: () => ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal }),
+          isDone: async (refusal) => {
+            record.sentAt = sentBefore;
+            await step.progressRecord.write(record);
+            cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
+            // Refused because an upgrade started between our read and our call: wait for it, then
+            // look again (once: a second refusal is the API's answer).
+            if (!refused && cp.status === PROVIDER_STATUS.upgrading) return 'under way';
+            // Refused because what we asked for is in place already (someone else's upgrade, or
+            // ours applied although the answer says otherwise): nothing is left to do.
+            const inPlace =
+              cp.status === PROVIDER_STATUS.active &&
+              !lastErrorOf(cp) &&
+              pendingUpgrade(cp, p).changes.length === 0;
+            if (inPlace)
+              step.log.info(
+                { cloudProviderId: target.id, err: refusal.toJSON() },
+                'upgrade refused; already in place',
+              );
+            return inPlace && 'in place';
+          },
+        });
+        if (sent.already && sent.found === 'under way') continue;
+        if (sent.already) {
+          return {
+            outcome: 'skipped',
+            reason: ALREADY_WHEN_REFUSED,
+            detail: { before: record.before, after: providerFacts(cp) },
+          };
         }
         step.log.info(
           { cloudProviderId: target.id, changes: pending.changes },

@@ -54,6 +54,18 @@ export async function handBackAfterLease(
   throw new WaitingError();
 }
 
+/** A delivery cut short by shutdown goes back to the queue, not failed, for another worker to resume. */
+export async function handBackAtShutdown({ job, token, data, log }: Delivery): Promise<never> {
+  await job.moveToWait(token);
+  if (data.part)
+    log.warn(
+      { part: data.part.index, progress: job.progress },
+      'run part handed back to the queue at shutdown',
+    );
+  else log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
+  throw new WaitingError();
+}
+
 /**
  * Renews the job's run lock with the execution's lease. A worker stalled past the run lock's TTL
  * may find another run of the job holding it: this run (or part of it) then stops before its next

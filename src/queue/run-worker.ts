@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
-import type { ApiClient } from '../api/index.js';
 import {
   DEFAULT_LOCK_MS,
   DEFAULT_MAX_STALLS,
@@ -41,6 +40,7 @@ import {
   type Delivery,
   guardJobLock,
   handBackAfterLease,
+  handBackAtShutdown,
   recordSkip,
   runRequest,
   waitForLease,
@@ -284,11 +284,12 @@ export class RunWorker {
    * took it) until the end. Cut short by shutdown, the run goes back to the queue instead.
    */
   async #execute(
-    { job, token, data, log }: Delivery,
+    delivery: Delivery,
     lease: ExecutionLease,
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive, start, listing }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
+    const { job, data, log } = delivery;
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
     const shared = this.#slots.join(data.runId, policyJob.concurrency);
@@ -315,13 +316,9 @@ export class RunWorker {
       // The run lock stays (unrenewed) when the run goes back to the queue: it names this run, so
       // the resuming execution takes it over, and no other run of the job starts in between.
       keepLock = stopped instanceof LeaseExpiredError;
-      if (keepLock || !this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
-      // Cut short by shutdown: back to the queue, not failed, for another worker to resume from
-      // its checkpoints.
+      if (keepLock || !this.#handsBack(error)) throw error;
       keepLock = true;
-      await job.moveToWait(token);
-      log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
-      throw new WaitingError();
+      return handBackAtShutdown(delivery);
     } finally {
       shared.release();
       if (exclusive && !keepLock) await this.#lock.release(data.job, data.runId);
@@ -333,11 +330,8 @@ export class RunWorker {
    * stored; no tick, suspension or overlap check (the run passed them). Its summary is not
    * recorded: the run's is built from the checkpoints every part writes.
    */
-  async #processPart(
-    { job, token, data, log }: Delivery,
-    lease: ExecutionLease,
-    part: RunPart,
-  ): Promise<RunJobResult> {
+  async #processPart(delivery: Delivery, lease: ExecutionLease, part: RunPart): Promise<RunJobResult> {
+    const { job, data, log } = delivery;
     // its run already recorded (failed, abandoned): the part must not act after the run's end
     const recorded = await this.#options.history.get(data.runId);
     if (recorded) {
@@ -367,13 +361,19 @@ export class RunWorker {
       return { ...runJobResult(summary), worker: this.id };
     } catch (error) {
       if (lease.signal.aborted) throw lease.signal.reason;
-      if (!this.#shutdown.signal.aborted || error instanceof UnrecoverableError) throw error;
-      await job.moveToWait(token);
-      log.warn({ part: part.index, progress: job.progress }, 'run part handed back to the queue at shutdown');
-      throw new WaitingError();
+      if (!this.#handsBack(error)) throw error;
+      return handBackAtShutdown(delivery);
     } finally {
       shared.release();
     }
+  }
+
+  /**
+   * Whether a delivery that threw goes back to the queue: cut short by shutdown, it is not failed,
+   * and another worker resumes it from its checkpoints; what failed it for good is thrown on.
+   */
+  #handsBack(error: unknown): boolean {
+    return this.#shutdown.signal.aborted && !(error instanceof UnrecoverableError);
   }
 
   #runDependencies(

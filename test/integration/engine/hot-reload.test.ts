@@ -59,6 +59,7 @@ async function enqueued(engine: Engine, job: string): Promise<number[]> {
 function runtime(engine: Engine): RedisRuntime {
   return {
     redis: engine.redis,
+    stores: engine.redis,
     prefix: engine.prefix,
     history: engine.history,
     suspensions: engine.suspensions,
