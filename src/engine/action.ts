@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ApiClient } from '../api/index.js';
+import { type ApiClient, READ_OPERATIONS, type ReadOperationName } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { ActionScope, LongestWait, PolicyWindow } from '../policy/index.js';
@@ -51,27 +51,18 @@ export interface StepContext {
 }
 
 /**
- * The API as a plan sees it: the read operations only, so a plan that would write does not compile.
- * An operation added to the client stays out of plans until it is listed here (and
- * test/unit/jobs/action-contract.test.ts checks that each one listed is sent as a GET).
+ * The API as a plan sees it: the operations the table marks as changing nothing
+ * (src/api/operations.ts), so a plan that would write does not compile
+ * (test/unit/jobs/action-contract.test.ts checks that each is sent as a GET).
  */
-export type ReadOnlyApi = Pick<
-  ApiClient,
-  'listWorkgroups' | 'listAllowedIps' | 'checkCurrentIp' | 'getCloudProvider' | 'listOrgUsers'
->;
+export type ReadOnlyApi = Pick<ApiClient, ReadOperationName>;
 
 /**
  * The client's read operations alone, bound to it: what a plan is handed at run time, so one that
  * casts its way past the type still cannot write (a write operation is simply not there).
  */
 export function readOnlyApi(api: ApiClient): ReadOnlyApi {
-  return {
-    listWorkgroups: api.listWorkgroups.bind(api),
-    listAllowedIps: api.listAllowedIps.bind(api),
-    checkCurrentIp: api.checkCurrentIp.bind(api),
-    getCloudProvider: api.getCloudProvider.bind(api),
-    listOrgUsers: api.listOrgUsers.bind(api),
-  };
+  return Object.fromEntries(READ_OPERATIONS.map((name) => [name, api[name].bind(api)])) as ReadOnlyApi;
 }
 
 /** The files an action writes on the worker (a report). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AuthScheme } from './catalog.js';
+import type { AuthScheme } from '../api/index.js';
 import { SimError } from './envelope.js';
 
 export interface Credentials {
@@ -15,7 +15,7 @@ export function checkAuth(
   headers: IncomingHttpHeaders,
   credentials: Credentials,
 ): SimError | null {
-  if (scheme === 'api-key') {
+  if (scheme === 'apiKey') {
     const key = headers['x-api-key'];
     if (key === undefined)
       return new SimError('Unauthorized', 'x-api-key', 'the x-api-key header is required');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { actionRegistry, actions } from '../../jobs/index.js';
-import { ApiClient } from '../../src/api/index.js';
+import { ApiClient, READ_OPERATIONS } from '../../src/api/index.js';
 import {
   type Clock,
   executeRun,
@@ -23,13 +23,7 @@ import { captureLog, type LogLine } from './engine.js';
 import { type RefusingProxy, startRefusingProxy } from './refusing-proxy.js';
 
 /** Operations that change nothing; a plan or dry run may call only these. */
-export const READ_ONLY_OPERATIONS = new Set([
-  'listWorkgroups',
-  'listAllowedIps',
-  'checkCurrentIp',
-  'getCloudProvider',
-  'listOrgUsers',
-]);
+export const READ_ONLY_OPERATIONS: ReadonlySet<string> = new Set(READ_OPERATIONS);
 
 export interface ActionRun {
   summary: RunSummary;

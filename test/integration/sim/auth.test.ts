@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OPERATION_ROUTES } from '../../../src/sim/index.js';
 import { call, startSim } from './harness.js';
 
-const apiKeyRoutes = OPERATION_ROUTES.filter((route) => route.auth === 'api-key');
+const apiKeyRoutes = OPERATION_ROUTES.filter((route) => route.auth === 'apiKey');
 const concrete = (url: string) => url.replace(/:(\w+)/g, 'x-$1');
 
 describe('authentication', () => {
