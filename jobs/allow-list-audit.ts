@@ -192,8 +192,8 @@ export function failOnReason(findings: readonly Finding[], failOn: Severity | un
 }
 
 /**
- * Audits every target workgroup. Findings are reported only once a workgroup's audit is
- * complete, so a retried attempt never reports them twice.
+ * Audits every target workgroup; a workgroup's findings go with its step's result, so a failed
+ * attempt reports none and a retry does not report them twice.
  */
 async function auditWorkgroups(
   ctx: PlanContext,
@@ -212,8 +212,7 @@ async function auditWorkgroups(
         findings.push({ ...blocked, severity: severityOf(rules, 'runner-blocked') });
       }
     }
-    for (const finding of findings) ctx.finding(finding);
-    return done({ entries: entries.length, findings: findings.length, enforced });
+    return { ...done({ entries: entries.length, findings: findings.length, enforced }), findings };
   });
 }
 

@@ -12,16 +12,16 @@ import { isEnforced, runnerBlocked } from './support/allow-list.js';
 const params = z.strictObject({});
 
 /**
- * Asks each target workgroup whether its allow list admits this runner. A finding is reported
- * once the API has answered, so a retried attempt never reports it twice.
+ * Asks each target workgroup whether its allow list admits this runner; a refusal is a finding of
+ * the workgroup's step, so a retried attempt never reports it twice.
  */
 function checkWorkgroups(ctx: PlanContext, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(ctx.workgroups, workgroupRef, async (wg: SelectedWorkgroup, step) => {
     if (!isEnforced(wg.workgroup))
       return { outcome: 'skipped', reason: 'allow list disabled: it blocks nobody' };
     const { result } = await ctx.api.checkCurrentIp(wg.workgroupId, { signal: step.signal });
-    if (!result.isAllowed) ctx.finding(runnerBlocked(wg.workgroupName, result.currentIp));
-    return done({ currentIp: result.currentIp, allowed: result.isAllowed });
+    const findings = result.isAllowed ? [] : [runnerBlocked(wg.workgroupName, result.currentIp)];
+    return { ...done({ currentIp: result.currentIp, allowed: result.isAllowed }), findings };
   });
 }
 

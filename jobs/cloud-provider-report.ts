@@ -83,15 +83,17 @@ function reportProviders(
   return ctx.forEachTarget(targets, providerRef, async (target: ProviderTarget, step) => {
     const { result: cp } = await ctx.api.getCloudProvider(target.id, { signal: step.signal });
     const findings = auditCloudProvider(providerLabel(target, cp), cp, rules);
-    for (const finding of findings) ctx.finding(finding);
-    return done({
-      ...providerFacts(cp),
-      platform: cp.platform ?? null,
-      region: cp.region ?? null,
-      updatedAt: cp.updated_at ?? null,
-      workgroups: target.workgroups,
-      findings: findings.length,
-    });
+    return {
+      ...done({
+        ...providerFacts(cp),
+        platform: cp.platform ?? null,
+        region: cp.region ?? null,
+        updatedAt: cp.updated_at ?? null,
+        workgroups: target.workgroups,
+        findings: findings.length,
+      }),
+      findings,
+    };
   });
 }
 

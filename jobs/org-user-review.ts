@@ -112,8 +112,8 @@ export function reviewOrgUsers(
 }
 
 /**
- * Lists the organization's users once and reviews them. Findings are reported only after the
- * listing succeeded, so a retried attempt never reports them twice.
+ * Lists the organization's users once and reviews them; the findings go with the step's result,
+ * so a failed attempt reports none and a retry does not report them twice.
  */
 function review(ctx: PlanContext, rules: Params, done: (detail: Record<string, unknown>) => StepResult) {
   return ctx.forEachTarget(
@@ -122,8 +122,10 @@ function review(ctx: PlanContext, rules: Params, done: (detail: Record<string, u
     async (_, step) => {
       const { result: users } = await ctx.api.listOrgUsers({ signal: step.signal });
       const { findings, counts } = reviewOrgUsers(users, rules, ctx.now().getTime());
-      for (const finding of findings) ctx.finding(finding);
-      return done({ ...counts, staleAfterDays: rules.staleAfter / DAY_MS, findings: findings.length });
+      return {
+        ...done({ ...counts, staleAfterDays: rules.staleAfter / DAY_MS, findings: findings.length }),
+        findings,
+      };
     },
   );
 }

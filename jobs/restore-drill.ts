@@ -2,10 +2,8 @@ import { z } from 'zod';
 import type { Workgroup, Workspace } from '../src/api/index.js';
 import {
   type Action,
-  type ActionContext,
   DurationSchema,
   STATUS,
-  type StepContext,
   type StepResult,
   type TargetRef,
   willRetry,
@@ -13,19 +11,16 @@ import {
 import { findWorkgroup, findWorkspace, type Named, NotFoundInFleetError } from './support/by-name-or-id.js';
 import { pauseAfterwards } from './support/drill-afterwards.js';
 import {
-  answering,
   type DrillRecord,
   DrillRecordSchema,
   type DrillSubject,
   describeError,
   drillEvidence,
-  keepingRequestId,
   newDrillRecord,
-  type RestoreCall,
   recordedRequestIds,
   timeToRestoreMs,
 } from './support/drill-record.js';
-import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js';
+import { CountSchema, describeCount, drillRestore, type RestoreOrder } from './support/drill-restore.js';
 
 /**
  * Restoring replaces the workspace's data, so the drill acts on one workspace named exactly: a
@@ -35,9 +30,6 @@ import { currentStatus, mutateUnlessAlready } from './support/workspace-state.js
 const NO_GLOB = /^[^*?[\]{}!]+$/;
 const GLOB_REFUSED = 'exactly (a name or an id); globs are refused because a restore overwrites data';
 const exactName = (what: string) => z.string().regex(NO_GLOB, `name one ${what} ${GLOB_REFUSED}`);
-
-const CountSchema = z.union([z.int().nonnegative(), z.strictObject({ min: z.int().nonnegative() })]);
-type Count = z.output<typeof CountSchema>;
 
 const params = z.strictObject({
   workgroup: exactName('workgroup').meta({ description: "The drill workspace's workgroup, by name or id." }),
@@ -115,21 +107,6 @@ function resolveTarget(workgroups: readonly Workgroup[], { workgroup, workspace 
   };
 }
 
-function describeCount(count: Count): string {
-  return typeof count === 'number' ? `${count}` : `at least ${count.min}`;
-}
-
-function countProblem(
-  label: string,
-  expected: Count | undefined,
-  observed: number | null,
-): string | undefined {
-  if (expected === undefined) return undefined;
-  if (observed === null) return `${label} not reported (expected ${describeCount(expected)})`;
-  const ok = typeof expected === 'number' ? observed === expected : observed >= expected.min;
-  return ok ? undefined : `${label} ${observed} (expected ${describeCount(expected)})`;
-}
-
 function describePlan(target: DrillTarget, p: Params): string {
   const before: Record<string, string> = {
     [STATUS.active]: '',
@@ -154,130 +131,9 @@ function describePlan(target: DrillTarget, p: Params): string {
   return `would ${prefix}restore ${p.backupId}${check}${then}`;
 }
 
-/**
- * Resumes (if paused), restores the backup, waits until the workspace is Active again with the
- * restored data, and checks its counts. Fills `record` as it goes (`execution` being this one's
- * number among the executions of the drill); throws when the drill fails.
- */
-async function drill(
-  ctx: ActionContext,
-  p: Params,
-  target: DrillTarget,
-  step: StepContext,
-  record: DrillRecord,
-  execution: number,
-): Promise<void> {
-  const { workgroupId, workspaceId, label } = target;
-  const progress = step.progressRecord;
-  const timeoutMs = p.waitReady ?? DEFAULT_WAIT_MS;
-  const waitFor = (ready: (ws: Workspace) => boolean, what: string) =>
-    ctx.fleet.waitFor(workgroupId, workspaceId, ready, {
-      timeoutMs,
-      describe: `${label} not ${what} within ${Math.round(timeoutMs / 1000)}s`,
-    });
-
-  let status = await currentStatus(ctx, step, workgroupId, workspaceId, target.status);
-  if (status === STATUS.stopping) {
-    await waitFor((ws) => ws.status === STATUS.stopped, STATUS.stopped);
-    status = STATUS.stopped;
-  }
-  if (status === STATUS.stopped) {
-    record.resumedFirst = true;
-    await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.resuming, STATUS.active], () =>
-      keepingRequestId(record.resumeRequestIds, () =>
-        ctx.api.resumeWorkspace(workgroupId, workspaceId, { signal: step.signal }),
-      ),
-    );
-    await progress.write(record);
-    status = STATUS.resuming;
-  }
-  if (status === STATUS.resuming) {
-    await waitFor((ws) => ws.status === STATUS.active, STATUS.active);
-    status = STATUS.active;
-  }
-
-  // The listing may still show the workspace Active from before the restore: only an Active
-  // seen after Restoring, or on a record changed since the restore was sent, is the restored one.
-  // Whoever sees it not yet restored, or hears the restore accepted, watches it finish.
-  let sawRestoring = false;
-  let watching = false;
-  const restoredSince = (over: NonNullable<DrillRecord['restoredOver']>) => (ws: Workspace) => {
-    if (ws.status === STATUS.restoring) sawRestoring = true;
-    const changed =
-      (ws.version_number ?? null) !== over.version || (ws.last_modified_time ?? null) !== over.lastModified;
-    return ws.status === STATUS.active && (sawRestoring || changed);
-  };
-  let restored: (ws: Workspace) => boolean = (ws) => ws.status === STATUS.active;
-  const over = record.restoredOver;
-  const current = ctx.fleet.workspace(workgroupId, workspaceId);
-  if (
-    status === STATUS.active &&
-    over &&
-    (record.restoreAccepted || (current && restoredSince(over)(current)))
-  ) {
-    // an earlier attempt (maybe another worker's) sent the restore and it was accepted, or it
-    // has visibly gone through: wait for it, never restore twice
-    restored = restoredSince(over);
-  } else if (status === STATUS.restoring) {
-    if (!over) record.restoreFoundUnderWay = true;
-    record.restoreStartedAt ??= ctx.now().getTime();
-    await progress.write(record);
-  } else if (status === STATUS.active) {
-    const sentOver = {
-      version: current?.version_number ?? null,
-      lastModified: current?.last_modified_time ?? null,
-    };
-    // written before the call: a takeover knows it may have gone through, and when it went
-    const call: RestoreCall = { execution, sentAt: ctx.now().getTime(), outcome: 'sent' };
-    record.restoreStartedAt ??= call.sentAt;
-    record.restoredOver = sentOver;
-    record.restoreCalls.push(call);
-    await progress.write(record);
-    const already = await mutateUnlessAlready(ctx, workgroupId, workspaceId, [STATUS.restoring], () =>
-      keepingRequestId(record.restoreRequestIds, () =>
-        answering(call, ctx.now, () =>
-          ctx.api.restoreBackup(workgroupId, workspaceId, p.backupId, { signal: step.signal }),
-        ),
-      ),
-    );
-    if (already) {
-      record.restoreFoundUnderWay = true;
-      call.outcome = 'already-restoring';
-    } else {
-      record.restoreAcceptedAt = call.answeredAt;
-      record.restoreAcceptedBy = execution;
-      watching = true;
-    }
-    record.restoreAccepted = true;
-    await progress.write(record);
-    restored = restoredSince(sentOver);
-  } else {
-    throw new Error(`${label} is ${status ?? 'of unknown status'}; the drill needs it Active or Stopped`);
-  }
-
-  const workspace = await waitFor((ws) => {
-    const done = restored(ws);
-    if (!done) watching = true;
-    return done;
-  }, `restored (${STATUS.active})`);
-  // an earlier execution that saw it first saw it sooner
-  if (record.restoredAt === undefined) {
-    record.restoredAt = ctx.now().getTime();
-    record.restoredBy = execution;
-    record.restoreWatched = watching;
-  }
-  const observed = { vertices: workspace.vertex_count ?? null, edges: workspace.edge_count ?? null };
-  record.observed = observed;
-  await progress.write(record);
-  const problems = [
-    countProblem('vertices', p.expect?.vertices, observed.vertices),
-    countProblem('edges', p.expect?.edges, observed.edges),
-  ].filter((problem): problem is string => problem !== undefined);
-  if (problems.length > 0) {
-    const message = `restored ${label} from ${p.backupId} shows ${problems.join(', ')}`;
-    record.countMismatch = message;
-    throw new Error(message);
-  }
+/** What the drill's parameters ask of the restore. */
+function restoreOrder(p: Params): RestoreOrder {
+  return { backupId: p.backupId, expect: p.expect, waitReadyMs: p.waitReady ?? DEFAULT_WAIT_MS };
 }
 
 /** What the evidence names as drilled. */
@@ -380,7 +236,7 @@ jobs:
           record.startedAt ??= ctx.now().toISOString();
           await step.progressRecord.write(record);
           if (!record.verdict) {
-            const error = await drill(ctx, p, t, step, record, execution).then(
+            const error = await drillRestore(ctx, restoreOrder(p), t, step, record, execution).then(
               () => undefined,
               (thrown: unknown) => thrown ?? new Error('the drill failed'),
             );

@@ -239,6 +239,151 @@ export class UpgradeFailedError extends NightshiftError {
   readonly code = 'NS_UPGRADE_FAILED';
 }
 
+/** What a run's providers share: the run's context, its parameters, its waits and the evidence gathered. */
+interface Upgrading {
+  ctx: ActionContext;
+  p: Params;
+  wait: Wait;
+  /** Per provider: what was requested, before and after, and whether it passed. */
+  evidence: Record<string, unknown>;
+}
+
+/** The provider's step once its upgrade is over: evidence recorded; failed unless it is as requested. */
+function finishUpgrade(
+  { ctx, p, evidence }: Upgrading,
+  target: ProviderTarget,
+  record: UpgradeRecord,
+  cp: CloudProvider,
+): StepResult {
+  const failure = verdict(target, cp, p);
+  const after = providerFacts(cp);
+  const timeToReadyMs = record.sentAt === undefined ? undefined : ctx.now().getTime() - record.sentAt;
+  evidence[target.id] = {
+    name: providerLabel(target, cp),
+    passed: failure === undefined,
+    ...(failure ? { failure } : {}),
+    requested: record.requested ?? null,
+    before: record.before,
+    after,
+    timeToReadyMs: timeToReadyMs ?? null,
+  };
+  ctx.evidence({ upgrades: { ...evidence } });
+  if (failure) throw new UpgradeFailedError(failure);
+  if (record.sentAt === undefined) {
+    return {
+      outcome: 'skipped',
+      reason: `${ALREADY} (after waiting for an upgrade already under way)`,
+      detail: { before: record.before, after },
+    };
+  }
+  return {
+    outcome: 'succeeded',
+    reason: record.foundUnderWay ? 'upgraded after an upgrade already under way ended' : undefined,
+    detail: { requested: record.requested, before: record.before, after, timeToReadyMs },
+  };
+}
+
+/**
+ * One provider's upgrade: waits out an upgrade under way, sends only what differs (recorded
+ * before the call, so a retry or a takeover never sends a second while one runs), then waits for
+ * the provider to settle. Read on every attempt: a failed attempt's call may have been applied.
+ */
+async function upgradeProvider(
+  upgrading: Upgrading,
+  target: ProviderTarget,
+  step: StepContext,
+): Promise<StepResult> {
+  const { ctx, p, wait } = upgrading;
+  const record: UpgradeRecord = (await step.progressRecord.read(UpgradeRecordSchema)) ?? {
+    foundUnderWay: false,
+  };
+  let cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
+  if (!record.before) {
+    record.before = providerFacts(cp);
+    await step.progressRecord.write(record);
+  }
+  for (let refused = false; ; refused = true) {
+    if (cp.status === PROVIDER_STATUS.upgrading) {
+      // Ours from an earlier attempt, or someone else's: never send another while one runs.
+      if (record.sentAt === undefined && !record.foundUnderWay) {
+        record.foundUnderWay = true;
+        await step.progressRecord.write(record);
+      }
+      step.log.info({ cloudProviderId: target.id }, 'cloud provider already Upgrading; waiting');
+      cp = await waitUntilSettled(ctx, target, p, wait, step, true);
+      if (record.sentAt !== undefined || isErrorStatus(cp.status) || lastErrorOf(cp)) {
+        return finishUpgrade(upgrading, target, record, cp);
+      }
+    }
+    const pending = pendingUpgrade(cp, p);
+    if (pending.changes.length === 0) {
+      if (record.sentAt !== undefined || record.foundUnderWay)
+        return finishUpgrade(upgrading, target, record, cp);
+      return { outcome: 'skipped', reason: ALREADY, detail: { before: record.before } };
+    }
+    const sent = await sendUpgrade(upgrading, target, step, record, pending, refused);
+    if (sent.outcome === 'under way') {
+      cp = sent.cp;
+      continue;
+    }
+    if (sent.outcome === 'in place') {
+      return {
+        outcome: 'skipped',
+        reason: ALREADY_WHEN_REFUSED,
+        detail: { before: record.before, after: providerFacts(sent.cp) },
+      };
+    }
+    step.log.info({ cloudProviderId: target.id, changes: pending.changes }, 'cloud provider upgrade started');
+    return finishUpgrade(
+      upgrading,
+      target,
+      record,
+      await waitUntilSettled(ctx, target, p, wait, step, false),
+    );
+  }
+}
+
+/**
+ * Sends the upgrade, recorded first. Refused for good, the provider is read again: an upgrade that
+ * started between our read and our call is `under way` (waited for, then looked at again; once: a
+ * second refusal is the API's answer); what we asked for already there is `in place`.
+ */
+async function sendUpgrade(
+  { ctx, p }: Upgrading,
+  target: ProviderTarget,
+  step: StepContext,
+  record: UpgradeRecord,
+  pending: Pending,
+  refused: boolean,
+): Promise<{ outcome: 'sent' } | { outcome: 'under way' | 'in place'; cp: CloudProvider }> {
+  const sentBefore = record.sentAt;
+  record.sentAt ??= ctx.now().getTime();
+  record.requested = pending.upgrade;
+  // stored before the call: a worker that dies after sending leaves the next one knowing
+  await step.progressRecord.write(record);
+  const sent = await idempotentStep({
+    attempt: () => ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal }),
+    isDone: async (refusal) => {
+      record.sentAt = sentBefore;
+      await step.progressRecord.write(record);
+      const cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
+      if (!refused && cp.status === PROVIDER_STATUS.upgrading) return { outcome: 'under way' as const, cp };
+      // someone else's upgrade, or ours applied although the answer says otherwise
+      const inPlace =
+        cp.status === PROVIDER_STATUS.active &&
+        !lastErrorOf(cp) &&
+        pendingUpgrade(cp, p).changes.length === 0;
+      if (!inPlace) return undefined;
+      step.log.info(
+        { cloudProviderId: target.id, err: refusal.toJSON() },
+        'upgrade refused; already in place',
+      );
+      return { outcome: 'in place' as const, cp };
+    },
+  });
+  return sent.already ? sent.found : { outcome: 'sent' };
+}
+
 /** Upgrades BYOC cloud providers' components, node groups and log types, then waits for each. */
 export const upgradeCloudProvider: Action<typeof params> = {
   name: 'upgrade-cloud-provider',
@@ -291,113 +436,14 @@ jobs:
   },
 
   async run(ctx, p: Params) {
-    const wait: Wait = {
-      timeoutMs: p.waitReady ?? DEFAULT_WAIT_MS,
-      intervalMs: p.pollInterval ?? DEFAULT_POLL_MS,
+    const upgrading: Upgrading = {
+      ctx,
+      p,
+      wait: { timeoutMs: p.waitReady ?? DEFAULT_WAIT_MS, intervalMs: p.pollInterval ?? DEFAULT_POLL_MS },
+      evidence: {},
     };
-    const targets = providerTargets(ctx, p.cloudProviderIds);
-    const evidence: Record<string, unknown> = {};
-
-    const finish = (target: ProviderTarget, record: UpgradeRecord, cp: CloudProvider): StepResult => {
-      const failure = verdict(target, cp, p);
-      const after = providerFacts(cp);
-      const timeToReadyMs = record.sentAt === undefined ? undefined : ctx.now().getTime() - record.sentAt;
-      evidence[target.id] = {
-        name: providerLabel(target, cp),
-        passed: failure === undefined,
-        ...(failure ? { failure } : {}),
-        requested: record.requested ?? null,
-        before: record.before,
-        after,
-        timeToReadyMs: timeToReadyMs ?? null,
-      };
-      ctx.evidence({ upgrades: { ...evidence } });
-      if (failure) throw new UpgradeFailedError(failure);
-      if (record.sentAt === undefined) {
-        return {
-          outcome: 'skipped',
-          reason: `${ALREADY} (after waiting for an upgrade already under way)`,
-          detail: { before: record.before, after },
-        };
-      }
-      return {
-        outcome: 'succeeded',
-        reason: record.foundUnderWay ? 'upgraded after an upgrade already under way ended' : undefined,
-        detail: { requested: record.requested, before: record.before, after, timeToReadyMs },
-      };
-    };
-
-    await ctx.forEachTarget(targets, providerRef, async (target, step) => {
-      const record: UpgradeRecord = (await step.progressRecord.read(UpgradeRecordSchema)) ?? {
-        foundUnderWay: false,
-      };
-      // Read on every attempt: a failed attempt's upgrade call may have been applied after all.
-      let cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
-      if (!record.before) {
-        record.before = providerFacts(cp);
-        await step.progressRecord.write(record);
-      }
-      for (let refused = false; ; refused = true) {
-        if (cp.status === PROVIDER_STATUS.upgrading) {
-          // Ours from an earlier attempt, or someone else's: never send another while one runs.
-          if (record.sentAt === undefined && !record.foundUnderWay) {
-            record.foundUnderWay = true;
-            await step.progressRecord.write(record);
-          }
-          step.log.info({ cloudProviderId: target.id }, 'cloud provider already Upgrading; waiting');
-          cp = await waitUntilSettled(ctx, target, p, wait, step, true);
-          if (record.sentAt !== undefined || isErrorStatus(cp.status) || lastErrorOf(cp)) {
-            return finish(target, record, cp);
-          }
-        }
-        const pending = pendingUpgrade(cp, p);
-        if (pending.changes.length === 0) {
-          if (record.sentAt !== undefined || record.foundUnderWay) return finish(target, record, cp);
-          return { outcome: 'skipped', reason: ALREADY, detail: { before: record.before } };
-        }
-
-        const sentBefore = record.sentAt;
-        record.sentAt ??= ctx.now().getTime();
-        record.requested = pending.upgrade;
-        // stored before the call: a worker that dies after sending leaves the next one knowing
-        await step.progressRecord.write(record);
-        const sent = await idempotentStep({
-          attempt: () => ctx.api.upgradeCloudProvider(target.id, pending.upgrade, { signal: step.signal }),
-          isDone: async (refusal) => {
-            record.sentAt = sentBefore;
-            await step.progressRecord.write(record);
-            cp = (await ctx.api.getCloudProvider(target.id, { signal: step.signal })).result;
-            // Refused because an upgrade started between our read and our call: wait for it, then
-            // look again (once: a second refusal is the API's answer).
-            if (!refused && cp.status === PROVIDER_STATUS.upgrading) return 'under way';
-            // Refused because what we asked for is in place already (someone else's upgrade, or
-            // ours applied although the answer says otherwise): nothing is left to do.
-            const inPlace =
-              cp.status === PROVIDER_STATUS.active &&
-              !lastErrorOf(cp) &&
-              pendingUpgrade(cp, p).changes.length === 0;
-            if (inPlace)
-              step.log.info(
-                { cloudProviderId: target.id, err: refusal.toJSON() },
-                'upgrade refused; already in place',
-              );
-            return inPlace && 'in place';
-          },
-        });
-        if (sent.already && sent.found === 'under way') continue;
-        if (sent.already) {
-          return {
-            outcome: 'skipped',
-            reason: ALREADY_WHEN_REFUSED,
-            detail: { before: record.before, after: providerFacts(cp) },
-          };
-        }
-        step.log.info(
-          { cloudProviderId: target.id, changes: pending.changes },
-          'cloud provider upgrade started',
-        );
-        return finish(target, record, await waitUntilSettled(ctx, target, p, wait, step, false));
-      }
-    });
+    await ctx.forEachTarget(providerTargets(ctx, p.cloudProviderIds), providerRef, (target, step) =>
+      upgradeProvider(upgrading, target, step),
+    );
   },
 };

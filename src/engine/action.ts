@@ -31,6 +31,11 @@ export type StepResult = (
   /** Request IDs of calls made for the target before this step (an earlier execution's, from the ledger). */
   earlierRequestIds?: readonly string[];
   /**
+   * What the step found (an audit's violations): kept with the target's record and its
+   * checkpoint, so an attempt that fails reports none and a retry does not report them twice.
+   */
+  findings?: readonly Finding[];
+  /**
    * The workspace's status as the step left it, by evidence: what the call the API accepted puts
    * it in (`Stopping` after a pause), or what a fresh look found. The fleet listing the run leaves
    * the console shows it instead of the status listed before the run acted.
@@ -180,6 +185,10 @@ export interface ActionContext extends ActionIo {
     ref: (item: T) => TargetRef,
     step: (item: T, context: StepContext) => Promise<StepResult>,
   ): Promise<TargetRecord[]>;
+  /**
+   * Reports a finding of the run as a whole (a conflict between windows, a drill's verdict). A
+   * target's step returns its own findings in its result instead (`StepResult.findings`).
+   */
   finding(finding: Finding): void;
   /**
    * Every finding of the run so far: the run's own and those of every finished target, including

@@ -1,18 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApiCallRecord } from '../api/index.js';
 import type { Logger } from '../log/index.js';
-import type { Finding } from './summary.js';
 
 /** Who an API call was made for: a run as a whole, or one target's attempt. */
 export interface CallScope {
   log: Logger;
   requestIds: string[];
   attempt?: number;
-  /**
-   * Findings reported during one target's attempt: they belong to the target's record (and its
-   * checkpoint) and are dropped with the attempt if it fails, so a retry does not report twice.
-   */
-  findings?: Finding[];
 }
 
 /**

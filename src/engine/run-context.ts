@@ -10,7 +10,6 @@ import {
   readOnlyApi,
   workspaceRef,
 } from './action.js';
-import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import type { RunRequest } from './execute-run.js';
@@ -138,7 +137,7 @@ export async function runContext(
         ref,
         step,
       ),
-    finding: (finding) => (callScope.getStore()?.findings ?? collected.findings).push(finding),
+    finding: (finding) => collected.findings.push(finding),
     findings: () => [
       ...collected.findings,
       ...[...records.values()].flatMap((record) => record.findings ?? []),

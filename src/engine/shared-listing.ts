@@ -106,101 +106,11 @@ export function sharedListings(
   api: ApiClient,
   { sequence, now = () => new Date() }: SharedListingsOptions = {},
 ): SharedListings {
-  /** The request callers join now: not sent yet. */
-  let next: Flight | undefined;
-  let underWay: Flight | undefined;
-
-  const request = async (flight: Flight): Promise<Sent> => {
-    const { signal } = flight.controller;
-    const at = now();
-    let seq: number | undefined;
-    let unread: Sent['unread'];
-    if (flight.sequenced && sequence) {
-      try {
-        seq = await abortable(sequence(), signal);
-      } catch (error) {
-        signal.throwIfAborted();
-        unread = { error };
-      }
-    }
-    const listing = await api.listWorkgroups({ signal });
-    return unread ? { listing, at, seq, unread } : { listing, at, seq };
-  };
-
-  // the runs of a burst come to their listing over several turns of the event loop (each after
-  // its own Redis reply): the request waits until none has come for QUIET_MS, at most MAX_WAIT_MS,
-  // on one timer a request rather than one a caller
-  let firstJoined = 0;
-  let lastJoined = 0;
-  let quiet: NodeJS.Timeout | undefined;
-  const dueAt = () => Math.min(lastJoined + QUIET_MS, firstJoined + MAX_WAIT_MS);
-  const armQuiet = () => {
-    quiet = setTimeout(onQuiet, Math.max(0, dueAt() - performance.now()));
-  };
-  const onQuiet = () => {
-    quiet = undefined;
-    if (underWay || !next) return;
-    if (performance.now() < dueAt()) armQuiet();
-    else send();
-  };
-
-  const send = () => {
-    const flight = next;
-    next = undefined;
-    clearTimeout(quiet);
-    quiet = undefined;
-    if (!flight) return;
-    underWay = flight;
-    // the request belongs to no run: the first caller's run must not log it as its own
-    callScope
-      .exit(() => request(flight))
-      .then(flight.resolve, flight.reject)
-      .finally(() => {
-        underWay = undefined;
-        send();
-      });
-  };
-
-  const join = (sequenced: boolean, prompt = false): Flight => {
-    lastJoined = performance.now();
-    if (!next) {
-      next = newFlight();
-      firstJoined = lastJoined;
-    }
-    const flight = next;
-    flight.waiting += 1;
-    if (sequenced) flight.sequenced = true;
-    // while a request is under way, the next is sent when it ends
-    if (underWay) return flight;
-    if (!quiet) armQuiet();
-    if (prompt && !flight.prompt) {
-      flight.prompt = true;
-      // after the callers of this turn of the event loop: a timer would wait for everything the
-      // turn goes on to do (a burst's every run building its context)
-      queueMicrotask(() => {
-        if (next === flight && !underWay) send();
-      });
-    }
-    return flight;
-  };
-
-  const leave = (flight: Flight, reason: unknown) => {
-    flight.waiting -= 1;
-    if (flight.waiting > 0) return;
-    if (flight === next) {
-      next = undefined;
-      clearTimeout(quiet);
-      quiet = undefined;
-    }
-    flight.controller.abort(reason);
-  };
-
-  const wait = (flight: Flight, signal: AbortSignal | undefined): Promise<Sent> =>
-    signal ? abortable(flight.promise, signal, (reason) => leave(flight, reason)) : flight.promise;
+  const requests = new ListingRequests(api, sequence, now);
 
   const listWorkgroups = async (options: CallOptions = {}): Promise<Listing> => {
     options.signal?.throwIfAborted();
-    const { listing } = await wait(join(false), options.signal);
+    const { listing } = await requests.wait(requests.join(false), options.signal);
     if (listing.requestId) callScope.getStore()?.requestIds.push(listing.requestId);
     return listing;
   };
@@ -210,7 +120,10 @@ export function sharedListings(
     { seq: known, prompt = false }: SequencedOptions = {},
   ): Promise<SequencedListing> => {
     signal.throwIfAborted();
-    const { listing, at, seq, unread } = await wait(join(known === undefined, prompt), signal);
+    const { listing, at, seq, unread } = await requests.wait(
+      requests.join(known === undefined, prompt),
+      signal,
+    );
     if (!sequence) return { listing, at, seq: undefined };
     if (known !== undefined) return { listing, at, seq: known };
     if (unread)
@@ -231,6 +144,122 @@ export function sharedListings(
     }),
     sequenced,
   };
+}
+
+/** The listing requests of `sharedListings`: the one callers join now, the one under way, and when each goes. */
+class ListingRequests {
+  readonly #api: ApiClient;
+  readonly #sequence: (() => Promise<number>) | undefined;
+  readonly #now: () => Date;
+  /** The request callers join now: not sent yet. */
+  #next: Flight | undefined;
+  #underWay: Flight | undefined;
+  // the runs of a burst come to their listing over several turns of the event loop (each after
+  // its own Redis reply): the request waits until none has come for QUIET_MS, at most MAX_WAIT_MS,
+  // on one timer a request rather than one a caller
+  #firstJoined = 0;
+  #lastJoined = 0;
+  #quiet: NodeJS.Timeout | undefined;
+
+  constructor(api: ApiClient, sequence: (() => Promise<number>) | undefined, now: () => Date) {
+    this.#api = api;
+    this.#sequence = sequence;
+    this.#now = now;
+  }
+
+  /** The request a caller joins; `prompt`: it goes as soon as this turn's callers have joined. */
+  join(sequenced: boolean, prompt = false): Flight {
+    this.#lastJoined = performance.now();
+    if (!this.#next) {
+      this.#next = newFlight();
+      this.#firstJoined = this.#lastJoined;
+    }
+    const flight = this.#next;
+    flight.waiting += 1;
+    if (sequenced) flight.sequenced = true;
+    // while a request is under way, the next is sent when it ends
+    if (this.#underWay) return flight;
+    if (!this.#quiet) this.#armQuiet();
+    if (prompt && !flight.prompt) {
+      flight.prompt = true;
+      // after the callers of this turn of the event loop: a timer would wait for everything the
+      // turn goes on to do (a burst's every run building its context)
+      queueMicrotask(() => {
+        if (this.#next === flight && !this.#underWay) this.#send();
+      });
+    }
+    return flight;
+  }
+
+  /** What the request brings; a caller whose `signal` aborts stops waiting alone. */
+  wait(flight: Flight, signal: AbortSignal | undefined): Promise<Sent> {
+    return signal
+      ? abortable(flight.promise, signal, (reason) => this.#leave(flight, reason))
+      : flight.promise;
+  }
+
+  #leave(flight: Flight, reason: unknown): void {
+    flight.waiting -= 1;
+    if (flight.waiting > 0) return;
+    if (flight === this.#next) {
+      this.#next = undefined;
+      this.#stopQuiet();
+    }
+    flight.controller.abort(reason);
+  }
+
+  #dueAt(): number {
+    return Math.min(this.#lastJoined + QUIET_MS, this.#firstJoined + MAX_WAIT_MS);
+  }
+
+  #armQuiet(): void {
+    this.#quiet = setTimeout(() => this.#onQuiet(), Math.max(0, this.#dueAt() - performance.now()));
+  }
+
+  #stopQuiet(): void {
+    clearTimeout(this.#quiet);
+    this.#quiet = undefined;
+  }
+
+  #onQuiet(): void {
+    this.#quiet = undefined;
+    if (this.#underWay || !this.#next) return;
+    if (performance.now() < this.#dueAt()) this.#armQuiet();
+    else this.#send();
+  }
+
+  #send(): void {
+    const flight = this.#next;
+    this.#next = undefined;
+    this.#stopQuiet();
+    if (!flight) return;
+    this.#underWay = flight;
+    // the request belongs to no run: the first caller's run must not log it as its own
+    callScope
+      .exit(() => this.#request(flight))
+      .then(flight.resolve, flight.reject)
+      .finally(() => {
+        this.#underWay = undefined;
+        this.#send();
+      });
+  }
+
+  async #request(flight: Flight): Promise<Sent> {
+    const { signal } = flight.controller;
+    const at = this.#now();
+    let seq: number | undefined;
+    let unread: Sent['unread'];
+    if (flight.sequenced && this.#sequence) {
+      try {
+        seq = await abortable(this.#sequence(), signal);
+      } catch (error) {
+        signal.throwIfAborted();
+        unread = { error };
+      }
+    }
+    const listing = await this.#api.listWorkgroups({ signal });
+    return unread ? { listing, at, seq, unread } : { listing, at, seq };
+  }
 }
 
 /** A sequenced listing asked for ahead of its use, which its asker calls off when it will not use it. */

@@ -5,7 +5,7 @@ import { type CheckpointStore, progressRecord } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
 import type { RunSlots } from './run-slots.js';
-import { errorRecord, type Finding, type TargetRecord } from './summary.js';
+import { errorRecord, type TargetRecord } from './summary.js';
 
 export interface TargetRunnerOptions {
   runId: string;
@@ -100,7 +100,6 @@ async function runOne(
     requestIds,
   };
   const progress = progressRecord(options.checkpoints, options.runId, target.key, log);
-  let findings: Finding[] = [];
   let lastWait: RetryWait | undefined;
   let waiting = false;
   const logWait = logWaits(log, 'target attempt failed; retrying');
@@ -114,8 +113,7 @@ async function runOne(
       options.signal,
       async (attempt) => {
         waiting = false;
-        findings = [];
-        return callScope.run({ log, requestIds, attempt, findings }, () =>
+        return callScope.run({ log, requestIds, attempt }, () =>
           step({ attempt, signal: options.signal, log, progressRecord: progress }),
         );
       },
@@ -137,7 +135,7 @@ async function runOne(
       reason: result.reason,
       detail: result.detail,
       ...(result.status ? { status: result.status } : {}),
-      ...(findings.length > 0 ? { findings } : {}),
+      ...(result.findings?.length ? { findings: [...result.findings] } : {}),
       durationMs: Math.round(performance.now() - started),
     };
   } catch (error) {
