@@ -11,8 +11,9 @@
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import type { Redis } from 'ioredis';
 import { actionRegistry } from '../jobs/index.js';
-import { ApiClient } from '../src/api/index.js';
+import { ApiClient, type Workgroup } from '../src/api/index.js';
 import { Metrics, startOpsServer } from '../src/ops/index.js';
 import { checkPolicy } from '../src/policy/index.js';
 import { DEFAULT_API_KEY, seedState, startSimulator } from '../src/sim/index.js';
@@ -22,6 +23,7 @@ import {
   fleetStateStores,
   PolicyStore,
   RedisFleetListings,
+  type RedisFleetState,
   RunHistory,
   Suspensions,
   startLocalRedis,
@@ -59,9 +61,8 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-async function main(): Promise<void> {
-  const redisServer = await startLocalRedis({ appendOnly: false });
-  const redis = createRedis({ url: redisServer.url, role: 'bench' });
+/** The fleet as a run lists it, from a simulator stopped right after: a page view calls no API. */
+async function listFleet(): Promise<Workgroup[]> {
   const sim = await startSimulator({
     port: 0,
     apiKey: DEFAULT_API_KEY,
@@ -69,16 +70,11 @@ async function main(): Promise<void> {
   });
   const listed = await new ApiClient({ baseUrl: sim.url, apiKey: DEFAULT_API_KEY }).listWorkgroups();
   await sim.close();
-  const workgroups = listed.result;
-  const total = workgroups.reduce((sum, wg) => sum + (wg.workspaces?.length ?? 0), 0);
+  return listed.result;
+}
 
-  const state = fleetStateStores(redis, prefix);
-  const listings = new RedisFleetListings(redis, { prefix });
-  const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
-  await policies.setCurrent(await policies.put(POLICY));
-  const saveStarted = performance.now();
-  await listings.save({ at: new Date().toISOString(), runId: 'bench-run', job: 'office-hours', workgroups });
-  const saveMs = performance.now() - saveStarted;
+/** A third of the fleet paused and owned by the window, as an hour into its off period. */
+async function ownEveryThird(state: RedisFleetState, workgroups: Workgroup[]): Promise<void> {
   let n = 0;
   for (const wg of workgroups)
     for (const ws of wg.workspaces ?? []) {
@@ -99,6 +95,9 @@ async function main(): Promise<void> {
         currency: 'EUR',
       });
     }
+}
+
+async function placeHolds(state: RedisFleetState, workgroups: Workgroup[]): Promise<void> {
   for (const [i, wg] of workgroups.slice(0, 5).entries())
     await state.holds.place({
       pattern: `${wg.name}/*`,
@@ -108,18 +107,23 @@ async function main(): Promise<void> {
       by: 'bench',
       createdAt: new Date(Date.now() - i * 1000).toISOString(),
     });
+}
 
-  const server = await startOpsServer({
+function startConsole(
+  redis: Redis,
+  stores: { state: RedisFleetState; policies: PolicyStore; listings: RedisFleetListings },
+) {
+  return startOpsServer({
     port: 0,
     redis,
     metrics: new Metrics({ processMetrics: false }),
     console: {
       sources: {
         history: new RunHistory(redis, { prefix }),
-        policies,
+        policies: stores.policies,
         suspensions: new Suspensions(redis, { prefix }),
-        state,
-        listings,
+        state: stores.state,
+        listings: stores.listings,
         findings: new FindingsLedger(redis, { prefix }),
         timeline: new WorkspaceHistory(redis, { prefix }),
         readPolicy: (text, sha) =>
@@ -128,39 +132,71 @@ async function main(): Promise<void> {
       },
     },
   });
+}
 
+/** Counts the commands Redis serves, through MONITOR on a connection of its own. */
+async function watchCommands(redis: Redis): Promise<{ count: () => number; stop: () => void }> {
   const monitor = redis.duplicate();
   let commands = 0;
   const watcher = await monitor.monitor();
   watcher.on('monitor', () => {
     commands += 1;
   });
+  return {
+    count: () => commands,
+    stop: () => {
+      watcher.disconnect();
+      monitor.disconnect();
+    },
+  };
+}
 
-  for (const path of ['/api/fleet', '/fleet', '/api/fleet?state=Stopped']) {
-    const first = await fetch(`${server.url}${path}`);
-    const bytes = (await first.arrayBuffer()).byteLength;
-    const times: number[] = [];
-    const before = commands;
-    for (let i = 0; i < requests; i++) {
-      const started = performance.now();
-      const response = await fetch(`${server.url}${path}`);
-      await response.arrayBuffer();
-      times.push(performance.now() - started);
-    }
-    // MONITOR lines arrive after the replies: let the last ones in
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    times.sort((a, b) => a - b);
-    const perView = (commands - before) / requests;
-    process.stdout.write(
-      `${path.padEnd(26)} ${requests} requests: p50 ${percentile(times, 50).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms; ${(bytes / 1024).toFixed(0)} KiB; ${perView.toFixed(1)} Redis commands per view\n`,
-    );
+/** Asks for `path` `requests` times, one at a time, and prints its latencies, size and Redis commands. */
+async function timeView(url: string, path: string, commands: () => number): Promise<void> {
+  const first = await fetch(`${url}${path}`);
+  const bytes = (await first.arrayBuffer()).byteLength;
+  const times: number[] = [];
+  const before = commands();
+  for (let i = 0; i < requests; i++) {
+    const started = performance.now();
+    const response = await fetch(`${url}${path}`);
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
   }
+  // MONITOR lines arrive after the replies: let the last ones in
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  times.sort((a, b) => a - b);
+  const perView = (commands() - before) / requests;
+  process.stdout.write(
+    `${path.padEnd(26)} ${requests} requests: p50 ${percentile(times, 50).toFixed(1)} ms, p90 ${percentile(times, 90).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms; ${(bytes / 1024).toFixed(0)} KiB; ${perView.toFixed(1)} Redis commands per view\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  const redisServer = await startLocalRedis({ appendOnly: false });
+  const redis = createRedis({ url: redisServer.url, role: 'bench' });
+  const workgroups = await listFleet();
+  const total = workgroups.reduce((sum, wg) => sum + (wg.workspaces?.length ?? 0), 0);
+
+  const state = fleetStateStores(redis, prefix);
+  const listings = new RedisFleetListings(redis, { prefix });
+  const policies = new PolicyStore(redis, { prefix, keyring: harnessKeyring() });
+  await policies.setCurrent(await policies.put(POLICY));
+  const saveStarted = performance.now();
+  await listings.save({ at: new Date().toISOString(), runId: 'bench-run', job: 'office-hours', workgroups });
+  const saveMs = performance.now() - saveStarted;
+  await ownEveryThird(state, workgroups);
+  await placeHolds(state, workgroups);
+
+  const server = await startConsole(redis, { state, policies, listings });
+  const commands = await watchCommands(redis);
+  for (const path of ['/api/fleet', '/fleet', '/api/fleet?state=Stopped'])
+    await timeView(server.url, path, commands.count);
   process.stdout.write(
     `fleet: ${total} workspaces in ${workgroups.length} workgroups; listing saved in ${saveMs.toFixed(0)} ms; ` +
       `${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}\n`,
   );
-  watcher.disconnect();
-  monitor.disconnect();
+  commands.stop();
   await server.close();
   redis.disconnect();
   await redisServer.stop();

@@ -24,11 +24,11 @@ import type { Redis } from 'ioredis';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
 import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../src/engine/index.js';
-import { createLogger } from '../src/log/logger.js';
+import { createLogger, type Logger } from '../src/log/logger.js';
 import { type PolicyJob, parsePolicy } from '../src/policy/index.js';
 import { seedState, startSimulator } from '../src/sim/index.js';
 import { workspaceStatusFields } from '../src/sim/status.js';
-import { fleetStateStores } from '../src/store/fleet-state.js';
+import { fleetStateStores, type RedisFleetState } from '../src/store/fleet-state.js';
 import { startLocalRedis } from '../src/store/local-server.js';
 import { createRedis } from '../src/store/redis.js';
 
@@ -120,8 +120,89 @@ interface Measured {
   summary: RunSummary;
 }
 
-async function main(): Promise<void> {
-  const redisServer = await startLocalRedis({ appendOnly: false });
+/** What one reconciliation needs and counts: `calls` holds the API calls of the last one, by operation. */
+interface Reconciler {
+  api: ApiClient;
+  redis: Redis;
+  state: RedisFleetState;
+  calls: Map<string, number>;
+  log: Logger;
+  runs: number;
+}
+
+async function reconcile(rig: Reconciler, job: PolicyJob): Promise<Measured> {
+  rig.calls.clear();
+  const writesBefore = await redisWrites(rig.redis);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const summary = await executeRun(
+    {
+      api: rig.api,
+      io: nodeActionIo({ environment: process.env }),
+      actions,
+      checkpoints: new MemoryCheckpointStore(),
+      log: rig.log,
+      signal: new AbortController().signal,
+      pollIntervalMs: 1_000,
+      state: rig.state,
+    },
+    { runId: `office@bench-${rig.runs++}`, job, trigger: 'schedule', dryRun: false },
+  );
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return {
+    wallMs,
+    cpuMs: (used.user + used.system) / 1000,
+    calls: new Map(rig.calls),
+    redisWrites: (await redisWrites(rig.redis)) - writesBefore,
+    summary,
+  };
+}
+
+async function reconcileRepeatedly(rig: Reconciler, job: PolicyJob, times: number): Promise<Measured[]> {
+  const measured: Measured[] = [];
+  for (let i = 0; i < times; i++) measured.push(await reconcile(rig, job));
+  return measured;
+}
+
+function describe(label: string, measured: Measured[]): void {
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const wall = measured.map((m) => m.wallMs);
+  const cpuUsed = measured.map((m) => m.cpuMs);
+  const ops = [...(measured[0]?.calls ?? new Map()).entries()].map(([op, n]) => `${op} ${n}`).join(', ');
+  const writes = measured.map((m) => m.redisWrites);
+  const summary = measured[0]?.summary;
+  process.stdout.write(
+    `${label.padEnd(22)} runs ${String(measured.length).padStart(2)}  wall median ${median(wall).toFixed(0).padStart(6)} ms (max ${Math.max(...wall).toFixed(0)})  CPU median ${median(cpuUsed).toFixed(0).padStart(5)} ms (max ${Math.max(...cpuUsed).toFixed(0)})  API calls per run: ${ops}  Redis writes per run: ${Math.max(...writes)}  targets recorded: ${summary?.counts.total} (${summary?.outcome})\n`,
+  );
+}
+
+/** Where quiet reconciliations did more than list the fleet, wrote to Redis, or failed. */
+function unquiet(label: string, measured: Measured[]): string[] {
+  const problems: string[] = [];
+  for (const [i, m] of measured.entries()) {
+    const made = [...m.calls].filter(([op]) => op !== 'listWorkgroups').map(([op, n]) => `${op} ${n}`);
+    if (made.length > 0 || (m.calls.get('listWorkgroups') ?? 0) !== 1)
+      problems.push(
+        `${label} ${i + 1}: API calls ${[...m.calls].map(([op, n]) => `${op} ${n}`).join(', ')}, expected the listing alone`,
+      );
+    if (m.redisWrites > 0) problems.push(`${label} ${i + 1}: ${m.redisWrites} Redis writes, expected none`);
+    if (m.summary.outcome !== 'succeeded')
+      problems.push(`${label} ${i + 1}: ${m.summary.outcome} ${m.summary.reason ?? ''}`);
+  }
+  return problems;
+}
+
+/** The same window with uptime all day long: now is always in uptime. */
+function allDayJob(): PolicyJob {
+  return parsePolicy(policyText().replace(/uptime: ".*"/, 'uptime: "Mon-Sun 00:00-24:00"'), 'bench.yaml', {
+    registry: actionRegistry,
+    env: {},
+  }).jobs[0] as PolicyJob;
+}
+
+/** The simulator's process, with the fleet of the command line; answers with its URL once listening. */
+async function forkSimulator(): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(
     fileURLToPath(import.meta.url),
     ['--serve', '--workgroups', values.workgroups, '--per-workgroup', values['per-workgroup']],
@@ -130,6 +211,12 @@ async function main(): Promise<void> {
     },
   );
   const { url } = await ask<{ url: string }>(child);
+  return { child, url };
+}
+
+async function main(): Promise<void> {
+  const redisServer = await startLocalRedis({ appendOnly: false });
+  const { child, url } = await forkSimulator();
   const redis = createRedis({ url: redisServer.url, role: 'bench' });
   const calls = new Map<string, number>();
   const api = new ApiClient({
@@ -139,100 +226,35 @@ async function main(): Promise<void> {
     onCall: (call) => calls.set(call.operation, (calls.get(call.operation) ?? 0) + 1),
   });
   const log = createLogger({ level: 'silent' });
-  const state = fleetStateStores(redis, 'bench-window');
+  const rig: Reconciler = { api, redis, state: fleetStateStores(redis, 'bench-window'), calls, log, runs: 0 };
   const policy = parsePolicy(policyText(), 'bench.yaml', { registry: actionRegistry, env: {} });
   const job = policy.jobs[0] as PolicyJob;
-  let runs = 0;
-
-  const reconcile = async (which: PolicyJob): Promise<Measured> => {
-    calls.clear();
-    const writesBefore = await redisWrites(redis);
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const summary = await executeRun(
-      {
-        api,
-        io: nodeActionIo({ environment: process.env }),
-        actions,
-        checkpoints: new MemoryCheckpointStore(),
-        log,
-        signal: new AbortController().signal,
-        pollIntervalMs: 1_000,
-        state,
-      },
-      { runId: `office@bench-${runs++}`, job: which, trigger: 'schedule', dryRun: false },
-    );
-    const wallMs = performance.now() - started;
-    const used = process.cpuUsage(cpu);
-    return {
-      wallMs,
-      cpuMs: (used.user + used.system) / 1000,
-      calls: new Map(calls),
-      redisWrites: (await redisWrites(redis)) - writesBefore,
-      summary,
-    };
-  };
-
-  const describe = (label: string, measured: Measured[]) => {
-    const median = (values: number[]) =>
-      [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    const wall = measured.map((m) => m.wallMs);
-    const cpuUsed = measured.map((m) => m.cpuMs);
-    const ops = [...(measured[0]?.calls ?? new Map()).entries()].map(([op, n]) => `${op} ${n}`).join(', ');
-    const writes = measured.map((m) => m.redisWrites);
-    const summary = measured[0]?.summary;
-    process.stdout.write(
-      `${label.padEnd(22)} runs ${String(measured.length).padStart(2)}  wall median ${median(wall).toFixed(0).padStart(6)} ms (max ${Math.max(...wall).toFixed(0)})  CPU median ${median(cpuUsed).toFixed(0).padStart(5)} ms (max ${Math.max(...cpuUsed).toFixed(0)})  API calls per run: ${ops}  Redis writes per run: ${Math.max(...writes)}  targets recorded: ${summary?.counts.total} (${summary?.outcome})\n`,
-    );
-  };
 
   const problems: string[] = [];
-  const quiet = (label: string, measured: Measured[]) => {
-    for (const [i, m] of measured.entries()) {
-      const made = [...m.calls].filter(([op]) => op !== 'listWorkgroups').map(([op, n]) => `${op} ${n}`);
-      if (made.length > 0 || (m.calls.get('listWorkgroups') ?? 0) !== 1)
-        problems.push(
-          `${label} ${i + 1}: API calls ${[...m.calls].map(([op, n]) => `${op} ${n}`).join(', ')}, expected the listing alone`,
-        );
-      if (m.redisWrites > 0) problems.push(`${label} ${i + 1}: ${m.redisWrites} Redis writes, expected none`);
-      if (m.summary.outcome !== 'succeeded')
-        problems.push(`${label} ${i + 1}: ${m.summary.outcome} ${m.summary.reason ?? ''}`);
-    }
-  };
-
   const repeat = Number(values.repeat);
   const { workspaces } = await ask<{ workspaces: number }>(child, { op: 'status', status: 'Active' });
   process.stdout.write(
     `window over ${workspaces} workspaces, reconciled every minute; node ${process.version}, ${cpus().length} cores, load ${loadavg()[0]?.toFixed(2)}\n`,
   );
-  const edge = await reconcile(job);
+  const edge = await reconcile(rig, job);
   describe('off-hours edge', [edge]);
   const paused = edge.calls.get('pauseWorkspace') ?? 0;
   if (edge.summary.outcome !== 'succeeded' || paused !== workspaces)
     problems.push(`the edge: ${edge.summary.outcome}, ${paused} pause calls for ${workspaces} workspaces`);
   await ask(child, { op: 'status', status: 'Stopped' });
-  const quietOff: Measured[] = [];
-  for (let i = 0; i < repeat; i++) quietOff.push(await reconcile(job));
+  const quietOff = await reconcileRepeatedly(rig, job, repeat);
   describe('quiet, off hours', quietOff);
-  quiet('quiet, off hours', quietOff);
+  problems.push(...unquiet('quiet, off hours', quietOff));
 
   // in uptime with nothing owned: the window wants nothing of a running workspace
   await redis.del('{bench-window}:owned');
   await ask(child, { op: 'status', status: 'Active' });
-  const uptime = parsePolicy(
-    policyText().replace(/uptime: ".*"/, 'uptime: "Mon-Sun 00:00-24:00"'),
-    'bench.yaml',
-    {
-      registry: actionRegistry,
-      env: {},
-    },
-  ).jobs[0] as PolicyJob;
+  const uptime = allDayJob();
   // its first reconciliation records the new period (one write); the quiet ones follow
-  describe('uptime, first', [await reconcile(uptime)]);
-  const quietUp: Measured[] = [];
-  for (let i = 0; i < repeat; i++) quietUp.push(await reconcile(uptime));
+  describe('uptime, first', [await reconcile(rig, uptime)]);
+  const quietUp = await reconcileRepeatedly(rig, uptime, repeat);
   describe('quiet, in uptime', quietUp);
-  quiet('quiet, in uptime', quietUp);
+  problems.push(...unquiet('quiet, in uptime', quietUp));
   for (const problem of problems) process.stdout.write(`  CHECK FAILED: ${problem}\n`);
   process.exitCode = problems.length > 0 ? 1 : 0;
 

@@ -30,6 +30,7 @@ import { ApiClient, ApiError } from '../../src/api/index.js';
 import { PolicyError, parsePolicy, SECRET_NAME } from '../../src/policy/index.js';
 import { DEFAULT_API_KEY, DEFAULT_BEARER_TOKEN, startSimulator } from '../../src/sim/index.js';
 import { Prng } from '../../src/sim/random.js';
+import { brokenHttp } from './bad-input-broken-http.js';
 import { type RecordedRequest, startScriptedServer } from './scripted-server.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -725,6 +726,92 @@ function textMutation(text: string, rng: Prng): { text: string; what: string } {
   }
 }
 
+/** A fuzzed body and what was done to make it. */
+interface FuzzedBody {
+  body: string;
+  what: string;
+}
+
+/** A real answer of `operation` with one to three of its JSON nodes mutated. */
+function mutatedAnswer(rng: Prng, operation: string, real: string): FuzzedBody {
+  let value: unknown = safeParse(real);
+  const changes: string[] = [];
+  for (let i = rng.int(1, 3); i > 0; i--) {
+    const next = mutateJson(value, rng);
+    value = next.value;
+    changes.push(next.what);
+  }
+  return { body: JSON.stringify(value) ?? '', what: `real ${operation} answer, ${changes.join('; ')}` };
+}
+
+/** An object shaped somewhat like the API's envelope, each field present or not, right or not. */
+function envelopeLike(rng: Prng): FuzzedBody {
+  const envelope: Record<string, unknown> = Object.create(null);
+  if (rng.chance(0.8)) envelope.Error = rng.chance(0.6) ? rng.chance(0.5) : randomJson(rng, 1);
+  if (rng.chance(0.8))
+    envelope.ErrorDetails = rng.chance(0.7)
+      ? Array.from({ length: rng.int(0, 3) }, () => ({
+          FieldName: randomJson(rng, 0),
+          Reason: randomString(rng),
+          Type: rng.pick(ERROR_TYPES),
+        }))
+      : randomJson(rng, 2);
+  if (rng.chance(0.8)) envelope.Message = rng.chance(0.8) ? randomString(rng) : randomJson(rng, 1);
+  if (rng.chance(0.8)) envelope.RequestID = rng.chance(0.8) ? `req-${rng.hex(6)}` : randomJson(rng, 1);
+  if (rng.chance(0.7)) envelope.Result = randomJson(rng, 3);
+  return { body: JSON.stringify(envelope), what: 'envelope-like' };
+}
+
+/** The body of a case of kind `kind` (0-99); none from 91 on, where the HTTP itself is broken. */
+function fuzzBody(rng: Prng, kind: number, operation: string, real: string): FuzzedBody {
+  if (kind < 40) return mutatedAnswer(rng, operation, real);
+  if (kind < 50) {
+    const next = textMutation(real, rng);
+    return { body: next.text, what: `real ${operation} answer, ${next.what}` };
+  }
+  if (kind < 65) return { body: JSON.stringify(randomJson(rng, 4)) ?? '', what: 'random JSON' };
+  if (kind < 80) return envelopeLike(rng);
+  if (kind < 85)
+    return {
+      body: rng.pick([
+        '',
+        ' ',
+        'null',
+        'true',
+        '0',
+        '""',
+        '[]',
+        '{}',
+        '<html>502 Bad Gateway</html>',
+        'OK',
+        '\u0000\u0001',
+      ]),
+      what: 'short body',
+    };
+  if (kind < 89) {
+    const depth = rng.pick([100, 10_000, 200_000]);
+    const body = rng.chance(0.5)
+      ? `{"Error":false,"RequestID":"r","Result":${'['.repeat(depth)}${']'.repeat(depth)}}`
+      : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    return { body, what: `nested ${depth} deep` };
+  }
+  if (kind < 91)
+    return {
+      body: JSON.stringify({ Error: false, RequestID: 'r', Message: 'x'.repeat(2_000_000), Result: [] }),
+      what: '2 MB message',
+    };
+  return { body: '', what: '' };
+}
+
+function fuzzHeaders(rng: Prng): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const type = rng.pick(CONTENT_TYPES);
+  if (type) headers['content-type'] = type;
+  if (rng.chance(0.3)) headers['retry-after'] = rng.pick(RETRY_AFTERS);
+  if (rng.chance(0.3)) headers['x-request-id'] = randomString(rng).replace(/[^\x20-\x7e]/g, '');
+  return headers;
+}
+
 /** Case `index` of the round seeded `seed`. */
 export function fuzzResponse(seed: number, index: number, seeds: ResponseSeeds): FuzzCase {
   const rng = caseRng(seed ^ 0x5bd1e995, index);
@@ -732,76 +819,9 @@ export function fuzzResponse(seed: number, index: number, seeds: ResponseSeeds):
   const operation = rng.pick(names);
   const real = seeds.bodies.get(operation) as { status: number; body: string };
   let status = rng.chance(0.5) ? real.status : rng.pick(STATUSES);
-  let body: string;
-  let what: string;
   const kind = rng.int(0, 99);
-  if (kind < 40) {
-    let value: unknown = safeParse(real.body);
-    const changes: string[] = [];
-    for (let i = rng.int(1, 3); i > 0; i--) {
-      const next = mutateJson(value, rng);
-      value = next.value;
-      changes.push(next.what);
-    }
-    body = JSON.stringify(value) ?? '';
-    what = `real ${operation} answer, ${changes.join('; ')}`;
-  } else if (kind < 50) {
-    const next = textMutation(real.body, rng);
-    body = next.text;
-    what = `real ${operation} answer, ${next.what}`;
-  } else if (kind < 65) {
-    body = JSON.stringify(randomJson(rng, 4)) ?? '';
-    what = 'random JSON';
-  } else if (kind < 80) {
-    const envelope: Record<string, unknown> = Object.create(null);
-    if (rng.chance(0.8)) envelope.Error = rng.chance(0.6) ? rng.chance(0.5) : randomJson(rng, 1);
-    if (rng.chance(0.8))
-      envelope.ErrorDetails = rng.chance(0.7)
-        ? Array.from({ length: rng.int(0, 3) }, () => ({
-            FieldName: randomJson(rng, 0),
-            Reason: randomString(rng),
-            Type: rng.pick(ERROR_TYPES),
-          }))
-        : randomJson(rng, 2);
-    if (rng.chance(0.8)) envelope.Message = rng.chance(0.8) ? randomString(rng) : randomJson(rng, 1);
-    if (rng.chance(0.8)) envelope.RequestID = rng.chance(0.8) ? `req-${rng.hex(6)}` : randomJson(rng, 1);
-    if (rng.chance(0.7)) envelope.Result = randomJson(rng, 3);
-    body = JSON.stringify(envelope);
-    what = 'envelope-like';
-  } else if (kind < 85) {
-    body = rng.pick([
-      '',
-      ' ',
-      'null',
-      'true',
-      '0',
-      '""',
-      '[]',
-      '{}',
-      '<html>502 Bad Gateway</html>',
-      'OK',
-      '\u0000\u0001',
-    ]);
-    what = 'short body';
-  } else if (kind < 89) {
-    const depth = rng.pick([100, 10_000, 200_000]);
-    body = rng.chance(0.5)
-      ? `{"Error":false,"RequestID":"r","Result":${'['.repeat(depth)}${']'.repeat(depth)}}`
-      : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-    what = `nested ${depth} deep`;
-  } else if (kind < 91) {
-    body = JSON.stringify({ Error: false, RequestID: 'r', Message: 'x'.repeat(2_000_000), Result: [] });
-    what = '2 MB message';
-  } else {
-    body = '';
-    what = '';
-  }
-
-  const headers: Record<string, string> = {};
-  const type = rng.pick(CONTENT_TYPES);
-  if (type) headers['content-type'] = type;
-  if (rng.chance(0.3)) headers['retry-after'] = rng.pick(RETRY_AFTERS);
-  if (rng.chance(0.3)) headers['x-request-id'] = randomString(rng).replace(/[^\x20-\x7e]/g, '');
+  const { body, what } = fuzzBody(rng, kind, operation, real.body);
+  const headers = fuzzHeaders(rng);
 
   if (kind >= 91) {
     const base: Omit<FuzzCase, 'transport' | 'what'> = {
@@ -812,61 +832,7 @@ export function fuzzResponse(seed: number, index: number, seeds: ResponseSeeds):
       body: Buffer.alloc(0),
     };
     if (kind < 93) return { ...base, transport: 'destroy', what: 'connection destroyed before any answer' };
-    const real200 = Buffer.from(real.body);
-    const head = (lines: string[]) => Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-    const shape = rng.int(0, 6);
-    let raw: Buffer;
-    if (shape === 0) {
-      raw = Buffer.concat([
-        head([
-          'HTTP/1.1 200 OK',
-          `content-length: ${real200.length + 500}`,
-          'content-type: application/json',
-        ]),
-        real200,
-      ]);
-      what = 'content-length longer than the body, then close';
-    } else if (shape === 1) {
-      raw = Buffer.concat([
-        head(['HTTP/1.1 200 OK', 'transfer-encoding: chunked', 'content-type: application/json']),
-        Buffer.from('5\r\n{"Err\r\nzz\r\n'),
-      ]);
-      what = 'broken chunked encoding';
-    } else if (shape === 2) {
-      raw = Buffer.from(
-        rng.pick([
-          'HTTP/1.1 abc OK\r\n\r\n',
-          'HTTP/9.9 200 OK\r\n\r\n',
-          'garbage\r\n\r\n',
-          'HTTP/1.1 200\r\n',
-          '\r\n\r\n',
-        ]),
-        'latin1',
-      );
-      what = 'garbled status line';
-    } else if (shape === 3) {
-      raw = Buffer.concat([
-        head(['HTTP/1.1 200 OK', 'content-length: 5', 'content-length: 9']),
-        Buffer.from('{"a":1}xx'),
-      ]);
-      what = 'two content-lengths';
-    } else if (shape === 4) {
-      raw = Buffer.concat([
-        head(['HTTP/1.1 200 OK', `x-bad: a\u0001b`, 'content-type: application/json']),
-        real200,
-      ]);
-      what = 'control character in a header (close-delimited body)';
-    } else if (shape === 5) {
-      raw = head([`HTTP/1.1 ${status} X`, `x-long: ${'a'.repeat(100_000)}`]);
-      what = '100 kB header';
-    } else {
-      raw = Buffer.concat([
-        head(['HTTP/1.0 200 OK', 'content-type: application/json']),
-        real200.subarray(0, Math.floor(real200.length / 2)),
-      ]);
-      what = 'HTTP/1.0, close-delimited, half a body';
-    }
-    return { ...base, transport: 'raw', raw, what };
+    return { ...base, transport: 'raw', ...brokenHttp(rng, Buffer.from(real.body), status) };
   }
   if (status === 204 || status === 304) status = 200;
   return { index, operation, transport: 'http', status, headers, body: Buffer.from(body), what };

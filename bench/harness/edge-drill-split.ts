@@ -13,7 +13,7 @@ import {
   summariesVsSimulator,
 } from './edge-drill-figures.js';
 import { drillReport } from './edge-drill-result.js';
-import { openStage } from './edge-drill-stage.js';
+import { openStage, type Stage } from './edge-drill-stage.js';
 import { eventually } from './eventually.js';
 import { runNightshift } from './nightshift-process.js';
 
@@ -68,6 +68,34 @@ function resumeLine(stdout: string, stderr: string): string {
   }
 }
 
+/**
+ * Waits for half the run's targets to be checkpointed, then stops Redis for `outageS` and starts
+ * it again; answers whether the run was executing when Redis went away.
+ */
+async function outageHalfway(
+  stage: Stage,
+  options: ResolvedEdgeOptions,
+  run: { runId: string; tick: number; targets: number },
+): Promise<boolean> {
+  const checkpointed = () => stage.redis.hlen(stage.keys.runTargets(run.runId));
+  const halfway = await eventually(
+    'half the run checkpointed',
+    async () => (await checkpointed()) >= run.targets / 2,
+    Math.max(1_000, run.tick + options.settleTimeoutS * 1000 - Date.now()),
+    100,
+  ).catch(() => false);
+  const midRun = halfway !== false && stage.logs.running(run.runId).length > 0;
+  stage.note(
+    `${await checkpointed()} of ${run.targets} targets checkpointed; the run is ${midRun ? 'executing' : 'NOT executing'}`,
+  );
+  stage.note('Redis stopped (SIGTERM)');
+  await stage.haltRedis();
+  await sleep(options.outageS * 1000);
+  await stage.restartRedis();
+  stage.note('Redis started again (same port, same data)');
+  return midRun;
+}
+
 export async function runSplitScenario(
   options: ResolvedEdgeOptions,
   { logDir, progress }: { logDir: string | undefined; progress: (line: string) => void },
@@ -90,22 +118,7 @@ export async function runSplitScenario(
     progress(`pause run ${runId}, parts of ${options.partSize}`);
 
     const targets = stage.targetKeys();
-    const checkpointed = () => stage.redis.hlen(stage.keys.runTargets(runId));
-    const halfway = await eventually(
-      'half the run checkpointed',
-      async () => (await checkpointed()) >= targets.size / 2,
-      Math.max(1_000, tick + options.settleTimeoutS * 1000 - Date.now()),
-      100,
-    ).catch(() => false);
-    const midRun = halfway !== false && stage.logs.running(runId).length > 0;
-    stage.note(
-      `${await checkpointed()} of ${targets.size} targets checkpointed; the run is ${midRun ? 'executing' : 'NOT executing'}`,
-    );
-    stage.note('Redis stopped (SIGTERM)');
-    await stage.haltRedis();
-    await sleep(options.outageS * 1000);
-    await stage.restartRedis();
-    stage.note('Redis started again (same port, same data)');
+    const midRun = await outageHalfway(stage, options, { runId, tick, targets: targets.size });
 
     const run = await eventually(
       'the pause run recorded',

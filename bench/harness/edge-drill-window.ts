@@ -102,6 +102,59 @@ async function strike(stage: Stage, options: ResolvedEdgeOptions, edgeRunId: str
   }
 }
 
+/** When the off period runs and which reconciliation of the window is its edge. */
+interface OffPeriod {
+  offFrom: number;
+  uptimeAt: number;
+  edgeAt: number;
+  edgeRunId: string;
+  policyFile: string;
+}
+
+/**
+ * Chooses the off period, writes the window's policy and starts the scheduler on it; the edge is
+ * the off period's start (`edge: minute`) or the first reconciliation the scheduler announces.
+ */
+async function scheduleOffPeriod(stage: Stage, options: ResolvedEdgeOptions): Promise<OffPeriod> {
+  const now = Date.now();
+  const minute = options.edge === 'minute';
+  const offFrom = minute
+    ? Math.ceil((now + options.leadS * 1000) / MINUTE) * MINUTE
+    : Math.floor(now / MINUTE) * MINUTE;
+  const uptimeAt = minute
+    ? offFrom + options.offMinutes * MINUTE
+    : Math.ceil((now + (4 + options.everyS + options.minOffS) * 1000) / MINUTE) * MINUTE;
+  const policyFile = join(stage.logDir, 'policy.yaml');
+  writeFileSync(
+    policyFile,
+    windowPolicy(uptimeOutside(offFrom, uptimeAt), options.everyS, options.concurrency),
+  );
+  const scheduler = await stage.startScheduler(policyFile);
+  const next = stage.logs.announced.find((a) => a.process === scheduler.name && a.job === WINDOW)?.next;
+  if (next === undefined || (minute && next > offFrom) || next >= uptimeAt)
+    throw new Error(
+      `the scheduler announced the window's next reconciliation at ${next === undefined ? 'none' : new Date(next).toISOString()}, not before the off period's end; it started too late`,
+    );
+  const edgeAt = minute ? offFrom : next;
+  return { offFrom, uptimeAt, edgeAt, edgeRunId: scheduledRunId(WINDOW, new Date(edgeAt)), policyFile };
+}
+
+/** Checks every second, up to `settleTimeoutS` past the uptime start, whether the window handed back. */
+async function settleUptime(stage: Stage, options: ResolvedEdgeOptions, uptimeAt: number): Promise<boolean> {
+  const settleBy = uptimeAt + options.settleTimeoutS * 1000;
+  let settled = false;
+  while (!settled && Date.now() < settleBy) {
+    settled = await handedBack(stage, uptimeAt);
+    if (!settled) await sleep(1000);
+  }
+  stage.note(
+    settled
+      ? 'the uptime start settled'
+      : `!! not settled ${options.settleTimeoutS} s after the uptime start`,
+  );
+  return settled;
+}
+
 export async function runWindowScenario(
   options: ResolvedEdgeOptions,
   { logDir, progress }: { logDir: string | undefined; progress: (line: string) => void },
@@ -116,27 +169,7 @@ export async function runWindowScenario(
   });
   try {
     await Promise.all(Array.from({ length: options.workers }, (_, i) => stage.startWorker(i + 1)));
-    const now = Date.now();
-    const minute = options.edge === 'minute';
-    const offFrom = minute
-      ? Math.ceil((now + options.leadS * 1000) / MINUTE) * MINUTE
-      : Math.floor(now / MINUTE) * MINUTE;
-    const uptimeAt = minute
-      ? offFrom + options.offMinutes * MINUTE
-      : Math.ceil((now + (4 + options.everyS + options.minOffS) * 1000) / MINUTE) * MINUTE;
-    const policyFile = join(stage.logDir, 'policy.yaml');
-    writeFileSync(
-      policyFile,
-      windowPolicy(uptimeOutside(offFrom, uptimeAt), options.everyS, options.concurrency),
-    );
-    const scheduler = await stage.startScheduler(policyFile);
-    const next = stage.logs.announced.find((a) => a.process === scheduler.name && a.job === WINDOW)?.next;
-    if (next === undefined || (minute && next > offFrom) || next >= uptimeAt)
-      throw new Error(
-        `the scheduler announced the window's next reconciliation at ${next === undefined ? 'none' : new Date(next).toISOString()}, not before the off period's end; it started too late`,
-      );
-    const edgeAt = minute ? offFrom : next;
-    const edgeRunId = scheduledRunId(WINDOW, new Date(edgeAt));
+    const { offFrom, uptimeAt, edgeAt, edgeRunId, policyFile } = await scheduleOffPeriod(stage, options);
     progress(
       `off period ${new Date(offFrom).toISOString()} to ${new Date(uptimeAt).toISOString()}; edge ${edgeRunId}`,
     );
@@ -150,17 +183,7 @@ export async function runWindowScenario(
 
     await sleep(Math.max(0, uptimeAt - Date.now()));
     stage.note('uptime starts');
-    const settleBy = uptimeAt + options.settleTimeoutS * 1000;
-    let settled = false;
-    while (!settled && Date.now() < settleBy) {
-      settled = await handedBack(stage, uptimeAt);
-      if (!settled) await sleep(1000);
-    }
-    stage.note(
-      settled
-        ? 'the uptime start settled'
-        : `!! not settled ${options.settleTimeoutS} s after the uptime start`,
-    );
+    const settled = await settleUptime(stage, options, uptimeAt);
     const drift = await runNightshift(['drift', policyFile], stage.env);
     const driftLine = drift.stdout.trim().split('\n').at(-1) ?? drift.stderr.trim();
     stage.note(`nightshift drift exited ${drift.code}: ${driftLine}`);

@@ -73,12 +73,30 @@ export interface StartOptions {
   onLine?: (line: LogLine) => void;
 }
 
-function kill(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Sends `signal` to the process group `child` leads (every nightshift process started here leads one). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     process.kill(-(child.pid as number), signal);
   } catch {
     // the group is gone already
   }
+}
+
+/**
+ * Starts `node bin/nightshift.js <args>` with `env` over this process's environment, in a process
+ * group of its own, as a shell starts a command: stopping it (`killGroup`) stops whatever it
+ * started too, and `process.kill(-pid, 'SIGINT')` is Ctrl-C. The one way benchmarks, drills and
+ * tests start the CLI.
+ */
+export function spawnNightshift(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
 }
 
 /** Parses one line of pino JSON; pino writes the time as an ISO string or as epoch milliseconds. */
@@ -94,11 +112,7 @@ function parseLine(raw: string): LogLine | undefined {
 
 /** Starts `node bin/nightshift.js <args>` in a process group of its own. */
 export function startNightshift(args: readonly string[], options: StartOptions): NightshiftProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawnNightshift(args, options.env);
   const file = createWriteStream(join(options.logDir, `${options.name.replace('#', '.')}.log`));
   let exitedAt: number | undefined;
   let stoppedWith: NodeJS.Signals | undefined;
@@ -131,7 +145,7 @@ export function startNightshift(args: readonly string[], options: StartOptions):
     stoppedWith: () => stoppedWith,
     stop: async (signal) => {
       stoppedWith ??= signal;
-      if (exitedAt === undefined) kill(child, signal);
+      if (exitedAt === undefined) killGroup(child, signal);
       return exited;
     },
   };
@@ -150,11 +164,7 @@ export async function runNightshift(
   env: Record<string, string>,
   timeoutMs = 60_000,
 ): Promise<CommandResult> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawnNightshift(args, env);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -163,7 +173,7 @@ export async function runNightshift(
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const timer = setTimeout(() => kill(child, 'SIGKILL'), timeoutMs);
+  const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeoutMs);
   const code = await new Promise<number | NodeJS.Signals | null>((resolve) => {
     child.once('close', (exitCode, signal) => resolve(exitCode ?? signal));
   });

@@ -1,101 +1,35 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import type { RedisTopology } from '../../src/config/index.js';
-import { freePort, isListening } from '../../src/store/local-server.js';
 import { connectRedis, type RedisConnection } from '../../src/store/redis.js';
-import { eventually } from './eventually.js';
+import {
+  ask,
+  type Certificates,
+  certificates,
+  freePorts,
+  type Group,
+  type OnSpawn,
+  startGroup,
+  stopAll,
+  stopGroup,
+  until,
+} from './redis-topologies-servers.js';
 
 /**
  * Redis clusters and Sentinel topologies on 127.0.0.1 for tests (test/helpers/redis-topologies.ts)
  * and drills (bench/harness/edge-drill.ts): every redis-server leads a process group of its own,
- * stopped as a group.
+ * stopped as a group (bench/harness/redis-topologies-servers.ts).
  */
+
+export type { OnSpawn } from './redis-topologies-servers.js';
 
 const run = promisify(execFile);
 
 /** A connection for a role on a test's topology, made as nightshift makes its own. */
 export type RedisConnector = (role: string) => RedisConnection;
-
-/** Told of each redis-server as it starts (a test's runner kills what a failed file left running). */
-export type OnSpawn = (child: ChildProcess) => void;
-
-/** A redis-server started here: it leads a process group of its own, stopped as a group. */
-interface Group {
-  readonly child: ChildProcess;
-  readonly port: number;
-}
-
-/** `count` distinct free ports on 127.0.0.1. */
-async function freePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
-}
-
-async function startGroup(args: readonly string[], port: number, onSpawn?: OnSpawn): Promise<Group> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  await once(child, 'spawn');
-  onSpawn?.(child);
-  const deadline = Date.now() + 10_000;
-  while (!(await isListening(port))) {
-    if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port} within 10 s`);
-    await sleep(20);
-  }
-  return { child, port };
-}
-
-/** Kills a group (SIGKILL by default) and waits for its leader to exit. */
-async function stopGroup({ child }: Group, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, 'exit');
-  try {
-    process.kill(-(child.pid as number), signal);
-  } catch {
-    // gone already
-  }
-  await exited;
-}
-
-/** Polls `check` every 100 ms for up to 20 s; a question that fails (the process is still starting) is a no. */
-const until = (what: string, check: () => Promise<boolean>) =>
-  eventually(what, () => check().catch(() => false), 20_000, 100);
-
-/** A plain client on one process, for the helper's own questions to it. */
-async function ask<T>(
-  port: number,
-  question: (redis: Redis) => Promise<T>,
-  password?: string,
-  ca?: string,
-  username?: string,
-): Promise<T> {
-  const redis = new Redis({
-    port,
-    host: '127.0.0.1',
-    username,
-    password,
-    ...(ca ? { tls: { ca } } : {}),
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  try {
-    await redis.connect();
-    return await question(redis);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 function addresses(list: readonly { host: string; port: number }[]): string {
   return list.map(({ host, port }) => `${host}:${port}`).join(',');
@@ -110,64 +44,6 @@ export interface TestTopology {
   readonly connect: RedisConnector;
   /** Stops every process (its whole group) and removes the data folder. */
   stop(): Promise<void>;
-}
-
-/** A CA and a certificate it signed for 127.0.0.1, made with openssl in `dir`. */
-async function certificates(dir: string): Promise<{ ca: string; cert: string; key: string }> {
-  const [ca, caKey, cert, key, request, extensions] = [
-    'ca.crt',
-    'ca.key',
-    'redis.crt',
-    'redis.key',
-    'redis.csr',
-    'san.cnf',
-  ].map((name) => join(dir, name)) as [string, string, string, string, string, string];
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    caKey,
-    '-out',
-    ca,
-    '-days',
-    '1',
-    '-subj',
-    '/CN=nightshift-test-ca',
-  ]);
-  await run('openssl', [
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    request,
-    '-subj',
-    '/CN=127.0.0.1',
-  ]);
-  await writeFile(extensions, 'subjectAltName=IP:127.0.0.1\n');
-  await run('openssl', [
-    'x509',
-    '-req',
-    '-in',
-    request,
-    '-CA',
-    ca,
-    '-CAkey',
-    caKey,
-    '-CAcreateserial',
-    '-out',
-    cert,
-    '-days',
-    '1',
-    '-extfile',
-    extensions,
-  ]);
-  return { ca, cert, key };
 }
 
 /**
@@ -186,6 +62,88 @@ export interface TestCluster extends TestTopology {
   readonly caFile: string | undefined;
 }
 
+/** The cluster nodes' `--user`/`--requirepass` arguments. */
+function clusterAuth(password: string | undefined, user: string | undefined): string[] {
+  return password && user
+    ? // one argument per ACL rule: Redis joins them into the config line
+      ['--user', user, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off']
+    : password
+      ? ['--requirepass', password]
+      : [];
+}
+
+/** One cluster node's arguments: its port and bus port, its files in `dir`, TLS and auth. */
+function clusterNodeArgs(
+  node: { port: number; busPort: number },
+  { dir, files, auth }: { dir: string; files: Certificates | undefined; auth: readonly string[] },
+): string[] {
+  const tlsArgs = files
+    ? [
+        '--tls-cluster',
+        'yes',
+        '--tls-cert-file',
+        files.cert,
+        '--tls-key-file',
+        files.key,
+        '--tls-ca-cert-file',
+        files.ca,
+        '--tls-auth-clients',
+        'no',
+      ]
+    : [];
+  return [
+    '--bind',
+    '127.0.0.1',
+    // with TLS, the port speaks only TLS
+    ...(files ? ['--port', '0', '--tls-port', String(node.port), ...tlsArgs] : ['--port', String(node.port)]),
+    '--cluster-port',
+    String(node.busPort),
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    join(dir, `nodes-${node.port}.conf`),
+    '--cluster-node-timeout',
+    '2000',
+    '--dir',
+    dir,
+    '--appendonly',
+    'no',
+    '--save',
+    '',
+    '--loglevel',
+    'warning',
+    ...auth,
+  ];
+}
+
+/** `redis-cli --cluster create` over the nodes, then waits for `cluster_state:ok` on each. */
+async function formCluster(
+  groups: readonly Group[],
+  { password, user, files, ca }: { password?: string; user?: string; files?: Certificates; ca?: string },
+): Promise<void> {
+  await run('redis-cli', [
+    ...(user ? ['--user', user] : []),
+    ...(password ? ['-a', password, '--no-auth-warning'] : []),
+    ...(files ? ['--tls', '--cacert', files.ca] : []),
+    '--cluster',
+    'create',
+    ...groups.map(({ port }) => `127.0.0.1:${port}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]);
+  for (const { port } of groups)
+    await until(`cluster_state:ok on ${port}`, () =>
+      ask(
+        port,
+        async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'),
+        password,
+        ca,
+        user,
+      ),
+    );
+}
+
 /** Three masters, no replicas: every slot served, `cluster_state:ok` on each. */
 export async function startRedisCluster({
   password,
@@ -193,94 +151,26 @@ export async function startRedisCluster({
   tls = false,
   onSpawn,
 }: ClusterOptions = {}): Promise<TestCluster> {
-  const auth =
-    password && user
-      ? // one argument per ACL rule: Redis joins them into the config line
-        ['--user', user, 'on', `>${password}`, '~*', '&*', '+@all', '--user', 'default', 'off']
-      : password
-        ? ['--requirepass', password]
-        : [];
+  const auth = clusterAuth(password, user);
   const dir = await mkdtemp(join(tmpdir(), 'nightshift-cluster-'));
   const groups: Group[] = [];
-  let files: { ca: string; cert: string; key: string } | undefined;
+  let files: Certificates | undefined;
   let ca: string | undefined;
   try {
     if (tls) {
       files = await certificates(dir);
       ca = await readFile(files.ca, 'utf8');
     }
-    const tlsArgs = files
-      ? [
-          '--tls-cluster',
-          'yes',
-          '--tls-cert-file',
-          files.cert,
-          '--tls-key-file',
-          files.key,
-          '--tls-ca-cert-file',
-          files.ca,
-          '--tls-auth-clients',
-          'no',
-        ]
-      : [];
     // the bus port is chosen too: the default (port + 10000) may fall past 65535
     const ports = await freePorts(6);
     for (let i = 0; i < 3; i++) {
       const port = ports[i] as number;
-      groups.push(
-        await startGroup(
-          [
-            '--bind',
-            '127.0.0.1',
-            // with TLS, the port speaks only TLS
-            ...(files ? ['--port', '0', '--tls-port', String(port), ...tlsArgs] : ['--port', String(port)]),
-            '--cluster-port',
-            String(ports[i + 3]),
-            '--cluster-enabled',
-            'yes',
-            '--cluster-config-file',
-            join(dir, `nodes-${port}.conf`),
-            '--cluster-node-timeout',
-            '2000',
-            '--dir',
-            dir,
-            '--appendonly',
-            'no',
-            '--save',
-            '',
-            '--loglevel',
-            'warning',
-            ...auth,
-          ],
-          port,
-          onSpawn,
-        ),
-      );
+      const args = clusterNodeArgs({ port, busPort: ports[i + 3] as number }, { dir, files, auth });
+      groups.push(await startGroup(args, port, onSpawn));
     }
-    await run('redis-cli', [
-      ...(user ? ['--user', user] : []),
-      ...(password ? ['-a', password, '--no-auth-warning'] : []),
-      ...(files ? ['--tls', '--cacert', files.ca] : []),
-      '--cluster',
-      'create',
-      ...groups.map(({ port }) => `127.0.0.1:${port}`),
-      '--cluster-replicas',
-      '0',
-      '--cluster-yes',
-    ]);
-    for (const { port } of groups)
-      await until(`cluster_state:ok on ${port}`, () =>
-        ask(
-          port,
-          async (redis) => (await redis.cluster('INFO')).includes('cluster_state:ok'),
-          password,
-          ca,
-          user,
-        ),
-      );
+    await formCluster(groups, { password, user, files, ca });
   } catch (error) {
-    await Promise.all(groups.map((group) => stopGroup(group)));
-    await rm(dir, { recursive: true, force: true });
+    await stopAll(groups, dir);
     throw error;
   }
   const topology = {
@@ -295,10 +185,7 @@ export async function startRedisCluster({
     caFile: files?.ca,
     environment: { NIGHTSHIFT_REDIS_CLUSTER_NODES: addresses(topology.nodes) },
     connect: (role) => connectRedis({ topology, role }),
-    stop: async () => {
-      await Promise.all(groups.map((group) => stopGroup(group)));
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () => stopAll(groups, dir),
   };
 }
 
@@ -327,17 +214,21 @@ export interface SentinelOptions {
   onSpawn?: OnSpawn;
 }
 
-export async function startRedisSentinels({
-  password,
-  sentinelPassword,
-  tls = false,
-  onSpawn,
-}: SentinelOptions = {}): Promise<TestSentinels> {
-  const dir = await mkdtemp(join(tmpdir(), 'nightshift-sentinel-'));
-  const groups: Group[] = [];
-  const [primaryPort, replicaPort, ...sentinelPorts] = (await freePorts(5)) as [number, number, ...number[]];
-  const files = tls ? await certificates(dir) : undefined;
-  const ca = files ? await readFile(files.ca, 'utf8') : undefined;
+/** Where and how a Sentinel topology runs: its ports, data folder, certificates and passwords. */
+interface SentinelSetup {
+  dir: string;
+  files: Certificates | undefined;
+  ca: string | undefined;
+  password: string | undefined;
+  sentinelPassword: string | undefined;
+  primaryPort: number;
+  replicaPort: number;
+  sentinelPorts: number[];
+  onSpawn: OnSpawn | undefined;
+}
+
+/** The settings that make a process listen on `port`, as name-value pairs. */
+function listenSettings(port: number, files: Certificates | undefined): string[][] {
   // with TLS, each port speaks only TLS, and replicas and Sentinels reach each other over it
   const tlsSettings = files
     ? [
@@ -348,12 +239,15 @@ export async function startRedisSentinels({
         ['tls-replication', 'yes'],
       ]
     : [];
-  const listen = (port: number) =>
-    files ? [['port', '0'], ['tls-port', String(port)], ...tlsSettings] : [['port', String(port)]];
-  const server = (port: number, ...extra: string[]) => [
+  return files ? [['port', '0'], ['tls-port', String(port)], ...tlsSettings] : [['port', String(port)]];
+}
+
+/** The primary's or the replica's arguments, `extra` last. */
+function dataServerArgs({ dir, files, password }: SentinelSetup, port: number, ...extra: string[]): string[] {
+  return [
     '--bind',
     '127.0.0.1',
-    ...listen(port).flatMap(([name, value]) => [`--${name}`, value as string]),
+    ...listenSettings(port, files).flatMap(([name, value]) => [`--${name}`, value as string]),
     '--dir',
     dir,
     '--appendonly',
@@ -367,67 +261,90 @@ export async function startRedisSentinels({
     ...(password ? ['--requirepass', password, '--masterauth', password] : []),
     ...extra,
   ];
-  try {
-    // the replica's first sync at once, not after the default 5 s of waiting for more replicas
-    groups.push(
-      await startGroup(server(primaryPort, '--repl-diskless-sync-delay', '0'), primaryPort, onSpawn),
-    );
-    groups.push(
-      await startGroup(
-        server(replicaPort, '--replicaof', '127.0.0.1', String(primaryPort)),
-        replicaPort,
-        onSpawn,
-      ),
-    );
-    for (const port of sentinelPorts) {
-      // each Sentinel rewrites its own file as it learns the others and the replica
-      const file = join(dir, `sentinel-${port}.conf`);
-      await writeFile(
-        file,
-        [
-          ...listen(port).map((setting) => setting.join(' ')),
-          'bind 127.0.0.1',
-          `dir ${dir}`,
-          `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
-          `sentinel down-after-milliseconds ${SENTINEL_NAME} ${DOWN_AFTER_MS}`,
-          `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
-          ...(password ? [`sentinel auth-pass ${SENTINEL_NAME} ${password}`] : []),
-          // the Sentinels talk to each other with the password they require
-          ...(sentinelPassword
-            ? [`requirepass ${sentinelPassword}`, `sentinel sentinel-pass ${sentinelPassword}`]
-            : []),
-          '',
-        ].join('\n'),
-      );
-      groups.push(await startGroup([file, '--sentinel', '--loglevel', 'warning'], port, onSpawn));
-    }
-    await until('the replica in sync', () =>
+}
+
+/** The configuration file of the Sentinel on `port`. */
+function sentinelConfig(
+  { dir, files, password, sentinelPassword, primaryPort }: SentinelSetup,
+  port: number,
+): string {
+  return [
+    ...listenSettings(port, files).map((setting) => setting.join(' ')),
+    'bind 127.0.0.1',
+    `dir ${dir}`,
+    `sentinel monitor ${SENTINEL_NAME} 127.0.0.1 ${primaryPort} 2`,
+    `sentinel down-after-milliseconds ${SENTINEL_NAME} ${DOWN_AFTER_MS}`,
+    `sentinel failover-timeout ${SENTINEL_NAME} 5000`,
+    ...(password ? [`sentinel auth-pass ${SENTINEL_NAME} ${password}`] : []),
+    // the Sentinels talk to each other with the password they require
+    ...(sentinelPassword
+      ? [`requirepass ${sentinelPassword}`, `sentinel sentinel-pass ${sentinelPassword}`]
+      : []),
+    '',
+  ].join('\n');
+}
+
+/** Starts the primary, the replica and the Sentinels in that order, each pushed on `groups` once up. */
+async function startSentinelGroups(setup: SentinelSetup, groups: Group[]): Promise<void> {
+  const { dir, primaryPort, replicaPort, sentinelPorts, onSpawn } = setup;
+  // the replica's first sync at once, not after the default 5 s of waiting for more replicas
+  groups.push(
+    await startGroup(
+      dataServerArgs(setup, primaryPort, '--repl-diskless-sync-delay', '0'),
+      primaryPort,
+      onSpawn,
+    ),
+  );
+  groups.push(
+    await startGroup(
+      dataServerArgs(setup, replicaPort, '--replicaof', '127.0.0.1', String(primaryPort)),
+      replicaPort,
+      onSpawn,
+    ),
+  );
+  for (const port of sentinelPorts) {
+    // each Sentinel rewrites its own file as it learns the others and the replica
+    const file = join(dir, `sentinel-${port}.conf`);
+    await writeFile(file, sentinelConfig(setup, port));
+    groups.push(await startGroup([file, '--sentinel', '--loglevel', 'warning'], port, onSpawn));
+  }
+}
+
+/** Waits for the replica to be in sync and every Sentinel to know it and the two others. */
+async function awaitFailoverReady({
+  replicaPort,
+  sentinelPorts,
+  password,
+  sentinelPassword,
+  ca,
+}: SentinelSetup): Promise<void> {
+  await until('the replica in sync', () =>
+    ask(
+      replicaPort,
+      async (redis) => (await redis.info('replication')).includes('master_link_status:up'),
+      password,
+      ca,
+    ),
+  );
+  // a failover needs every Sentinel to know the replica and a majority of the others
+  for (const port of sentinelPorts)
+    await until(`sentinel ${port} to know the replica and the other sentinels`, () =>
       ask(
-        replicaPort,
-        async (redis) => (await redis.info('replication')).includes('master_link_status:up'),
-        password,
+        port,
+        async (redis) => {
+          const replicas = (await redis.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
+          const others = (await redis.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
+          return replicas.length === 1 && others.length === 2;
+        },
+        sentinelPassword,
         ca,
       ),
     );
-    // a failover needs every Sentinel to know the replica and a majority of the others
-    for (const port of sentinelPorts)
-      await until(`sentinel ${port} to know the replica and the other sentinels`, () =>
-        ask(
-          port,
-          async (redis) => {
-            const replicas = (await redis.call('SENTINEL', 'REPLICAS', SENTINEL_NAME)) as unknown[];
-            const others = (await redis.call('SENTINEL', 'SENTINELS', SENTINEL_NAME)) as unknown[];
-            return replicas.length === 1 && others.length === 2;
-          },
-          sentinelPassword,
-          ca,
-        ),
-      );
-  } catch (error) {
-    await Promise.all(groups.map((group) => stopGroup(group)));
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+}
+
+/** The handle on a started Sentinel topology; `groups[0]` is the first primary. */
+function sentinelsHandle(setup: SentinelSetup, groups: readonly Group[]): TestSentinels {
+  const { dir, files, ca, password, sentinelPassword, sentinelPorts } = setup;
   const topology = {
     kind: 'sentinel' as const,
     sentinels: sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
@@ -463,9 +380,38 @@ export async function startRedisSentinels({
         sentinelPassword,
         ca,
       ),
-    stop: async () => {
-      await Promise.all(groups.map((group) => stopGroup(group)));
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop: () => stopAll(groups, dir),
   };
+}
+
+export async function startRedisSentinels({
+  password,
+  sentinelPassword,
+  tls = false,
+  onSpawn,
+}: SentinelOptions = {}): Promise<TestSentinels> {
+  const dir = await mkdtemp(join(tmpdir(), 'nightshift-sentinel-'));
+  const groups: Group[] = [];
+  const [primaryPort, replicaPort, ...sentinelPorts] = (await freePorts(5)) as [number, number, ...number[]];
+  const files = tls ? await certificates(dir) : undefined;
+  const ca = files ? await readFile(files.ca, 'utf8') : undefined;
+  const setup: SentinelSetup = {
+    dir,
+    files,
+    ca,
+    password,
+    sentinelPassword,
+    primaryPort,
+    replicaPort,
+    sentinelPorts,
+    onSpawn,
+  };
+  try {
+    await startSentinelGroups(setup, groups);
+    await awaitFailoverReady(setup);
+  } catch (error) {
+    await stopAll(groups, dir);
+    throw error;
+  }
+  return sentinelsHandle(setup, groups);
 }

@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import type { ActionCatalog } from './action-catalog.js';
+import { type CheckContext, definedNames, isMap, jobActions, type RawMap } from './check.js';
 import {
-  type CheckContext,
-  checkCalendars,
-  checkJob,
-  checkNotificationUrls,
-  checkNotify,
-  checkTimeZone,
-  definedNames,
-  isMap,
-  jobActions,
-  type RawMap,
-} from './check.js';
+  type CheckedJob,
+  type CheckedWindow,
+  checkJobs,
+  checkSharedSections,
+  checkWindows,
+} from './check-sections.js';
 import {
   isWarning,
   PolicyError,
@@ -30,19 +26,15 @@ import { jobRisks } from './risks.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
   type JobDocument,
-  JobSchema,
   type MaxTargets,
   type NotificationSink,
   type PolicyDocument,
   policySchema,
   type TargetSelector,
-  type WindowDocument,
-  WindowSchema,
 } from './schema.js';
 import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
-import { parseUptime } from './uptime.js';
 import { checkWindowOverlaps } from './window-overlap.js';
-import { checkWindow, type PolicyWindow } from './windows.js';
+import type { PolicyWindow } from './windows.js';
 import { locatorOf, readYaml, type ValuePath, type YamlSource } from './yaml/index.js';
 
 /** What a policy's `${VAR}`s may read. */
@@ -184,45 +176,11 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
     notifications: definedNames(root.notifications),
     jobActions: jobActions(jobEntries),
   };
-  const defaults = isMap(root.defaults) ? root.defaults : undefined;
-  problems.push(...checkTimeZone(context, ['defaults', 'timezone'], defaults?.timezone));
-  problems.push(...checkNotify(context, ['defaults', 'notify'], defaults?.notify));
-  problems.push(...checkCalendars(context, root.calendars, options.now ?? new Date()));
-  problems.push(...checkNotificationUrls(source, root.notifications, options.env));
-
-  const jobs: {
-    name: string;
-    document: JobDocument | undefined;
-    params: Readonly<Record<string, unknown>> | undefined;
-  }[] = [];
-  for (const [name, job] of jobEntries) {
-    const parsed = parseWithProblems(JobSchema, job, source, { at: ['jobs', name] });
-    const checked = checkJob(context, name, job);
-    if (parsed.problems.length > 0) problems.push(...parsed.problems);
-    if (checked.problems.length > 0) problems.push(...checked.problems);
-    jobs.push({ name, document: parsed.data, params: checked.params });
-  }
-  // a misspelt `jobs:` is already reported as an unknown key, with a did-you-mean
-  const unknownKeys = Object.keys(root).some((key) => !(key in OutlineSchema.shape));
-  if (root.jobs === undefined && root.windows === undefined && !unknownKeys)
-    problems.push(
-      problemAt(
-        source,
-        ['version'],
-        'missing required key "jobs" (or "windows"): a policy schedules at least one job or window',
-        'key',
-        [],
-      ),
-    );
-
-  const windows: { name: string; document: WindowDocument | undefined }[] = [];
-  for (const [name, window] of Object.entries(isMap(root.windows) ? root.windows : {})) {
-    const parsed = parseWithProblems(WindowSchema, window, source, { at: ['windows', name] });
-    problems.push(...parsed.problems, ...checkWindow(context, name, window));
-    // an uptime still "${VAR}" (unset, a warning in validate) leaves the window unread, like a job
-    const readable = parsed.data && parseUptime(parsed.data.uptime).ok;
-    windows.push({ name, document: readable ? parsed.data : undefined });
-  }
+  checkSharedSections(context, root, options, problems);
+  const jobs = checkJobs(context, jobEntries, problems);
+  const missing = missingJobsProblem(source, root);
+  if (missing) problems.push(missing);
+  const windows = checkWindows(context, root, problems);
   const targets = outline.data?.targets ?? {};
   problems.push(
     ...checkWindowOverlaps(
@@ -255,6 +213,22 @@ export function checkPolicy(text: string, file: string, options: CheckPolicyOpti
   if (!resolved || risks.length === 0) return { problems: found, policy: resolved };
   const all = sortProblems([...found, ...risks]);
   return { problems: all, policy: { ...resolved, warnings: all.filter(isWarning) } };
+}
+
+/**
+ * A policy with neither `jobs:` nor `windows:` schedules nothing. A misspelt `jobs:` is already
+ * reported as an unknown key, with a did-you-mean.
+ */
+function missingJobsProblem(source: YamlSource, root: RawMap): PolicyProblem | undefined {
+  const unknownKeys = Object.keys(root).some((key) => !(key in OutlineSchema.shape));
+  if (root.jobs !== undefined || root.windows !== undefined || unknownKeys) return undefined;
+  return problemAt(
+    source,
+    ['version'],
+    'missing required key "jobs" (or "windows"): a policy schedules at least one job or window',
+    'key',
+    [],
+  );
 }
 
 /** What an unset variable is where, for `checkPolicy` (see `CheckPolicyOptions.only`). */
@@ -316,12 +290,8 @@ type Outline = z.output<typeof OutlineSchema>;
 
 function resolve(
   outline: Outline,
-  jobs: readonly {
-    name: string;
-    document: JobDocument | undefined;
-    params: Readonly<Record<string, unknown>> | undefined;
-  }[],
-  windows: readonly { name: string; document: WindowDocument | undefined }[],
+  jobs: readonly CheckedJob[],
+  windows: readonly CheckedWindow[],
   {
     source,
     text,

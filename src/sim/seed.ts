@@ -1,8 +1,8 @@
 import { isoTime } from './clock.js';
 import type { Fleet } from './fleet.js';
 import { Prng } from './random.js';
-import { IdMaker } from './seed-ids.js';
-import { makeOrgUsers, makePeople } from './seed-people.js';
+import { type Ago, IdMaker } from './seed-ids.js';
+import { makeOrgUsers, makePeople, type Person } from './seed-people.js';
 import { makeAllowList, makeCloudProvider, PLATFORMS, REGIONS } from './seed-providers.js';
 import { makeBackups, makeDatabase, makeDbUsers, makeWorkspace } from './seed-workspaces.js';
 import {
@@ -86,82 +86,115 @@ export function seedState({ seed, fleet }: SeedOptions): SimState {
     transitions: [],
   };
 
-  for (let w = 0; w < fleet.workgroups; w++) {
-    const round = Math.floor(w / WORKGROUP_NAMES.length);
-    const name = `${WORKGROUP_NAMES[w % WORKGROUP_NAMES.length]}${round > 0 ? `-${round + 1}` : ''}`;
-    const platform = rand.pick(PLATFORMS);
-    const region = rand.pick(REGIONS[platform]);
-    const creator = rand.pick(people).email;
-    const provider = makeCloudProvider({
-      rand,
-      ids,
-      ago,
-      org_id: org.org_id,
-      name,
-      platform,
-      region,
-      creator,
-    });
-    state.cloudProviders.push(provider);
-    const workgroup: SimWorkgroup = {
-      workgroup_id: ids.next('wg'),
-      name,
-      cloud_provider_id: provider.id,
-      creator,
-      enable_allow_list: rand.chance(0.8),
-      enable_application_log: rand.chance(0.5),
-      encryption_method: 'TMK',
-      platform,
-      region,
-      shared_storage: rand.chance(0.3),
-      allow_list: makeAllowList(rand, ids, w === 0),
-    };
-    state.workgroups.push(workgroup);
-
-    const databaseCount = Math.max(1, Math.ceil(fleet.workspacesPerWorkgroup / 3));
-    const databases = rand
-      .shuffle(DATABASE_NAMES)
-      .slice(0, Math.min(databaseCount, DATABASE_NAMES.length))
-      .map((dbName) => makeDatabase(rand, ids, ago, workgroup, dbName));
-    for (let d = databases.length; d < databaseCount; d++) {
-      databases.push(makeDatabase(rand, ids, ago, workgroup, `graph-${d + 1}`));
-    }
-
-    const workspaceNames = pickWorkspaceNames(rand, fleet.workspacesPerWorkgroup, name === 'ops');
-    const workspaces = workspaceNames.map((wsName, s) => {
-      const database = databases[s % databases.length] as SimDatabase;
-      return makeWorkspace({
-        rand,
-        ids,
-        ago,
-        workgroup,
-        database,
-        name: wsName,
-        creator: rand.pick(people).email,
-      });
-    });
-    for (const database of databases) {
-      database.folder_statistics = sumFolderStatistics(
-        workspaces.filter((ws) => ws.database_id === database.database_id),
-      );
-    }
-    // An empty database so that deleting one can succeed on a freshly seeded fleet.
-    const archive = makeDatabase(rand, ids, ago, workgroup, 'archive');
-    archive.folder_statistics = sumFolderStatistics([]);
-    databases.push(archive);
-
-    state.databases.push(...databases);
-    state.workspaces.push(...workspaces);
-    for (const ws of workspaces) {
-      state.backups.push(...makeBackups(rand, ids, ago, ws));
-      state.dbUsers.push(...makeDbUsers(rand, ids, ago, org.org_id, ws));
-    }
-  }
+  const context: SeedContext = { rand, ids, ago, orgId: org.org_id, people, fleet };
+  for (let w = 0; w < fleet.workgroups; w++) seedWorkgroup(context, w, state);
 
   ensureActiveAndStopped(state.workspaces);
   state.orgUsers = makeOrgUsers(rand, ids, ago, org.org_id, people, state.workgroups);
   // Parsing puts keys in schema order, so a saved and reloaded state serialises byte for byte alike.
   return SimStateSchema.parse(state);
+}
+
+/**
+ * What each workgroup is seeded from. Every record draws from the one `rand`, in a fixed order:
+ * that order is what makes a seed give the same state, so the draws stay in sequence.
+ */
+interface SeedContext {
+  readonly rand: Prng;
+  readonly ids: IdMaker;
+  readonly ago: Ago;
+  readonly orgId: string;
+  readonly people: readonly Person[];
+  readonly fleet: Fleet;
+}
+
+/** The workgroup at position `w` and everything in it, added to `state`. */
+function seedWorkgroup(context: SeedContext, w: number, state: SimState): void {
+  const { rand, ids, ago, orgId, people, fleet } = context;
+  const workgroup = addWorkgroup(context, w, state);
+  const databases = makeDatabases(context, workgroup);
+
+  const workspaceNames = pickWorkspaceNames(rand, fleet.workspacesPerWorkgroup, workgroup.name === 'ops');
+  const workspaces = workspaceNames.map((wsName, s) => {
+    const database = databases[s % databases.length] as SimDatabase;
+    return makeWorkspace({
+      rand,
+      ids,
+      ago,
+      workgroup,
+      database,
+      name: wsName,
+      creator: rand.pick(people).email,
+    });
+  });
+  for (const database of databases) {
+    database.folder_statistics = sumFolderStatistics(
+      workspaces.filter((ws) => ws.database_id === database.database_id),
+    );
+  }
+  // An empty database so that deleting one can succeed on a freshly seeded fleet.
+  const archive = makeDatabase(rand, ids, ago, workgroup, 'archive');
+  archive.folder_statistics = sumFolderStatistics([]);
+  databases.push(archive);
+
+  state.databases.push(...databases);
+  state.workspaces.push(...workspaces);
+  for (const ws of workspaces) {
+    state.backups.push(...makeBackups(rand, ids, ago, ws));
+    state.dbUsers.push(...makeDbUsers(rand, ids, ago, orgId, ws));
+  }
+}
+
+/** The workgroup at position `w`, named by position, and its cloud provider, both added to `state`. */
+function addWorkgroup(
+  { rand, ids, ago, orgId, people }: SeedContext,
+  w: number,
+  state: SimState,
+): SimWorkgroup {
+  const round = Math.floor(w / WORKGROUP_NAMES.length);
+  const name = `${WORKGROUP_NAMES[w % WORKGROUP_NAMES.length]}${round > 0 ? `-${round + 1}` : ''}`;
+  const platform = rand.pick(PLATFORMS);
+  const region = rand.pick(REGIONS[platform]);
+  const creator = rand.pick(people).email;
+  const provider = makeCloudProvider({
+    rand,
+    ids,
+    ago,
+    org_id: orgId,
+    name,
+    platform,
+    region,
+    creator,
+  });
+  state.cloudProviders.push(provider);
+  const workgroup: SimWorkgroup = {
+    workgroup_id: ids.next('wg'),
+    name,
+    cloud_provider_id: provider.id,
+    creator,
+    enable_allow_list: rand.chance(0.8),
+    enable_application_log: rand.chance(0.5),
+    encryption_method: 'TMK',
+    platform,
+    region,
+    shared_storage: rand.chance(0.3),
+    allow_list: makeAllowList(rand, ids, w === 0),
+  };
+  state.workgroups.push(workgroup);
+  return workgroup;
+}
+
+/** One database for every three workspaces, at least one: names drawn from DATABASE_NAMES, then `graph-N`. */
+function makeDatabases({ rand, ids, ago, fleet }: SeedContext, workgroup: SimWorkgroup): SimDatabase[] {
+  const databaseCount = Math.max(1, Math.ceil(fleet.workspacesPerWorkgroup / 3));
+  const databases = rand
+    .shuffle(DATABASE_NAMES)
+    .slice(0, Math.min(databaseCount, DATABASE_NAMES.length))
+    .map((dbName) => makeDatabase(rand, ids, ago, workgroup, dbName));
+  for (let d = databases.length; d < databaseCount; d++) {
+    databases.push(makeDatabase(rand, ids, ago, workgroup, `graph-${d + 1}`));
+  }
+  return databases;
 }
 
 function pickWorkspaceNames(rand: Prng, count: number, withDrill: boolean): string[] {

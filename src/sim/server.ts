@@ -99,26 +99,59 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     requestLogLimit: options.requestLogLimit ?? 10_000,
     onTransition: (transition) => options.logger?.info({ transition }, 'transition completed'),
   });
+  const app = createApp(options);
+  const pending: Pending = { delayTimers: new Set(), hanging: new Set() };
+  const responder = new Responder(sim, clock);
 
+  registerBodyParser(app);
+  registerErrorHandlers(app, responder);
+  registerOperationRoutes(app, { sim, clock, credentials, responder, pending });
+  if (options.admin ?? true) {
+    registerAdminRoutes(app, sim, (reply, status, json) =>
+      responder.send(reply.request, reply, status, json),
+    );
+  }
+
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return simulatorHandle(`http://${host}:${address.port}`, sim, app, pending);
+}
+
+function createApp(options: SimulatorOptions): FastifyInstance {
   const loggerInstance: FastifyBaseLogger | undefined = options.logger;
-  const app: FastifyInstance = Fastify({
+  return Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: false }),
     genReqId: createRequestIdFactory(),
     trustProxy: options.trustProxy ?? false,
     forceCloseConnections: true,
   });
+}
 
+/** What is left to stop at close: answers still delayed, and connections a fault holds open. */
+interface Pending {
+  readonly delayTimers: Set<NodeJS.Timeout>;
+  readonly hanging: Set<Socket>;
+}
+
+/** Answers requests, and records each answer (or a fault's non-answer) in the simulator's request log. */
+class Responder {
   /** The fault decided for a request, kept only when there is one, for the request log. */
-  const faulted = new WeakMap<FastifyRequest, FaultDecision>();
-  const delayTimers = new Set<NodeJS.Timeout>();
-  const hanging = new Set<Socket>();
+  readonly faulted = new WeakMap<FastifyRequest, FaultDecision>();
+  readonly #sim: Simulator;
+  readonly #clock: Clock;
 
-  const record = (request: FastifyRequest, status: number | null) => {
+  constructor(sim: Simulator, clock: Clock) {
+    this.#sim = sim;
+    this.#clock = clock;
+  }
+
+  record(request: FastifyRequest, status: number | null): void {
     if (request.url.startsWith(ADMIN_PREFIX)) return;
-    const applied = faulted.get(request);
+    const applied = this.faulted.get(request);
     const delayMs = applied?.delayMs ?? 0;
     const query = request.url.indexOf('?');
-    sim.requestLog.add(
+    this.#sim.requestLog.add(
       {
         method: request.method,
         path: query === -1 ? request.url : request.url.slice(0, query),
@@ -129,20 +162,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         fault: applied && applied.outcome !== 'pass' ? applied.outcome : delayMs > 0 ? 'latency' : null,
         delayMs,
       },
-      clock.now(),
+      this.#clock.now(),
     );
-  };
+  }
 
-  const send = (request: FastifyRequest, reply: FastifyReply, status: number, body: Json) => {
+  send(request: FastifyRequest, reply: FastifyReply, status: number, body: Json): void {
     reply.code(status).header('content-type', JSON_TYPE).header('x-request-id', request.id).send(body);
-    record(request, status);
-  };
+    this.record(request, status);
+  }
 
-  const sendError = (request: FastifyRequest, reply: FastifyReply, error: SimError) =>
-    send(request, reply, error.status, errorBody(request.id, error));
+  sendError(request: FastifyRequest, reply: FastifyReply, error: SimError): void {
+    this.send(request, reply, error.status, errorBody(request.id, error));
+  }
+}
 
+/** Empty bodies are tolerated: clients send a JSON content type on body-less POSTs and PUTs. */
+function registerBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  // Empty bodies are tolerated: clients send a JSON content type on body-less POSTs and PUTs.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, undefined);
     try {
@@ -151,61 +187,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       done(badRequest('body', 'the request body is not valid JSON'), undefined);
     }
   });
+}
 
+/** Every error and unknown path is answered in the API's error envelope. */
+function registerErrorHandlers(app: FastifyInstance, responder: Responder): void {
   app.setErrorHandler((error, request, reply) => {
-    sendError(request, reply, toSimError(error, app));
+    responder.sendError(request, reply, toSimError(error, app));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    sendError(
+    responder.sendError(
       request,
       reply,
       notFound('path', `no operation at ${request.method} ${request.url.split('?')[0]}`),
     );
   });
+}
 
-  const act = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    decision: FaultDecision,
-    route: OperationRoute,
-  ) => {
-    switch (decision.outcome) {
-      case 'drop':
-        record(request, null);
-        reply.hijack();
-        request.raw.socket.destroy();
-        return false;
-      case 'hang': {
-        record(request, null);
-        reply.hijack();
-        const socket = request.raw.socket;
-        hanging.add(socket);
-        socket.once('close', () => hanging.delete(socket));
-        return false;
-      }
-      case 'throttle':
-        reply.header('retry-after', String(decision.retryAfterSeconds));
-        sendError(
-          request,
-          reply,
-          new SimError('Quota-Exceed', '', `rate limit exceeded; retry after ${decision.retryAfterSeconds}s`),
-        );
-        return false;
-      case 'error':
-        sendError(request, reply, new SimError('Internal-Error', '', 'injected internal error'));
-        return false;
-      case 'pass': {
-        const denied = checkAuth(route.auth, request.headers, credentials);
-        if (denied) {
-          sendError(request, reply, denied);
-          return false;
-        }
-        return true;
-      }
-    }
-  };
+/** What the operations' routes share. */
+interface Gateway {
+  readonly sim: Simulator;
+  readonly clock: Clock;
+  readonly credentials: Credentials;
+  readonly responder: Responder;
+  readonly pending: Pending;
+}
 
+/** The 15 operations, in the catalog's order. */
+function registerOperationRoutes(app: FastifyInstance, gateway: Gateway): void {
+  const { sim, clock, responder, pending } = gateway;
   for (const route of OPERATION_ROUTES) {
     const handle = HANDLERS[route.name];
     app.route({
@@ -215,16 +225,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       // Faults and auth run before the body is parsed, as a gateway in front of the service would.
       onRequest: (request, reply, done) => {
         const decision = sim.faults.decide(route.name, clock.now());
-        if (decision.outcome !== 'pass' || decision.delayMs > 0) faulted.set(request, decision);
+        if (decision.outcome !== 'pass' || decision.delayMs > 0) responder.faulted.set(request, decision);
         if (decision.delayMs === 0) {
-          if (act(request, reply, decision, route)) done();
+          if (admitted(gateway, request, reply, decision, route)) done();
           return;
         }
         const timer = setTimeout(() => {
-          delayTimers.delete(timer);
-          if (act(request, reply, decision, route)) done();
+          pending.delayTimers.delete(timer);
+          if (admitted(gateway, request, reply, decision, route)) done();
         }, decision.delayMs);
-        delayTimers.add(timer);
+        pending.delayTimers.add(timer);
       },
       handler: (request, reply) => {
         const result = handle(sim.context, {
@@ -232,33 +242,79 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           body: request.body,
           ip: request.ip,
         });
-        if ('bareJson' in result) send(request, reply, 200, result.bareJson);
-        else send(request, reply, 200, successBody(request.id, result.message, result.resultJson));
+        if ('bareJson' in result) responder.send(request, reply, 200, result.bareJson);
+        else responder.send(request, reply, 200, successBody(request.id, result.message, result.resultJson));
       },
     });
   }
+}
 
-  if (options.admin ?? true) {
-    registerAdminRoutes(app, sim, (reply, status, json) => send(reply.request, reply, status, json));
+/**
+ * Carries out the fault decided for a request, then checks its credentials: true when the request
+ * goes on to its operation, false when it has been answered (or never will be).
+ */
+function admitted(
+  { credentials, responder, pending }: Gateway,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  decision: FaultDecision,
+  route: OperationRoute,
+): boolean {
+  switch (decision.outcome) {
+    case 'drop':
+      responder.record(request, null);
+      reply.hijack();
+      request.raw.socket.destroy();
+      return false;
+    case 'hang': {
+      responder.record(request, null);
+      reply.hijack();
+      const socket = request.raw.socket;
+      pending.hanging.add(socket);
+      socket.once('close', () => pending.hanging.delete(socket));
+      return false;
+    }
+    case 'throttle':
+      reply.header('retry-after', String(decision.retryAfterSeconds));
+      responder.sendError(
+        request,
+        reply,
+        new SimError('Quota-Exceed', '', `rate limit exceeded; retry after ${decision.retryAfterSeconds}s`),
+      );
+      return false;
+    case 'error':
+      responder.sendError(request, reply, new SimError('Internal-Error', '', 'injected internal error'));
+      return false;
+    case 'pass': {
+      const denied = checkAuth(route.auth, request.headers, credentials);
+      if (denied) {
+        responder.sendError(request, reply, denied);
+        return false;
+      }
+      return true;
+    }
   }
+}
 
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
-  const address = app.server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-
+function simulatorHandle(
+  url: string,
+  sim: Simulator,
+  app: FastifyInstance,
+  pending: Pending,
+): SimulatorHandle {
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     get state() {
       return sim.store.state;
     },
     close() {
       closing ??= (async () => {
         sim.close();
-        for (const timer of delayTimers) clearTimeout(timer);
-        delayTimers.clear();
-        for (const socket of hanging) socket.destroy();
-        hanging.clear();
+        for (const timer of pending.delayTimers) clearTimeout(timer);
+        pending.delayTimers.clear();
+        for (const socket of pending.hanging) socket.destroy();
+        pending.hanging.clear();
         await app.close();
       })();
       return closing;

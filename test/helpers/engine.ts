@@ -1,11 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { eventually } from '../../bench/harness/eventually.js';
-import { assertBuilt } from '../../bench/harness/nightshift-process.js';
+import { assertBuilt, killGroup, spawnNightshift } from '../../bench/harness/nightshift-process.js';
 import { HARNESS_POLICY_KEY, harnessKeyring } from '../../bench/harness/policy-key.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
@@ -277,7 +276,6 @@ export interface CliProcess {
   stop(signal: NodeJS.Signals): Promise<number | NodeJS.Signals | null>;
 }
 
-const BIN = fileURLToPath(new URL('../../bin/nightshift.js', import.meta.url));
 const COMPILE_CACHE = join(tmpdir(), 'nightshift-test-compile-cache');
 
 /**
@@ -305,30 +303,20 @@ export function startTakeoverWorker(
 }
 
 /**
- * Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment.
- * Its ops server takes a free port unless `env` says otherwise, so CLI processes never clash.
- * With `ownGroup`, it leads a process group of its own, as a command started from a shell does.
+ * Starts `node bin/nightshift.js <args>` with `env` over a copy of this process's environment, in
+ * a process group of its own (`spawnNightshift`): stopping it stops the whole group. Its ops
+ * server takes a free port unless `env` says otherwise, so CLI processes never clash.
  */
-export function startCli(
-  args: readonly string[],
-  env: Record<string, string>,
-  { ownGroup = false }: { ownGroup?: boolean } = {},
-): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: {
-      ...process.env,
-      // the suite starts the CLI some hundred times: V8's code cache on disk spares compiling it each time
-      NODE_COMPILE_CACHE: COMPILE_CACHE,
-      NIGHTSHIFT_API_RATE_LIMIT: '',
-      NIGHTSHIFT_HTTP_PORT: '0',
-      // the key the test's own stores sign with; a test of a process without one sets it to ''
-      NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
-      NIGHTSHIFT_POLICY_KEY_FILE: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // a process group of its own, as a shell gives a command: `process.kill(-pid, 'SIGINT')` is Ctrl-C
-    detached: ownGroup,
+export function startCli(args: readonly string[], env: Record<string, string>): CliProcess {
+  const child = spawnNightshift(args, {
+    // the suite starts the CLI some hundred times: V8's code cache on disk spares compiling it each time
+    NODE_COMPILE_CACHE: COMPILE_CACHE,
+    NIGHTSHIFT_API_RATE_LIMIT: '',
+    NIGHTSHIFT_HTTP_PORT: '0',
+    // the key the test's own stores sign with; a test of a process without one sets it to ''
+    NIGHTSHIFT_POLICY_KEY: HARNESS_POLICY_KEY,
+    NIGHTSHIFT_POLICY_KEY_FILE: '',
+    ...env,
   });
   let text = '';
   let stdout = '';
@@ -347,7 +335,7 @@ export function startCli(
       resolve(code ?? signal);
     });
   });
-  running.set(child, ownGroup);
+  running.set(child, true);
   return {
     child,
     output: () => text,
@@ -355,7 +343,7 @@ export function startCli(
     stderr: () => stderr,
     exited,
     stop: async (signal) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) killGroup(child, signal);
       return exited;
     },
   };

@@ -174,20 +174,16 @@ async function startRoles(
   }
 }
 
-async function showDemo(
-  flags: DemoFlags,
-  { settings, ops: opsSettings }: { settings: Settings; ops: OpsSettings | undefined },
-  redis: DemoRedis,
-  sim: SimulatorHandle,
-): Promise<void> {
+/**
+ * The roles' own settings: this Redis and simulator, and the variables config/demo.yaml reads. The
+ * restore drill restores the newest backup of the seeded `drill` workspace.
+ */
+function demoRoleSettings(settings: Settings, redis: DemoRedis, sim: SimulatorHandle): Settings {
   const drill = sim.state.workspaces.find((ws) => ws.name === 'drill');
   const backup = sim.state.backups
     .filter((b) => b.workspace_id === drill?.workspace_id)
     .sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
-  const dir = mkdtempSync(join(tmpdir(), 'nightshift-demo-'));
-  const logFile = join(dir, 'nightshift.log');
-  // the roles' own settings: this Redis and simulator, and the variables config/demo.yaml reads
-  const roles = asUsage(() =>
+  return asUsage(() =>
     withVariables(settings, {
       ...redis.variables,
       // the installation's own keys stay out of reach unless a prefix was chosen for the demo
@@ -202,33 +198,31 @@ async function showDemo(
       DEMO_UPTIME: oddMinutesUptime(),
     }),
   );
-  const demoStart = new Date();
-  const log = createLogger({
-    level: settings.log.level ?? 'info',
-    destination: pino.destination({ dest: logFile, sync: false }),
-  });
-  const runtime = redisRuntime(roles, log, 'demo', { keyring: processPolicyKeyring(roles, log) });
-  const started = await startRoles(roles, runtime, log, opsSettings).catch(async (error: unknown) => {
-    await runtime.close();
-    throw error;
-  });
-  const { ops, stopWorker, stopScheduler } = started;
+}
 
-  const out = (line: string) => process.stdout.write(`${line}\n`);
+type Out = (line: string) => void;
+
+/** What the demo runs on and where to look, printed before the story starts. */
+function printSetup(
+  out: Out,
+  flags: DemoFlags,
+  where: { console?: string; dashboard?: string; redis: string; logFile: string },
+  sim: SimulatorHandle,
+): void {
   // the console first: what a newcomer opens while the story below unfolds
   out(
-    ops.console
-      ? `console: ${ops.console} (schedules, runs, fleet, savings and findings, live)`
+    where.console
+      ? `console: ${where.console} (schedules, runs, fleet, savings and findings, live)`
       : 'console: off (NIGHTSHIFT_HTTP_PORT=off)',
   );
   out('nightshift demo: a working day every two minutes on a simulated fleet; nothing to configure');
   out(
     alignColumns([
       ['  simulator', `${sim.url} (${flags.fleet.workgroups}x${flags.fleet.workspacesPerWorkgroup} fleet)`],
-      ['  redis', redis.shown],
+      ['  redis', where.redis],
       ['  policy', DEMO_POLICY],
-      ['  queue', ops.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
-      ['  logs', logFile],
+      ['  queue', where.dashboard ?? 'off (NIGHTSHIFT_HTTP_PORT=off)'],
+      ['  logs', where.logFile],
       [
         '  schedule',
         'window office-hours: up on odd minutes, paused on even ones (reconciled every 10 s); restore drill :35, allow-list audit :50',
@@ -237,7 +231,13 @@ async function showDemo(
     ]),
   );
   out(fleetLine(sim));
+}
 
+/**
+ * Prints each run once, as it finishes, and keeps them for the summary. `report` reads the history
+ * again; a history that cannot be read now is read on the next call.
+ */
+function runReporter(runtime: RedisRuntime, out: Out): { report(): Promise<void>; finished: RunSummary[] } {
   const seen = new Set<string>();
   const finished: RunSummary[] = [];
   const report = async () => {
@@ -251,6 +251,16 @@ async function showDemo(
         out(describeRun(run));
     }
   };
+  return { report, finished };
+}
+
+/** Reports runs every half second, and the fleet every ten, until the duration ends or a signal comes. */
+async function followUntilStopped(
+  flags: DemoFlags,
+  out: Out,
+  sim: SimulatorHandle,
+  report: () => Promise<void>,
+): Promise<void> {
   const stopped = flags.duration ? sleep(flags.duration).then(() => 'duration') : untilSignal();
   let done = false;
   void stopped.then(() => {
@@ -265,18 +275,15 @@ async function showDemo(
       lastFleet = Date.now();
     }
   }
+}
 
-  out(`[${clock()}] stopping: no new ticks; letting runs in flight finish`);
-  await stopScheduler();
-  await stopWorker();
-  await report();
-  const fleet = await fleetReport(roles, runtime, demoStart).catch((error: unknown) => [
-    `  drift and savings not read: ${(error as Error).message}`,
-  ]);
-  await ops.close();
-  await runtime.close();
-  exitOnceIdle();
-
+/** The closing summary: each job's outcomes, the totals, then the fleet report. Returns the exit code. */
+function printSummary(
+  out: Out,
+  finished: readonly RunSummary[],
+  logFile: string,
+  fleet: readonly string[],
+): number {
   const byJob = new Map<string, string[]>();
   for (const run of finished) byJob.set(run.job, [...(byJob.get(run.job) ?? []), run.outcome]);
   out('\nsummary');
@@ -296,7 +303,51 @@ async function showDemo(
     `  ${finished.length} runs, ${failed.length} failed or partial, ${findings} findings; logs in ${logFile}`,
   );
   for (const line of fleet) out(line);
-  process.exitCode = failed.length > 0 ? EXIT.failed : EXIT.ok;
+  return failed.length > 0 ? EXIT.failed : EXIT.ok;
+}
+
+async function showDemo(
+  flags: DemoFlags,
+  { settings, ops: opsSettings }: { settings: Settings; ops: OpsSettings | undefined },
+  redis: DemoRedis,
+  sim: SimulatorHandle,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'nightshift-demo-'));
+  const logFile = join(dir, 'nightshift.log');
+  const roles = demoRoleSettings(settings, redis, sim);
+  const demoStart = new Date();
+  const log = createLogger({
+    level: settings.log.level ?? 'info',
+    destination: pino.destination({ dest: logFile, sync: false }),
+  });
+  const runtime = redisRuntime(roles, log, 'demo', { keyring: processPolicyKeyring(roles, log) });
+  const started = await startRoles(roles, runtime, log, opsSettings).catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
+  const { ops, stopWorker, stopScheduler } = started;
+
+  const out: Out = (line) => process.stdout.write(`${line}\n`);
+  printSetup(
+    out,
+    flags,
+    { console: ops.console, dashboard: ops.dashboard, redis: redis.shown, logFile },
+    sim,
+  );
+  const { report, finished } = runReporter(runtime, out);
+  await followUntilStopped(flags, out, sim, report);
+
+  out(`[${clock()}] stopping: no new ticks; letting runs in flight finish`);
+  await stopScheduler();
+  await stopWorker();
+  await report();
+  const fleet = await fleetReport(roles, runtime, demoStart).catch((error: unknown) => [
+    `  drift and savings not read: ${(error as Error).message}`,
+  ]);
+  await ops.close();
+  await runtime.close();
+  exitOnceIdle();
+  process.exitCode = printSummary(out, finished, logFile, fleet);
 }
 
 /** The end of the demo's summary: what `nightshift drift` and `nightshift savings` would say now. */

@@ -2,6 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Settings } from '../../config/index.js';
 import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
+import type { Logger } from '../../log/index.js';
 import { parseDuration } from '../../policy/index.js';
 import { UsageError } from '../exit.js';
 import {
@@ -13,7 +14,7 @@ import {
   idleList,
   refuseUnmatched,
 } from '../hold-report.js';
-import { cliLogger, redisRuntime } from '../runtime.js';
+import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
 import { alignColumns } from '../table.js';
 
 /** The longest hold: a year. A hold is an exception; anything longer belongs in the policy. */
@@ -81,6 +82,47 @@ interface HoldFlags {
 }
 
 export function registerHoldCommands(program: Command, settings: Settings): void {
+  registerHold(program, settings);
+  registerHolds(program, settings);
+  registerRelease(program, settings);
+}
+
+/** The hold `hold <pattern>` places, from its flags; refuses a bad pattern, time or reason (exit 2). */
+function holdFromFlags(pattern: string, flags: HoldFlags, settings: Settings): Hold {
+  checkPattern(pattern);
+  if ((flags.for === undefined) === (flags.until === undefined))
+    throw new UsageError('give exactly one of --for <duration> and --until <instant>');
+  const now = new Date();
+  const until = flags.until ?? new Date(now.getTime() + (flags.for ?? 0));
+  if (until.getTime() <= now.getTime()) throw new UsageError(`--until ${until.toISOString()} is in the past`);
+  if (!flags.reason.trim()) throw new UsageError('--reason must say why');
+  return {
+    pattern,
+    state: flags.state,
+    until: until.toISOString(),
+    reason: flags.reason.trim(),
+    by: actor(flags.by, settings),
+    createdAt: now.toISOString(),
+  };
+}
+
+/** Places a hold once the fresh fleet and the policy have judged its pattern (refused, or warned about). */
+async function placeHold(settings: Settings, hold: Hold, flags: HoldFlags): Promise<void> {
+  const log = cliLogger(settings, 'stderr');
+  const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
+  try {
+    const context = await holdContext(settings, runtime, log, { fresh: true, policyFile: flags.policy });
+    const reach = holdReach(hold.pattern, context);
+    if (reach && !flags.force) refuseUnmatched(hold.pattern, reach, context);
+    for (const warning of holdWarnings(hold.pattern, reach, context))
+      process.stderr.write(`warning: ${warning}\n`);
+    await runtime.state.holds.place(hold);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function registerHold(program: Command, settings: Settings): void {
   program
     .command('hold <workspace>')
     .description(
@@ -114,37 +156,86 @@ export function registerHoldCommands(program: Command, settings: Settings): void
       ].join('\n'),
     )
     .action(async (pattern: string, flags: HoldFlags) => {
-      checkPattern(pattern);
-      if ((flags.for === undefined) === (flags.until === undefined))
-        throw new UsageError('give exactly one of --for <duration> and --until <instant>');
-      const now = new Date();
-      const until = flags.until ?? new Date(now.getTime() + (flags.for ?? 0));
-      if (until.getTime() <= now.getTime())
-        throw new UsageError(`--until ${until.toISOString()} is in the past`);
-      if (!flags.reason.trim()) throw new UsageError('--reason must say why');
-      const hold: Hold = {
-        pattern,
-        state: flags.state,
-        until: until.toISOString(),
-        reason: flags.reason.trim(),
-        by: actor(flags.by, settings),
-        createdAt: now.toISOString(),
-      };
-      const log = cliLogger(settings, 'stderr');
-      const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
-      try {
-        const context = await holdContext(settings, runtime, log, { fresh: true, policyFile: flags.policy });
-        const reach = holdReach(pattern, context);
-        if (reach && !flags.force) refuseUnmatched(pattern, reach, context);
-        for (const warning of holdWarnings(pattern, reach, context))
-          process.stderr.write(`warning: ${warning}\n`);
-        await runtime.state.holds.place(hold);
-      } finally {
-        await runtime.close();
-      }
+      const hold = holdFromFlags(pattern, flags, settings);
+      await placeHold(settings, hold, flags);
       process.stdout.write(flags.json ? `${JSON.stringify(hold)}\n` : `${describe(hold)}\n`);
     });
+}
 
+interface HoldsFlags {
+  log?: boolean;
+  json?: boolean;
+  policy?: string;
+}
+
+/** The hold log, newest first: as JSON, or a table. */
+async function printHoldLog(runtime: RedisRuntime, json: boolean | undefined): Promise<void> {
+  const events = await runtime.state.holds.log();
+  if (json) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
+  else
+    process.stdout.write(
+      `${alignColumns([
+        ['AT', 'EVENT', 'WORKSPACES', 'STATE', 'UNTIL', 'BY', 'REASON'],
+        ...events.map((e) => [
+          e.at,
+          e.event,
+          e.hold.pattern,
+          e.hold.state,
+          e.hold.until,
+          e.by ?? e.hold.by,
+          e.hold.reason,
+        ]),
+      ])}\n`,
+    );
+}
+
+/**
+ * The holds in force, each with what it reaches when the fleet and the policy are known; the
+ * policy is read only when there is a hold to judge.
+ */
+async function printActiveHolds(
+  settings: Settings,
+  runtime: RedisRuntime,
+  log: Logger,
+  flags: HoldsFlags,
+): Promise<void> {
+  const holds = await runtime.state.holds.active(new Date());
+  const context =
+    holds.length > 0
+      ? await holdContext(settings, runtime, log, { fresh: false, policyFile: flags.policy })
+      : undefined;
+  const reaches = holds.map((hold) => (context ? holdReach(hold.pattern, context) : undefined));
+  if (flags.json)
+    process.stdout.write(
+      `${JSON.stringify(
+        holds.map((hold, index) => ({ ...hold, ...reachJson(reaches[index]) })),
+        null,
+        2,
+      )}\n`,
+    );
+  else if (holds.length === 0) process.stdout.write('no holds\n');
+  else process.stdout.write(`${holdsTable(holds, reaches, context)}\n`);
+}
+
+/** The holds as a table, with a NOTE column only when a hold reaches workspaces nothing acts on. */
+function holdsTable(
+  holds: readonly Hold[],
+  reaches: readonly (HoldReach | undefined)[],
+  context: HoldContext | undefined,
+): string {
+  const notes = reaches.map((reach) => (reach?.idle?.length ? idleNote(reach, context) : ''));
+  const withNotes = notes.some((note) => note !== '');
+  const head = ['WORKSPACES', 'STATE', 'UNTIL', 'BY', 'SINCE', 'REASON'];
+  return alignColumns([
+    withNotes ? [...head, 'NOTE'] : head,
+    ...holds.map((h, index) => {
+      const row = [h.pattern, h.state, h.until, h.by, h.createdAt, h.reason];
+      return withNotes ? [...row, notes[index] ?? ''] : row;
+    }),
+  ]);
+}
+
+function registerHolds(program: Command, settings: Settings): void {
   program
     .command('holds')
     .description('list the holds in force: who holds what until when, and why')
@@ -162,64 +253,19 @@ export function registerHoldCommands(program: Command, settings: Settings): void
         'Examples:\n  nightshift holds\n  nightshift holds --log --json',
       ].join('\n'),
     )
-    .action(async (flags: { log?: boolean; json?: boolean; policy?: string }) => {
+    .action(async (flags: HoldsFlags) => {
       const log = cliLogger(settings, 'stderr');
       const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
       try {
-        if (flags.log) {
-          const events = await runtime.state.holds.log();
-          if (flags.json) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
-          else
-            process.stdout.write(
-              `${alignColumns([
-                ['AT', 'EVENT', 'WORKSPACES', 'STATE', 'UNTIL', 'BY', 'REASON'],
-                ...events.map((e) => [
-                  e.at,
-                  e.event,
-                  e.hold.pattern,
-                  e.hold.state,
-                  e.hold.until,
-                  e.by ?? e.hold.by,
-                  e.hold.reason,
-                ]),
-              ])}\n`,
-            );
-          return;
-        }
-        const holds = await runtime.state.holds.active(new Date());
-        const context =
-          holds.length > 0
-            ? await holdContext(settings, runtime, log, { fresh: false, policyFile: flags.policy })
-            : undefined;
-        const reaches = holds.map((hold) => (context ? holdReach(hold.pattern, context) : undefined));
-        if (flags.json)
-          process.stdout.write(
-            `${JSON.stringify(
-              holds.map((hold, index) => ({ ...hold, ...reachJson(reaches[index]) })),
-              null,
-              2,
-            )}\n`,
-          );
-        else if (holds.length === 0) process.stdout.write('no holds\n');
-        else {
-          const notes = reaches.map((reach) => (reach?.idle?.length ? idleNote(reach, context) : ''));
-          const withNotes = notes.some((note) => note !== '');
-          const head = ['WORKSPACES', 'STATE', 'UNTIL', 'BY', 'SINCE', 'REASON'];
-          process.stdout.write(
-            `${alignColumns([
-              withNotes ? [...head, 'NOTE'] : head,
-              ...holds.map((h, index) => {
-                const row = [h.pattern, h.state, h.until, h.by, h.createdAt, h.reason];
-                return withNotes ? [...row, notes[index] ?? ''] : row;
-              }),
-            ])}\n`,
-          );
-        }
+        if (flags.log) await printHoldLog(runtime, flags.json);
+        else await printActiveHolds(settings, runtime, log, flags);
       } finally {
         await runtime.close();
       }
     });
+}
 
+function registerRelease(program: Command, settings: Settings): void {
   program
     .command('release <workspace>')
     .description('end a hold now (the pattern exactly as it was held)')

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
 import { reportingUsageErrors, UsageError } from '../exit.js';
-import { checkSuspendable, policyInForce, unknownName } from '../policy-in-force.js';
+import {
+  checkSuspendable,
+  type KnownPolicy,
+  type NoPolicy,
+  policyInForce,
+  unknownName,
+} from '../policy-in-force.js';
 import { cliLogger, redisRuntime } from '../runtime.js';
 
 /** What `suspend --json` and `unsuspend --json` print: the job's state now, and whether this call changed it. */
@@ -35,6 +41,34 @@ const POLICY_OPTION = [
 ] as const;
 
 export function registerSuspendCommands(program: Command, settings: Settings): void {
+  registerSuspend(program, settings);
+  registerUnsuspend(program, settings);
+}
+
+/**
+ * Refuses (exit 2) a job that is not in the policy in force, or any job when that policy is not
+ * known; with --force, warns instead.
+ */
+function checkBeforeSuspend(job: string, policy: KnownPolicy | NoPolicy, force: boolean | undefined): void {
+  if (!force) {
+    if (!policy.known)
+      throw new UsageError(
+        `cannot check that "${job}" is a job: ${policy.why}; pass --policy FILE to check it against a policy file, or --force to suspend it unchecked`,
+        { kind: 'no-policy' },
+      );
+    checkSuspendable(job, policy, ' (--force suspends it anyway)');
+  } else if (!policy.known) {
+    process.stderr.write(
+      `warning: "${job}" not checked against any policy (${policy.why}); suspended anyway\n`,
+    );
+  } else if (!policy.names.has(job)) {
+    process.stderr.write(
+      `warning: no job or window "${job}" in ${policy.source}; suspended anyway (--force)\n`,
+    );
+  }
+}
+
+function registerSuspend(program: Command, settings: Settings): void {
   program
     .command('suspend <job>')
     .description(
@@ -66,22 +100,7 @@ export function registerSuspendCommands(program: Command, settings: Settings): v
         const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
         try {
           const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
-          if (!flags.force) {
-            if (!policy.known)
-              throw new UsageError(
-                `cannot check that "${job}" is a job: ${policy.why}; pass --policy FILE to check it against a policy file, or --force to suspend it unchecked`,
-                { kind: 'no-policy' },
-              );
-            checkSuspendable(job, policy, ' (--force suspends it anyway)');
-          } else if (!policy.known) {
-            process.stderr.write(
-              `warning: "${job}" not checked against any policy (${policy.why}); suspended anyway\n`,
-            );
-          } else if (!policy.names.has(job)) {
-            process.stderr.write(
-              `warning: no job or window "${job}" in ${policy.source}; suspended anyway (--force)\n`,
-            );
-          }
+          checkBeforeSuspend(job, policy, flags.force);
           const changed = await runtime.suspensions.suspend(job, {
             reason: flags.reason,
             by: flags.by ?? settings.user,
@@ -92,6 +111,9 @@ export function registerSuspendCommands(program: Command, settings: Settings): v
         }
       }),
     );
+}
+
+function registerUnsuspend(program: Command, settings: Settings): void {
   program
     .command('unsuspend <job>')
     .description("restart a suspended job's schedule")

@@ -124,50 +124,69 @@ function sendAsset(reply: FastifyReply, type: string, body: string) {
 }
 
 /**
- * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
- * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
- * calls the API.
+ * What every page and its JSON are rendered from, each read from Redis within the console's time
+ * limit (a RedisUnansweredError past it).
  */
-export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+function consoleViews(options: ConsoleOptions) {
   const { sources } = options;
   const policy = new PolicyInForce(sources);
   const fleet = new FleetData(sources, policy);
-  const page: PageContext = { base: '', refreshMs: options.refreshMs ?? 5_000 };
   const timeoutMs = options.readTimeoutMs ?? 5_000;
   const read = <T>(work: Promise<T>) => answeredWithin(work, timeoutMs);
-  const runsView = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
-    generatedAt: (sources.now?.() ?? new Date()).toISOString(),
+  const generatedAt = () => (sources.now?.() ?? new Date()).toISOString();
+  const runs = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
+    generatedAt: generatedAt(),
     job: query.job ?? null,
     limit: query.limit,
     runs: (await sources.history.list(query)).map(runBrief),
   });
-  const findingsView = async () => ({
-    generatedAt: (sources.now?.() ?? new Date()).toISOString(),
-    findings: await sources.findings.open(),
-  });
+  const findings = async () => ({ generatedAt: generatedAt(), findings: await sources.findings.open() });
+  return {
+    page: { base: '', refreshMs: options.refreshMs ?? 5_000 } satisfies PageContext,
+    schedules: () => read(schedulesView(sources, policy)),
+    runs: (query: z.infer<typeof RunsQuerySchema>) => read(runs(query)),
+    run: (id: string) => read(sources.history.get(id)),
+    fleet: (query: z.infer<typeof FleetQuerySchema>) => read(fleet.view(query)),
+    workspace: (request: FastifyRequest) => {
+      const { workgroupId, workspaceId } = parseQuery(WorkspaceParamsSchema, request.params);
+      return read(timelineView(sources, fleet, workgroupId, workspaceId));
+    },
+    savings: (days: number) => read(savingsView(sources, days)),
+    findings: () => read(findings()),
+  };
+}
 
-  app.setErrorHandler((error: Error, _request, reply) => {
-    if (error instanceof BadQueryError)
-      return reply
-        .code(400)
-        .header('cache-control', 'no-store')
-        .send({ error: 'Bad Request', message: error.message });
-    if (error instanceof RedisUnansweredError)
-      return reply
-        .code(503)
-        .header('cache-control', 'no-store')
-        .header('retry-after', '5')
-        .send({ error: 'Service Unavailable', message: error.message });
-    // the console reads Redis only: anything else is Redis failing (logged by the server's onError hook)
+type ConsoleViews = ReturnType<typeof consoleViews>;
+
+function unknownWorkspace(request: FastifyRequest): string {
+  const { workgroupId, workspaceId } = request.params as { workgroupId: string; workspaceId: string };
+  return `nothing is known of workspace ${workgroupId}/${workspaceId}: the last listing does not have it, and no run, pause or hold recorded it`;
+}
+
+/** A bad query is 400, Redis too slow 503 (try again), anything else 500: the console reads nothing but Redis. */
+function answerConsoleError(error: Error, _request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof BadQueryError)
     return reply
-      .code(500)
+      .code(400)
       .header('cache-control', 'no-store')
-      .send({
-        error: 'Internal Server Error',
-        message: `the console could not read Redis: ${error.message}`,
-      });
-  });
+      .send({ error: 'Bad Request', message: error.message });
+  if (error instanceof RedisUnansweredError)
+    return reply
+      .code(503)
+      .header('cache-control', 'no-store')
+      .header('retry-after', '5')
+      .send({ error: 'Service Unavailable', message: error.message });
+  // the console reads Redis only: anything else is Redis failing (logged by the server's onError hook)
+  return reply
+    .code(500)
+    .header('cache-control', 'no-store')
+    .send({
+      error: 'Internal Server Error',
+      message: `the console could not read Redis: ${error.message}`,
+    });
+}
 
+function registerAssets(app: FastifyInstance): void {
   app.get('/console/console.css', (_request, reply) =>
     sendAsset(reply, 'text/css; charset=utf-8', CONSOLE_CSS),
   );
@@ -178,16 +197,17 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   app.get('/favicon.ico', (_request, reply) =>
     reply.type('image/x-icon').header('cache-control', 'public, max-age=86400').send(FAVICON),
   );
+}
 
-  app.get('/api/schedules', async (_request, reply) =>
-    sendJson(reply, await read(schedulesView(sources, policy))),
-  );
+/** The JSON each page is rendered from, under `/api/`. */
+function registerApi(app: FastifyInstance, views: ConsoleViews): void {
+  app.get('/api/schedules', async (_request, reply) => sendJson(reply, await views.schedules()));
   app.get('/api/runs', async (request, reply) =>
-    sendJson(reply, await read(runsView(parseQuery(RunsQuerySchema, request.query)))),
+    sendJson(reply, await views.runs(parseQuery(RunsQuerySchema, request.query))),
   );
   app.get('/api/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
-    const run = await read(sources.history.get(id));
+    const run = await views.run(id);
     if (!run)
       return reply
         .code(404)
@@ -196,18 +216,10 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     return sendJson(reply, run);
   });
   app.get('/api/fleet', async (request, reply) =>
-    sendJson(reply, await read(fleet.view(parseQuery(FleetQuerySchema, request.query)))),
+    sendJson(reply, await views.fleet(parseQuery(FleetQuerySchema, request.query))),
   );
-  const workspaceView = (request: FastifyRequest) => {
-    const { workgroupId, workspaceId } = parseQuery(WorkspaceParamsSchema, request.params);
-    return read(timelineView(sources, fleet, workgroupId, workspaceId));
-  };
-  const unknownWorkspace = (request: FastifyRequest) => {
-    const { workgroupId, workspaceId } = request.params as { workgroupId: string; workspaceId: string };
-    return `nothing is known of workspace ${workgroupId}/${workspaceId}: the last listing does not have it, and no run, pause or hold recorded it`;
-  };
   app.get('/api/fleet/:workgroupId/:workspaceId', async (request, reply) => {
-    const view = await workspaceView(request);
+    const view = await views.workspace(request);
     if (!view)
       return reply
         .code(404)
@@ -216,39 +228,55 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
     return sendJson(reply, view);
   });
   app.get('/api/savings', async (request, reply) =>
-    sendJson(reply, await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days))),
+    sendJson(reply, await views.savings(parseQuery(SavingsQuerySchema, request.query).days)),
   );
-  app.get('/api/findings', async (_request, reply) => sendJson(reply, await read(findingsView())));
+  app.get('/api/findings', async (_request, reply) => sendJson(reply, await views.findings()));
+}
 
+function registerPages(app: FastifyInstance, views: ConsoleViews): void {
+  const { page } = views;
   app.get('/', async (request, reply) => {
-    const view = await read(schedulesView(sources, policy));
+    const view = await views.schedules();
     return sendPage(request, reply, view, () => renderSchedules(view, page));
   });
   app.get('/runs', async (request, reply) => {
-    const view = await read(runsView(parseQuery(RunsQuerySchema, request.query)));
+    const view = await views.runs(parseQuery(RunsQuerySchema, request.query));
     return sendPage(request, reply, view, () => renderRuns(view, page));
   });
   app.get('/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
-    const run = await read(sources.history.get(id));
+    const run = await views.run(id);
     if (!run) reply.code(404);
     return sendPage(request, reply, run ?? { missing: id }, () => renderRun(run, id, page));
   });
   app.get('/fleet', async (request, reply) => {
-    const view = await read(fleet.view(parseQuery(FleetQuerySchema, request.query)));
+    const view = await views.fleet(parseQuery(FleetQuerySchema, request.query));
     return sendPage(request, reply, view, () => renderFleet(view, page));
   });
   app.get('/fleet/:workgroupId/:workspaceId', async (request, reply) => {
-    const view = await workspaceView(request);
+    const view = await views.workspace(request);
     if (!view) return reply.code(404).type('text/plain; charset=utf-8').send(unknownWorkspace(request));
     return sendPage(request, reply, view, () => renderTimeline(view, page));
   });
   app.get('/savings', async (request, reply) => {
-    const view = await read(savingsView(sources, parseQuery(SavingsQuerySchema, request.query).days));
+    const view = await views.savings(parseQuery(SavingsQuerySchema, request.query).days);
     return sendPage(request, reply, view, () => renderSavings(view, page));
   });
   app.get('/findings', async (request, reply) => {
-    const view = await read(findingsView());
+    const view = await views.findings();
     return sendPage(request, reply, view, () => renderFindings(view, page));
   });
+}
+
+/**
+ * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
+ * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
+ * calls the API.
+ */
+export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  const views = consoleViews(options);
+  app.setErrorHandler(answerConsoleError);
+  registerAssets(app);
+  registerApi(app, views);
+  registerPages(app, views);
 }

@@ -1,4 +1,4 @@
-import type { Alias, Document, Node, Pair, YAMLMap } from 'yaml';
+import type { Alias, Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Severity } from '../errors.js';
 import { interpolate, type PolicyEnv } from '../interpolate.js';
 import { labelled, pathKey, type ValuePath } from '../paths.js';
@@ -35,6 +35,14 @@ interface Place {
   readonly value: number;
 }
 
+/** What a walk reads `${VAR}`s with. */
+interface WalkVariables {
+  readonly env: PolicyEnv;
+  readonly allowEnv: ReadonlySet<string>;
+  /** What an unset variable is, by the path of the string that reads it. */
+  readonly unset: (path: ValuePath) => Severity;
+}
+
 /**
  * Walks the `yaml` package's AST into plain values. The walk is ours so that each map and list
  * keeps the offsets of its entries (not the nodes: a policy kept in memory would hold its whole
@@ -44,125 +52,162 @@ interface Place {
  */
 export function walkDocument(
   doc: Document.Parsed,
-  variables: {
-    readonly env: PolicyEnv;
-    readonly allowEnv: ReadonlySet<string>;
-    /** What an unset variable is, by the path of the string that reads it. */
-    readonly unset: (path: ValuePath) => Severity;
-  },
+  variables: WalkVariables,
   report: Report,
   lineOf: (offset: number) => number,
 ): Walked {
-  const maps = new WeakMap<object, Map<string, Place>>();
-  const lists = new WeakMap<object, (number | undefined)[]>();
+  const walk = new DocumentWalk(doc, variables, report, lineOf);
+  const value = walk.toValue(doc.contents as Node | null, 0);
+  const root = doc.contents ? start(doc.contents) : 0;
+
+  return {
+    value,
+    interpolated: walk.interpolated,
+    offsetOf: offsetFinder(value, root, walk.maps, walk.lists),
+  };
+}
+
+/**
+ * One walk of one document: the places of what it has read, the aliases it has copied so far, and
+ * the path of the node it is reading. Dropped when the walk ends, with the AST it refers to.
+ */
+class DocumentWalk {
+  readonly maps = new WeakMap<object, Map<string, Place>>();
+  readonly lists = new WeakMap<object, (number | undefined)[]>();
+  readonly interpolated = new Map<string, Interpolation>();
   // Every copy of a node has the places of the node: an alias copies values, not positions. Kept
   // for copies only, so a policy without aliases pays nothing for them.
-  const placesOf = new WeakMap<Node, Map<string, Place>>();
-  const offsetsOf = new WeakMap<Node, (number | undefined)[]>();
-  const interpolated = new Map<string, Interpolation>();
-  const aliasTarget = aliasTargets(doc);
-  const sizeOf = expandedSizes(aliasTarget);
-  const expanding = new Set<Node>();
-  let aliasValues = 0;
+  readonly #placesOf = new WeakMap<Node, Map<string, Place>>();
+  readonly #offsetsOf = new WeakMap<Node, (number | undefined)[]>();
+  readonly #aliasTarget: (alias: Alias) => Node | undefined;
+  readonly #sizeOf: (node: Node) => number;
+  readonly #expanding = new Set<Node>();
+  #aliasValues = 0;
+  // The path of the node being read: pushed and popped rather than copied, as most nodes need it
+  // only if they have a problem.
+  readonly #path: (string | number)[] = [];
+  readonly #variables: WalkVariables;
+  readonly #report: Report;
+  readonly #lineOf: (offset: number) => number;
+
+  constructor(
+    doc: Document.Parsed,
+    variables: WalkVariables,
+    report: Report,
+    lineOf: (offset: number) => number,
+  ) {
+    this.#aliasTarget = aliasTargets(doc);
+    this.#sizeOf = expandedSizes(this.#aliasTarget);
+    this.#variables = variables;
+    this.#report = report;
+    this.#lineOf = lineOf;
+  }
 
   /**
    * Whether copying `target` here stays within MAX_ALIAS_VALUES. Inside a copy, what is copied
    * again was weighed with the copy. Past the budget, the first alias is reported and none is read.
    */
-  const withinBudget = (alias: Alias, target: Node): boolean => {
-    if (expanding.size > 0) return true;
-    if (aliasValues > MAX_ALIAS_VALUES) return false;
-    const size = sizeOf(target);
-    aliasValues += size;
-    if (aliasValues <= MAX_ALIAS_VALUES) return true;
-    report(
+  #withinBudget(alias: Alias, target: Node): boolean {
+    if (this.#expanding.size > 0) return true;
+    if (this.#aliasValues > MAX_ALIAS_VALUES) return false;
+    const size = this.#sizeOf(target);
+    this.#aliasValues += size;
+    if (this.#aliasValues <= MAX_ALIAS_VALUES) return true;
+    this.#report(
       start(alias),
       labelled(
-        path,
+        this.#path,
         `alias "*${alias.source}" copies ${size} values, past the ${MAX_ALIAS_VALUES} that aliases may add to a policy (an alias bomb?)`,
       ),
     );
     return false;
-  };
+  }
 
-  // The path of the node being read: pushed and popped rather than copied, as most nodes need it
-  // only if they have a problem.
-  const path: (string | number)[] = [];
-  const at = (key: string | number, node: Node | null, depth: number): unknown => {
-    path.push(key);
-    const value = toValue(node, depth);
-    path.pop();
+  #at(key: string | number, node: Node | null, depth: number): unknown {
+    this.#path.push(key);
+    const value = this.toValue(node, depth);
+    this.#path.pop();
     return value;
-  };
+  }
 
-  const toValue = (node: Node | null | undefined, depth: number): unknown => {
+  toValue(node: Node | null | undefined, depth: number): unknown {
     if (node === null || node === undefined) return null;
     if (depth > MAX_DEPTH) {
-      report(start(node), labelled(path, `nesting deeper than ${MAX_DEPTH} levels`));
+      this.#report(start(node), labelled(this.#path, `nesting deeper than ${MAX_DEPTH} levels`));
       return null;
     }
-    if (isAlias(node)) return aliasToValue(node, depth);
-    if (isScalar(node)) {
-      const raw = node.value;
-      if (typeof raw !== 'string' || !raw.includes('${')) return raw;
-      const result = interpolate(raw, variables.env, variables.allowEnv);
-      if (!result.ok) {
-        const severity = result.unset === undefined ? 'error' : variables.unset(path);
-        report(start(node), labelled(path, result.message), severity);
-        return raw;
-      }
-      if (result.interpolated) interpolated.set(pathKey(path), { template: raw, reads: result.reads });
-      return result.value;
-    }
-    if (isSeq(node)) {
-      const items = node.items as (Node | null)[];
-      const list = items.map((item, index) => at(index, item, depth + 1));
-      let offsets = expanding.size > 0 ? offsetsOf.get(node) : undefined;
-      if (!offsets) {
-        offsets = items.map((item) => (item ? start(item) : undefined));
-        if (expanding.size > 0) offsetsOf.set(node, offsets);
-      }
-      lists.set(list, offsets);
-      return list;
-    }
-    if (isMap(node)) return mapToValue(node, depth);
+    if (isAlias(node)) return this.#aliasToValue(node, depth);
+    if (isScalar(node)) return this.#scalarToValue(node);
+    if (isSeq(node)) return this.#listToValue(node, depth);
+    if (isMap(node)) return this.#mapToValue(node, depth);
     return null;
-  };
+  }
 
-  const aliasToValue = (node: Alias, depth: number): unknown => {
-    const target = aliasTarget(node);
+  /** A scalar, its `${VAR}`s replaced; one that cannot be is reported and kept as written. */
+  #scalarToValue(node: Scalar): unknown {
+    const raw = node.value;
+    if (typeof raw !== 'string' || !raw.includes('${')) return raw;
+    const variables = this.#variables;
+    const result = interpolate(raw, variables.env, variables.allowEnv);
+    if (!result.ok) {
+      const severity = result.unset === undefined ? 'error' : variables.unset(this.#path);
+      this.#report(start(node), labelled(this.#path, result.message), severity);
+      return raw;
+    }
+    if (result.interpolated)
+      this.interpolated.set(pathKey(this.#path), { template: raw, reads: result.reads });
+    return result.value;
+  }
+
+  #listToValue(node: YAMLSeq, depth: number): unknown[] {
+    const items = node.items as (Node | null)[];
+    const list = items.map((item, index) => this.#at(index, item, depth + 1));
+    let offsets = this.#expanding.size > 0 ? this.#offsetsOf.get(node) : undefined;
+    if (!offsets) {
+      offsets = items.map((item) => (item ? start(item) : undefined));
+      if (this.#expanding.size > 0) this.#offsetsOf.set(node, offsets);
+    }
+    this.lists.set(list, offsets);
+    return list;
+  }
+
+  #aliasToValue(node: Alias, depth: number): unknown {
+    const target = this.#aliasTarget(node);
     if (target === undefined) {
-      report(start(node), labelled(path, `unknown anchor "*${node.source}"`));
+      this.#report(start(node), labelled(this.#path, `unknown anchor "*${node.source}"`));
       return null;
     }
-    if (expanding.has(target)) {
-      report(start(node), labelled(path, `alias "*${node.source}" refers to a node that contains it`));
+    if (this.#expanding.has(target)) {
+      this.#report(
+        start(node),
+        labelled(this.#path, `alias "*${node.source}" refers to a node that contains it`),
+      );
       return null;
     }
-    if (!withinBudget(node, target)) return null;
-    expanding.add(target);
-    const value = toValue(target, depth + 1);
-    expanding.delete(target);
+    if (!this.#withinBudget(node, target)) return null;
+    this.#expanding.add(target);
+    const value = this.toValue(target, depth + 1);
+    this.#expanding.delete(target);
     return value;
-  };
+  }
 
   /** Reads an entry into `object`; `places` is undefined when the node's places are known already. */
-  const addEntry = (
+  #addEntry(
     object: Record<string, unknown>,
     places: Map<string, Place> | undefined,
     key: string,
     pair: Pair,
     depth: number,
-  ): void => {
+  ): void {
     const keyOffset = start(pair.key as Node);
     places?.set(key, { key: keyOffset, value: pair.value ? start(pair.value as Node) : keyOffset });
-    object[key] = at(key, pair.value as Node | null, depth + 1);
-  };
+    object[key] = this.#at(key, pair.value as Node | null, depth + 1);
+  }
 
-  const mapToValue = (node: YAMLMap, depth: number): Record<string, unknown> => {
+  #mapToValue(node: YAMLMap, depth: number): Record<string, unknown> {
     const object = nullMap();
-    const copying = expanding.size > 0;
-    const known = copying ? placesOf.get(node) : undefined;
+    const copying = this.#expanding.size > 0;
+    const known = copying ? this.#placesOf.get(node) : undefined;
     const places = known ?? new Map<string, Place>();
     const adding = known ? undefined : places;
     const merges: Pair[] = [];
@@ -174,47 +219,51 @@ export function walkDocument(
       }
       const key = keyName(keyNode);
       if (key === undefined) {
-        report(start(keyNode ?? node), labelled(path, 'a key must be a plain string'));
+        this.#report(start(keyNode ?? node), labelled(this.#path, 'a key must be a plain string'));
         continue;
       }
       if (key in object) {
         // a copy's duplicates were reported with its node
         const first = places.get(key) as Place;
         if (!known)
-          report(
+          this.#report(
             start(keyNode as Node),
-            `duplicate key "${key}" (first defined on line ${lineOf(first.key)})`,
+            `duplicate key "${key}" (first defined on line ${this.#lineOf(first.key)})`,
           );
         continue;
       }
-      addEntry(object, adding, key, pair, depth);
+      this.#addEntry(object, adding, key, pair, depth);
     }
-    // Merged keys never override the map's own keys, wherever `<<` stands in it (YAML merge spec).
+    this.#addMerged(object, adding, merges, depth);
+    if (copying) this.#placesOf.set(node, places);
+    this.maps.set(object, places);
+    return object;
+  }
+
+  /** Merged keys never override the map's own keys, wherever `<<` stands in it (YAML merge spec). */
+  #addMerged(
+    object: Record<string, unknown>,
+    places: Map<string, Place> | undefined,
+    merges: readonly Pair[],
+    depth: number,
+  ): void {
     for (const merge of merges) {
-      for (const { map, alias } of mergeSources(merge.value as Node | null, aliasTarget)) {
+      for (const { map, alias } of mergeSources(merge.value as Node | null, this.#aliasTarget)) {
         if (!map) {
-          report(
+          this.#report(
             start((merge.value as Node | null) ?? (merge.key as Node)),
-            labelled(path, 'a "<<" merge takes a map or a list of maps'),
+            labelled(this.#path, 'a "<<" merge takes a map or a list of maps'),
           );
           continue;
         }
-        if (alias && !withinBudget(alias, map)) continue;
+        if (alias && !this.#withinBudget(alias, map)) continue;
         for (const pair of map.items) {
           const key = keyName(pair.key as Node | null);
-          if (key !== undefined && !(key in object)) addEntry(object, adding, key, pair, depth);
+          if (key !== undefined && !(key in object)) this.#addEntry(object, places, key, pair, depth);
         }
       }
     }
-    if (copying) placesOf.set(node, places);
-    maps.set(object, places);
-    return object;
-  };
-
-  const value = toValue(doc.contents as Node | null, 0);
-  const root = doc.contents ? start(doc.contents) : 0;
-
-  return { value, interpolated, offsetOf: offsetFinder(value, root, maps, lists) };
+  }
 }
 
 /**

@@ -43,11 +43,7 @@ describe('npm run demo -- --duration 75s', () => {
 describe('npm run demo, stopped or refused', () => {
   it('stops on Ctrl-C (SIGINT to its whole process group, its redis-server too) with a summary, exit 0, and no redis-server left', async () => {
     assertBuilt();
-    const demo = startCli(
-      ['demo'],
-      { REDIS_URL: '', NIGHTSHIFT_REDIS_PREFIX: '', NO_COLOR: '1' },
-      { ownGroup: true },
-    );
+    const demo = startCli(['demo'], { REDIS_URL: '', NIGHTSHIFT_REDIS_PREFIX: '', NO_COLOR: '1' });
     const url = await eventually(
       'the demo listing its Redis',
       () => /redis +(redis:\/\/\S+)/.exec(demo.output())?.[1],

@@ -17,7 +17,7 @@ jobs:
  * its own, so a signal or a kill reaches everything it started.
  */
 export function startService(args: readonly string[], env: Record<string, string>): CliProcess {
-  return startCli(args, env, { ownGroup: true });
+  return startCli(args, env);
 }
 
 /**
