@@ -1,15 +1,15 @@
-import { DelayedError, type Job, UnrecoverableError, WaitingError } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError } from 'bullmq';
 import type { LeaseExpiredError, RunRequest, RunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type ExecutionLease, isRedisUnreachable } from '../store/index.js';
 import type { RunPolicy } from './policy-cache.js';
 import type { Admission } from './run-gate.js';
-import { deliveriesOf, type RunJobData, type RunJobResult, runIdentity } from './run-queue.js';
+import { deliveriesOf, type RunDelivery, type RunJobData, runIdentity } from './run-queue.js';
 import type { RunRecorder } from './run-recorder.js';
 
-/** A run as a worker was handed it: its BullMQ job, the token to move it with, its data, its log. */
-export interface Delivery {
-  job: Job<RunJobData, RunJobResult>;
+/** A delivery as a worker took it: the delivery itself, the token to move it with, its data, its log. */
+export interface TakenDelivery {
+  delivery: RunDelivery;
   token: string | undefined;
   data: RunJobData;
   log: Logger;
@@ -22,9 +22,12 @@ const LEASE_RETRY_MIN_MS = 100;
  * Puts a delivery back in the queue until an earlier execution's lease can have run out, counted
  * so that waiting is not reported as being delivered again and again.
  */
-export async function waitForLease({ job, token, data, log }: Delivery, heldForMs: number): Promise<never> {
-  await job.updateData({ ...data, leaseWaits: (data.leaseWaits ?? 0) + 1 });
-  await job.moveToDelayed(Date.now() + Math.max(heldForMs, LEASE_RETRY_MIN_MS), token);
+export async function waitForLease(
+  { delivery, token, data, log }: TakenDelivery,
+  heldForMs: number,
+): Promise<never> {
+  await delivery.updateData({ ...data, leaseWaits: (data.leaseWaits ?? 0) + 1 });
+  await delivery.moveToDelayed(Date.now() + Math.max(heldForMs, LEASE_RETRY_MIN_MS), token);
   log.info(
     { part: data.part?.index, retryInMs: heldForMs },
     'delivered again while an earlier execution holds its lease: waiting for that execution to end',
@@ -39,7 +42,7 @@ export async function waitForLease({ job, token, data, log }: Delivery, heldForM
  * execution to resume from its checkpoints, not failed.
  */
 export async function handBackAfterLease(
-  { job, token, data, log }: Delivery,
+  { delivery, token, data, log }: TakenDelivery,
   reason: LeaseExpiredError,
   release: () => Promise<void>,
 ): Promise<never> {
@@ -48,21 +51,21 @@ export async function handBackAfterLease(
     'run stopped: its lease ran out unconfirmed; the next delivery resumes it from its checkpoints',
   );
   await release();
-  await job.moveToWait(token).catch(() => {
+  await delivery.moveToWait(token).catch(() => {
     // BullMQ has handed the delivery on already (its claim ran out too): nothing to give back
   });
   throw new WaitingError();
 }
 
 /** A delivery cut short by shutdown goes back to the queue, not failed, for another worker to resume. */
-export async function handBackAtShutdown({ job, token, data, log }: Delivery): Promise<never> {
-  await job.moveToWait(token);
+export async function handBackAtShutdown({ delivery, token, data, log }: TakenDelivery): Promise<never> {
+  await delivery.moveToWait(token);
   if (data.part)
     log.warn(
-      { part: data.part.index, progress: job.progress },
+      { part: data.part.index, progress: delivery.progress },
       'run part handed back to the queue at shutdown',
     );
-  else log.warn({ progress: job.progress }, 'run handed back to the queue at shutdown');
+  else log.warn({ progress: delivery.progress }, 'run handed back to the queue at shutdown');
   throw new WaitingError();
 }
 
@@ -87,11 +90,11 @@ export function guardJobLock(lease: ExecutionLease, data: RunJobData, log: Logge
  */
 export async function recordSkip(
   recorder: RunRecorder,
-  { job, data, log }: Delivery,
+  { delivery, data, log }: TakenDelivery,
   action: string,
   { reason, message }: Extract<Admission, { verdict: 'skip' }>,
 ): Promise<RunSummary> {
-  const deliveries = deliveriesOf(job);
+  const deliveries = deliveriesOf(delivery);
   if (deliveries <= 1) {
     const skipped = await recorder.skipped(runIdentity(data, action), reason);
     log.info({ outcome: 'skipped' }, message);
@@ -105,7 +108,7 @@ export async function recordSkip(
 
 /** What a run and each of its parts hand the engine alike. */
 export function runRequest(
-  job: Job<RunJobData, RunJobResult>,
+  delivery: RunDelivery,
   data: RunJobData,
   { policy, job: policyJob }: RunPolicy,
 ): RunRequest {
@@ -116,7 +119,7 @@ export function runRequest(
     scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
     // a job the signed policy makes a dry run stays one, whatever a run's data in Redis says
     dryRun: data.dryRun || policyJob.dryRun,
-    deliveries: deliveriesOf(job),
+    deliveries: deliveriesOf(delivery),
     pricing: policy.pricing,
   };
 }

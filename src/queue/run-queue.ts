@@ -29,6 +29,12 @@ export const RunJobDataSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobDataSchema>;
 
+/**
+ * A run (or a part of one) as BullMQ hands it to a worker: one delivery of it. A run taken over,
+ * put back at shutdown or sent to wait its turn is delivered again (`deliveriesOf` counts them).
+ */
+export type RunDelivery = Job<RunJobData, RunJobResult>;
+
 /** What a finished BullMQ job keeps as its return value: the outcome, never a secret. */
 export interface RunJobResult {
   runId: string;
@@ -57,9 +63,9 @@ export function runIdentity(data: RunJobData, action: string, deliveries?: numbe
  * still holding its lease, and less the pickup that failed an abandoned run (BullMQ counts that
  * one as a start too).
  */
-export function deliveriesOf(job: Job<RunJobData, RunJobResult>, { abandoned = false } = {}): number {
-  const waits = (job.data.overlapWaits ?? 0) + (job.data.leaseWaits ?? 0);
-  return Math.max(1, job.attemptsStarted - (abandoned ? 1 : 0) - waits);
+export function deliveriesOf(delivery: RunDelivery, { abandoned = false } = {}): number {
+  const waits = (delivery.data.overlapWaits ?? 0) + (delivery.data.leaseWaits ?? 0);
+  return Math.max(1, delivery.attemptsStarted - (abandoned ? 1 : 0) - waits);
 }
 
 /** What a finished run's BullMQ job keeps of its summary. */

@@ -1,4 +1,3 @@
-import type { Job } from 'bullmq';
 import {
   type CheckpointStore,
   type RunIdentity,
@@ -10,13 +9,7 @@ import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { FindingsLedger, RunHistory, RunLock, RunStarts } from '../store/index.js';
 import type { PolicyCache, PolicyRefusalCounter, RunPolicy } from './policy-cache.js';
-import {
-  deliveriesOf,
-  type RunJobData,
-  RunJobDataSchema,
-  type RunJobResult,
-  runIdentity,
-} from './run-queue.js';
+import { deliveriesOf, type RunDelivery, RunJobDataSchema, runIdentity } from './run-queue.js';
 
 /** What the worker needs of the metrics (src/ops implements it): a count per finished run, and per refused policy. */
 export interface RunCounter extends PolicyRefusalCounter {
@@ -116,14 +109,14 @@ export class RunRecorder {
    * it (its policy does not parse with this worker's environment, its job is gone: the reason
    * says), or BullMQ gave up on it after its workers died under it too often (`abandoned`).
    */
-  async failed(job: Job<RunJobData, RunJobResult>, error: Error): Promise<void> {
-    const data = RunJobDataSchema.parse(job.data);
+  async failed(delivery: RunDelivery, error: Error): Promise<void> {
+    const data = RunJobDataSchema.parse(delivery.data);
     if (await this.#options.history.get(data.runId)) return;
     const run = await this.#options.policies.find(data);
-    const abandoned = job.deferredFailure !== undefined;
-    const deliveries = deliveriesOf(job, { abandoned });
+    const abandoned = delivery.deferredFailure !== undefined;
+    const deliveries = deliveriesOf(delivery, { abandoned });
     const summary = summarize(runIdentity(data, run?.job.action ?? 'unknown', deliveries), {
-      startedAt: new Date(job.processedOn ?? job.timestamp),
+      startedAt: new Date(delivery.processedOn ?? delivery.timestamp),
       finishedAt: new Date(),
       outcome: 'failed',
       reason: abandoned

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { DelayedError, type Job, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import { DelayedError, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import {
   DEFAULT_LOCK_MS,
   DEFAULT_MAX_STALLS,
@@ -37,12 +37,12 @@ import {
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import {
-  type Delivery,
   guardJobLock,
   handBackAfterLease,
   handBackAtShutdown,
   recordSkip,
   runRequest,
+  type TakenDelivery,
   waitForLease,
   workerErrorHandler,
 } from './run-delivery.js';
@@ -53,6 +53,7 @@ import {
   deliveriesOf,
   queuePrefix,
   RUN_QUEUE,
+  type RunDelivery,
   type RunJobData,
   RunJobDataSchema,
   type RunJobResult,
@@ -145,24 +146,28 @@ export class RunWorker {
       queue: createRunQueue({ connection: options.redis, prefix: options.prefix }),
       listings: new RunListings(stores, { prefix: options.prefix }),
     };
-    this.worker = new Worker<RunJobData, RunJobResult>(RUN_QUEUE, (job, token) => this.#process(job, token), {
-      connection: options.redis,
-      prefix: queuePrefix(options.redis, options.prefix),
-      concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
-      lockDuration: this.#lockDurationMs,
-      stalledInterval: Math.max(1000, Math.round(this.#lockDurationMs / 2)),
-      maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLS,
-      autorun: false,
-    });
+    this.worker = new Worker<RunJobData, RunJobResult>(
+      RUN_QUEUE,
+      (delivery, token) => this.#process(delivery, token),
+      {
+        connection: options.redis,
+        prefix: queuePrefix(options.redis, options.prefix),
+        concurrency: options.concurrency ?? DEFAULT_WORKER_CONCURRENCY,
+        lockDuration: this.#lockDurationMs,
+        stalledInterval: Math.max(1000, Math.round(this.#lockDurationMs / 2)),
+        maxStalledCount: options.maxStalledCount ?? DEFAULT_MAX_STALLS,
+        autorun: false,
+      },
+    );
     // Whatever failed a run without a summary (its policy unreadable here, its job gone, its
     // workers dying under it too often), the history says so: nobody waits for it in vain.
     // A part failed for good is its run's to report (its targets fail in the run's summary).
-    this.worker.on('failed', (job, error) => {
-      if (job && !job.data.part)
+    this.worker.on('failed', (delivery, error) => {
+      if (delivery && !delivery.data.part)
         void this.#recorder
-          .failed(job, error)
+          .failed(delivery, error)
           .catch((failure: unknown) =>
-            options.log.error({ err: failure, runId: job.id }, 'could not record a failed run'),
+            options.log.error({ err: failure, runId: delivery.id }, 'could not record a failed run'),
           );
     });
     const onError = workerErrorHandler(options.log);
@@ -204,10 +209,10 @@ export class RunWorker {
     }
   }
 
-  async #process(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
+  async #process(delivery: RunDelivery, token: string | undefined): Promise<RunJobResult> {
     this.#inFlight += 1;
     try {
-      return await this.#processLeased(job, token);
+      return await this.#processLeased(delivery, token);
     } finally {
       this.#inFlight -= 1;
     }
@@ -219,34 +224,32 @@ export class RunWorker {
    * execution whose lease ran out unconfirmed (Redis unreachable, this process stalled) has
    * stopped acting: its run goes back to the queue for the next execution, which resumes it.
    */
-  async #processLeased(job: Job<RunJobData, RunJobResult>, token: string | undefined): Promise<RunJobResult> {
-    const data = RunJobDataSchema.parse(job.data);
+  async #processLeased(delivery: RunDelivery, token: string | undefined): Promise<RunJobResult> {
+    const data = RunJobDataSchema.parse(delivery.data);
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
-    const delivery: Delivery = { job, token, data, log };
-    const lease = await this.#leases.acquire(job.id ?? data.runId, randomUUID());
+    const taken: TakenDelivery = { delivery, token, data, log };
+    const lease = await this.#leases.acquire(delivery.id ?? data.runId, randomUUID());
     if (!(lease instanceof ExecutionLease)) {
       // the run is alive, only taken over slowly: its job's lock must not lapse meanwhile
       await this.#lock.extend(data.job, data.runId);
-      return waitForLease(delivery, lease.heldForMs);
+      return waitForLease(taken, lease.heldForMs);
     }
     let released = false;
     try {
-      return await (data.part
-        ? this.#processPart(delivery, lease, data.part)
-        : this.#processRun(delivery, lease));
+      return await (data.part ? this.#processPart(taken, lease, data.part) : this.#processRun(taken, lease));
     } catch (error) {
       if (!(lease.signal.reason instanceof LeaseExpiredError) || this.#shutdown.signal.aborted) throw error;
       released = true;
-      return handBackAfterLease(delivery, lease.signal.reason, () => this.#leases.release(lease));
+      return handBackAfterLease(taken, lease.signal.reason, () => this.#leases.release(lease));
     } finally {
       if (!released) await this.#leases.release(lease);
     }
   }
 
-  async #processRun(delivery: Delivery, lease: ExecutionLease): Promise<RunJobResult> {
-    const { job, token, data, log } = delivery;
+  async #processRun(taken: TakenDelivery, lease: ExecutionLease): Promise<RunJobResult> {
+    const { delivery, token, data, log } = taken;
     // an earlier execution may have finished the run after BullMQ handed its delivery on
-    if (deliveriesOf(job) > 1) {
+    if (deliveriesOf(delivery) > 1) {
       const recorded = await this.#options.history.get(data.runId);
       if (recorded) {
         log.info({ outcome: recorded.outcome }, 'run already recorded by an earlier execution of it');
@@ -258,19 +261,19 @@ export class RunWorker {
     const admission = await this.#gate.admit(data, run.job, lease);
     switch (admission.verdict) {
       case 'closing':
-        await job.moveToWait(token);
+        await delivery.moveToWait(token);
         log.info('run handed back to the queue before its tick: worker closing');
         throw new WaitingError();
       case 'wait turn':
         // counted, so a run that waited its turn is not reported as delivered again and again
-        await job.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
-        await job.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? OVERLAP_RETRY_MS), token);
+        await delivery.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
+        await delivery.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? OVERLAP_RETRY_MS), token);
         throw new DelayedError();
       case 'skip':
-        return runJobResult(await recordSkip(this.#recorder, delivery, run.job.action, admission));
+        return runJobResult(await recordSkip(this.#recorder, taken, run.job.action, admission));
     }
     await this.#turn();
-    const summary = await this.#execute(delivery, lease, run, admission).finally(() =>
+    const summary = await this.#execute(taken, lease, run, admission).finally(() =>
       admission.listing?.cancel(),
     );
     // after the lock is released: a slow webhook must not make the job's next tick an overlap
@@ -284,22 +287,22 @@ export class RunWorker {
    * took it) until the end. Cut short by shutdown, the run goes back to the queue instead.
    */
   async #execute(
-    delivery: Delivery,
+    taken: TakenDelivery,
     lease: ExecutionLease,
     { policy, job: policyJob }: RunPolicy,
     { startedAt, exclusive, start, listing }: Extract<Admission, { verdict: 'start' }>,
   ): Promise<RunSummary> {
-    const { job, data, log } = delivery;
+    const { delivery, data, log } = taken;
     if (exclusive) guardJobLock(lease, data, log);
     let keepLock = false;
     const shared = this.#slots.join(data.runId, policyJob.concurrency);
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
-      const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
+      const deps = this.#runDependencies({ delivery, data }, signal, lease, exclusive);
       const summary = await executeRun(
         { ...deps, slots: shared.slots, listingAhead: listing?.listing },
         {
-          ...runRequest(job, data, { policy, job: policyJob }),
+          ...runRequest(delivery, data, { policy, job: policyJob }),
           startedAt: start?.startedAt ?? startedAt,
           takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
         },
@@ -309,7 +312,7 @@ export class RunWorker {
     } catch (error) {
       const stopped = lease.signal.reason;
       if (stopped instanceof UnrecoverableError) {
-        const identity = runIdentity(data, policyJob.action, deliveriesOf(job));
+        const identity = runIdentity(data, policyJob.action, deliveriesOf(delivery));
         await this.#recorder.stopped(identity, startedAt, stopped.message);
         throw stopped;
       }
@@ -318,7 +321,7 @@ export class RunWorker {
       keepLock = stopped instanceof LeaseExpiredError;
       if (keepLock || !this.#handsBack(error)) throw error;
       keepLock = true;
-      return handBackAtShutdown(delivery);
+      return handBackAtShutdown(taken);
     } finally {
       shared.release();
       if (exclusive && !keepLock) await this.#lock.release(data.job, data.runId);
@@ -330,8 +333,8 @@ export class RunWorker {
    * stored; no tick, suspension or overlap check (the run passed them). Its summary is not
    * recorded: the run's is built from the checkpoints every part writes.
    */
-  async #processPart(delivery: Delivery, lease: ExecutionLease, part: RunPart): Promise<RunJobResult> {
-    const { job, data, log } = delivery;
+  async #processPart(taken: TakenDelivery, lease: ExecutionLease, part: RunPart): Promise<RunJobResult> {
+    const { delivery, data, log } = taken;
     // its run already recorded (failed, abandoned): the part must not act after the run's end
     const recorded = await this.#options.history.get(data.runId);
     if (recorded) {
@@ -347,11 +350,11 @@ export class RunWorker {
     const shared = this.#slots.join(data.runId, policyJob.concurrency);
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
-      const deps = this.#runDependencies({ job, data }, signal, lease, exclusive);
+      const deps = this.#runDependencies({ delivery, data }, signal, lease, exclusive);
       const summary = await executeRun(
         { ...deps, slots: shared.slots },
         {
-          ...runRequest(job, data, { policy, job: policyJob }),
+          ...runRequest(delivery, data, { policy, job: policyJob }),
           part,
         },
       );
@@ -362,7 +365,7 @@ export class RunWorker {
     } catch (error) {
       if (lease.signal.aborted) throw lease.signal.reason;
       if (!this.#handsBack(error)) throw error;
-      return handBackAtShutdown(delivery);
+      return handBackAtShutdown(taken);
     } finally {
       shared.release();
     }
@@ -377,7 +380,7 @@ export class RunWorker {
   }
 
   #runDependencies(
-    { job, data }: Pick<Delivery, 'job' | 'data'>,
+    { delivery, data }: Pick<TakenDelivery, 'delivery' | 'data'>,
     signal: AbortSignal,
     lease: ExecutionLease,
     exclusive: boolean,
@@ -394,7 +397,7 @@ export class RunWorker {
       lease,
       exclusive,
       pollIntervalMs: this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
-      onProgress: throttledProgress((progress) => job.updateProgress(progress)),
+      onProgress: throttledProgress((progress) => delivery.updateProgress(progress)),
       state: this.#options.state,
       listings: this.#lastListings,
       split: queueSplitter(
