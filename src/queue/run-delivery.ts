@@ -101,7 +101,7 @@ export async function recordSkip(
     return skipped;
   }
   const stopped = `stopped after its execution was interrupted: ${reason.replace(/^skipped: /, '')}`;
-  await recorder.stopped(runIdentity(data, action, deliveries), new Date(), stopped);
+  await recorder.stopped(runIdentity(data, action, deliveries), recorder.now(), stopped);
   log.warn({ outcome: 'failed' }, stopped);
   throw new UnrecoverableError(stopped);
 }

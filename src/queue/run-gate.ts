@@ -40,6 +40,8 @@ export interface RunGateOptions {
   checkSuspensions?: boolean;
   /** The worker admitting runs: named in each admitted run's start record. */
   worker: string;
+  /** The clock a run's start is read from: the worker's (its ticks are waited for by it too). */
+  now: () => number;
   /**
    * Where an admitted run's first listing is asked for, as it is admitted: a burst of runs joins
    * its listing requests before any of them builds its context, so the requests go out within
@@ -64,7 +66,7 @@ export class RunGate {
   async admit(data: RunJobData, job: PolicyJob, lease?: ExecutionLease): Promise<Admission> {
     const tick = data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) : 0;
     if (!(await this.#options.ticks.until(tick))) return { verdict: 'closing' };
-    const startedAt = new Date();
+    const startedAt = new Date(this.#options.now());
     const exclusive = job.overlap !== 'allow';
     const checkSuspension = data.trigger !== 'manual' && this.#options.checkSuspensions === true;
     const found = await this.#options.lock.admit(data.job, data.runId, {

@@ -27,6 +27,8 @@ export interface RunRecorderOptions {
   policies: PolicyCache;
   lock: RunLock;
   log: Logger;
+  /** The time runs are recorded at: the worker's clock. Default: the system's. */
+  now?: () => Date;
 }
 
 /** Where a finished run is kept: the findings ledger and the run history. */
@@ -57,9 +59,12 @@ export async function keepRun({ history, findings, log }: RunKeeping, summary: R
 /** The end of every run a worker takes: its summary kept and counted, its state cleared, its sinks told. */
 export class RunRecorder {
   readonly #options: RunRecorderOptions;
+  /** The time runs are recorded at (a skipped run's start and end, a failed run's end). */
+  readonly now: () => Date;
 
   constructor(options: RunRecorderOptions) {
     this.#options = options;
+    this.now = options.now ?? (() => new Date());
   }
 
   /** Keeps a run (`keepRun`), then counts it in the metrics. */
@@ -70,7 +75,7 @@ export class RunRecorder {
 
   /** Records a run a worker took but did not start (its job suspended, its previous run still going). */
   async skipped(run: RunIdentity, reason: string): Promise<RunSummary> {
-    const now = new Date();
+    const now = this.now();
     const summary = skippedRunSummary(run, reason, { startedAt: now, finishedAt: now });
     await this.record(summary);
     return summary;
@@ -89,7 +94,7 @@ export class RunRecorder {
   async stopped(run: RunIdentity, startedAt: Date, reason: string): Promise<RunSummary> {
     const summary = summarize(run, {
       startedAt,
-      finishedAt: new Date(),
+      finishedAt: this.now(),
       outcome: 'failed',
       reason,
       targets: (await this.#options.checkpoints.load(run.runId)).values(),
@@ -117,7 +122,7 @@ export class RunRecorder {
     const deliveries = deliveriesOf(delivery, { abandoned });
     const summary = summarize(runIdentity(data, run?.job.action ?? 'unknown', deliveries), {
       startedAt: new Date(delivery.processedOn ?? delivery.timestamp),
-      finishedAt: new Date(),
+      finishedAt: this.now(),
       outcome: 'failed',
       reason: abandoned
         ? `abandoned: a worker stopped while running it, ${deliveries} ${deliveries === 1 ? 'time' : 'times'} (${error.message}); targets not listed were not finished`

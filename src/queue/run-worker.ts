@@ -133,6 +133,7 @@ export class RunWorker {
       lock: this.#lock,
       checkSuspensions: options.checkSuspensions,
       worker: this.id,
+      now: this.#now,
       listings: this.#listings,
     });
     this.#recorder = new RunRecorder({
@@ -140,6 +141,7 @@ export class RunWorker {
       findings: new FindingsLedger(stores, { prefix: options.prefix }),
       policies: this.#policies,
       lock: this.#lock,
+      now: () => new Date(this.#now()),
     });
     this.#lastListings = new RedisFleetListings(stores, { prefix: options.prefix });
     this.#parts = {

@@ -26,6 +26,7 @@ function gate(found: LockAdmission, overlap: PolicyJob['overlap'] = 'skip') {
     lock,
     checkSuspensions: true,
     worker: 'host:1',
+    now: () => NOW,
     listings: { sequenced },
   });
   return { runGate, sequenced, job: { name: 'nightly', overlap } as PolicyJob };
@@ -35,7 +36,8 @@ describe('RunGate', () => {
   it("asks for an admitted run's fleet listing as it admits it, ordered after the ledger sequence its admission read", async () => {
     const { runGate, sequenced, job } = gate({ verdict: 'admitted', seq: 7 });
     const admission = await runGate.admit(data, job, { permit: () => undefined });
-    expect(admission).toMatchObject({ verdict: 'start', exclusive: true });
+    // started at the worker's clock's time, which its ticks are waited for by
+    expect(admission).toMatchObject({ verdict: 'start', exclusive: true, startedAt: new Date(NOW) });
     expect(admission.verdict === 'start' && admission.listing).toBeTruthy();
     expect(sequenced).toHaveBeenCalledTimes(1);
     expect(sequenced.mock.calls[0]?.[1]).toEqual({ seq: 7, prompt: true });
