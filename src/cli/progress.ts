@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Settings } from '../config/index.js';
+import { PROGRESS_LINE_MS, PROGRESS_REDRAW_MS, PROGRESS_TICK_MS } from '../config/index.js';
 
 /**
  * How `nightshift run` shows targets done while it waits:
@@ -93,7 +94,7 @@ export class ProgressDisplay {
     this.#done = done;
     this.#total = total;
     if (this.#options.mode === 'bar') {
-      const due = this.#now() - this.#shownAt >= (this.#options.redrawIntervalMs ?? 100);
+      const due = this.#now() - this.#shownAt >= (this.#options.redrawIntervalMs ?? PROGRESS_REDRAW_MS);
       if (due || (done >= total && done !== this.#shownDone)) this.#draw();
       this.#startTicker();
       return;
@@ -101,7 +102,7 @@ export class ProgressDisplay {
     if (done === this.#shownDone) return;
     const step = Math.max(1, Math.ceil(total / 10));
     const stepped = done - Math.max(0, this.#shownDone) >= step;
-    const waited = this.#now() - this.#shownAt >= (this.#options.lineIntervalMs ?? 5000);
+    const waited = this.#now() - this.#shownAt >= (this.#options.lineIntervalMs ?? PROGRESS_LINE_MS);
     if (done >= total || stepped || waited) this.#printLine();
   }
 
@@ -142,7 +143,7 @@ export class ProgressDisplay {
   }
 
   #startTicker(): void {
-    const tickMs = this.#options.tickMs ?? 1000;
+    const tickMs = this.#options.tickMs ?? PROGRESS_TICK_MS;
     if (this.#ticker || tickMs <= 0) return;
     this.#ticker = setInterval(() => this.#draw(), tickMs);
     this.#ticker.unref();

@@ -1,6 +1,7 @@
 import type { JobType } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApiCallRecord } from '../api/index.js';
+import { METRICS_QUEUE_TIMEOUT_MS } from '../config/index.js';
 import { type RunSummary, type TargetOutcome, TIMED_OUT, within } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { FleetSnapshot, FleetSnapshotSource } from './fleet-metrics.js';
@@ -355,7 +356,7 @@ export class Metrics {
    * stale), and the failure is logged once per outage.
    */
   async #fromRedis<T>(what: string, metric: string, read: () => Promise<T>): Promise<T | undefined> {
-    const timeoutMs = this.#options.queueTimeoutMs ?? 2_000;
+    const timeoutMs = this.#options.queueTimeoutMs ?? METRICS_QUEUE_TIMEOUT_MS;
     try {
       const value = await within(read(), timeoutMs);
       if (value === TIMED_OUT) throw new Error(`no answer from Redis within ${timeoutMs} ms`);

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { isLoopback } from '../config/index.js';
+import { isLoopback, REDIS_READINESS_TIMEOUT_MS } from '../config/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis, type RedisConnection } from '../store/index.js';
@@ -226,7 +226,7 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
 
   app.get('/readyz', async (request, reply) => {
     const checks: Record<string, Readiness> = {
-      redis: await redisReadiness(options.redis, options.redisTimeoutMs ?? 1_000),
+      redis: await redisReadiness(options.redis, options.redisTimeoutMs ?? REDIS_READINESS_TIMEOUT_MS),
     };
     try {
       Object.assign(checks, (await options.ready?.()) ?? {});

@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { SIM_REQUEST_LOG_LIMIT } from '../config/index.js';
 import { ADMIN_PREFIX, registerAdminRoutes } from './admin.js';
 import { type Credentials, checkAuth } from './auth.js';
 import { OPERATION_ROUTES, type OperationName, type OperationRoute } from './catalog.js';
@@ -96,7 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     transitionMs: options.transitionMs ?? DEFAULT_TRANSITION_MS,
     clock,
     orgUsersShape: options.orgUsersShape,
-    requestLogLimit: options.requestLogLimit ?? 10_000,
+    requestLogLimit: options.requestLogLimit ?? SIM_REQUEST_LOG_LIMIT,
     onTransition: (transition) => options.logger?.info({ transition }, 'transition completed'),
   });
   const app = createApp(options);

@@ -1,3 +1,4 @@
+import { CHECKPOINT_TTL_MS } from '../config/index.js';
 import type { CheckpointStore } from '../engine/index.js';
 import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
@@ -34,7 +35,7 @@ export class RedisCheckpointStore extends RedisStore implements CheckpointStore 
 
   constructor(redis: RedisConnection, options: RedisCheckpointStoreOptions = {}) {
     super(redis, options);
-    this.#ttlMs = positiveInteger('RedisCheckpointStore: ttlMs', options.ttlMs ?? 7 * 24 * 3_600_000);
+    this.#ttlMs = positiveInteger('RedisCheckpointStore: ttlMs', options.ttlMs ?? CHECKPOINT_TTL_MS);
     this.#log = options.log ?? silentLogger;
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FLEET_LISTING_REFRESH_MS } from '../config/index.js';
 import { type FleetListing, FleetListingSchema, type FleetListingSink } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { SAVE_LISTING_IF_NEWER } from './lua.js';
@@ -28,7 +29,10 @@ export class RedisFleetListings extends RedisStore implements FleetListingSink {
 
   constructor(redis: RedisConnection, options: FleetListingsOptions = {}) {
     super(redis, options);
-    this.#refreshMs = positiveInteger('RedisFleetListings: refreshMs', options.refreshMs ?? 5 * 60_000);
+    this.#refreshMs = positiveInteger(
+      'RedisFleetListings: refreshMs',
+      options.refreshMs ?? FLEET_LISTING_REFRESH_MS,
+    );
   }
 
   /** Keeps `listing` unless a listing made later is kept, or the same fleet was kept recently. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { HOLD_LOG_LENGTH } from '../config/index.js';
 import { type Hold, type HoldReader, HoldSchema } from '../engine/index.js';
 import { parseJson } from './json.js';
 import { DELETE_HOLD, PUT_HOLD } from './lua.js';
@@ -30,7 +31,7 @@ export class Holds extends RedisStore implements HoldReader {
 
   constructor(redis: RedisConnection, options: HoldsOptions = {}) {
     super(redis, options);
-    this.#logLength = options.logLength ?? 1000;
+    this.#logLength = options.logLength ?? HOLD_LOG_LENGTH;
   }
 
   async place(hold: Hold): Promise<void> {

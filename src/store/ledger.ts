@@ -1,3 +1,4 @@
+import { PAUSED_INTERVAL_RETENTION_MS } from '../config/index.js';
 import {
   type EndCondition,
   type IntendOutcome,
@@ -65,7 +66,7 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
 
   constructor(redis: RedisConnection, options: RedisOwnershipLedgerOptions = {}) {
     super(redis, options);
-    this.#retentionMs = options.intervalRetentionMs ?? 400 * 86_400_000;
+    this.#retentionMs = options.intervalRetentionMs ?? PAUSED_INTERVAL_RETENTION_MS;
   }
 
   /** A record nobody can read is left out: its workspace is simply not owned (never resumed by mistake). */

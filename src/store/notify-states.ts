@@ -1,3 +1,4 @@
+import { NOTIFY_STATE_TTL_MS } from '../config/index.js';
 import { parseJson } from './json.js';
 import { SET_IF_NOT_OLDER } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -22,7 +23,7 @@ export class NotifyStates extends RedisStore {
 
   constructor(redis: RedisConnection, options: NotifyStatesOptions = {}) {
     super(redis, options);
-    this.#ttlMs = positiveInteger('NotifyStates: ttlMs', options.ttlMs ?? 90 * 86_400_000);
+    this.#ttlMs = positiveInteger('NotifyStates: ttlMs', options.ttlMs ?? NOTIFY_STATE_TTL_MS);
   }
 
   /** The stored value, parsed; undefined when there is none or it is not JSON. */

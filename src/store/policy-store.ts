@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { POLICY_TTL_MS } from '../config/index.js';
 import { parseJson } from './json.js';
 import type { PolicyKeyring, PolicyVerdict } from './policy-signing.js';
 import type { RedisConnection } from './redis.js';
@@ -69,7 +70,7 @@ export class PolicyStore extends RedisStore {
 
   constructor(redis: RedisConnection, options: PolicyStoreOptions = {}) {
     super(redis, options);
-    this.#ttlMs = positiveInteger('PolicyStore: ttlMs', options.ttlMs ?? 30 * 24 * 3_600_000);
+    this.#ttlMs = positiveInteger('PolicyStore: ttlMs', options.ttlMs ?? POLICY_TTL_MS);
     this.#keyring = options.keyring;
   }
 

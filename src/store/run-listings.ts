@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_LISTING_TTL_MS } from '../config/index.js';
 import type { FleetListing, RunPart } from '../engine/index.js';
 import { parseListing } from './fleet-listing.js';
 import { SET_FIELDS_AND_TTL } from './lua.js';
@@ -25,7 +26,7 @@ export class RunListings extends RedisStore {
 
   constructor(redis: RedisConnection, options: RunListingsOptions = {}) {
     super(redis, options);
-    this.#ttlMs = positiveInteger('RunListings: ttlMs', options.ttlMs ?? 24 * 3600_000);
+    this.#ttlMs = positiveInteger('RunListings: ttlMs', options.ttlMs ?? RUN_LISTING_TTL_MS);
   }
 
   /** Stores each part's slice of the run's listing (`sliceListing`), and the parts' targets, in one call. */

@@ -1,3 +1,4 @@
+import { RUN_START_TTL_MS } from '../config/index.js';
 import type { RedisConnection } from './redis.js';
 import { RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -19,7 +20,7 @@ export class RunStarts extends RedisStore {
 
   constructor(redis: RedisConnection, options: StoreOptions & { ttlMs?: number } = {}) {
     super(redis, options);
-    this.#ttlMs = options.ttlMs ?? 7 * 86_400_000;
+    this.#ttlMs = options.ttlMs ?? RUN_START_TTL_MS;
   }
 
   /** The hash a script records the run's start in, and its arguments: this start, this worker, the record's TTL. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WORKSPACE_HISTORY_MAX_AGE_MS } from '../config/index.js';
 import {
   type Ownership,
   OwnershipSchema,
@@ -52,7 +53,7 @@ export class WorkspaceHistory extends RedisStore {
 
   constructor(redis: RedisConnection, options: WorkspaceHistoryOptions = {}) {
     super(redis, options);
-    this.#maxAgeMs = options.maxAgeMs ?? 30 * 86_400_000;
+    this.#maxAgeMs = options.maxAgeMs ?? WORKSPACE_HISTORY_MAX_AGE_MS;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { CONSOLE_READ_TIMEOUT_MS, CONSOLE_REFRESH_MS } from '../../config/index.js';
 import { TIMED_OUT, within } from '../../engine/index.js';
 import { NightshiftError } from '../../errors/index.js';
 import { FleetData } from './data/fleet.js';
@@ -131,7 +132,7 @@ function consoleViews(options: ConsoleOptions) {
   const { sources } = options;
   const policy = new PolicyInForce(sources);
   const fleet = new FleetData(sources, policy);
-  const timeoutMs = options.readTimeoutMs ?? 5_000;
+  const timeoutMs = options.readTimeoutMs ?? CONSOLE_READ_TIMEOUT_MS;
   const read = <T>(work: Promise<T>) => answeredWithin(work, timeoutMs);
   const generatedAt = () => (sources.now?.() ?? new Date()).toISOString();
   const runs = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
@@ -142,7 +143,7 @@ function consoleViews(options: ConsoleOptions) {
   });
   const findings = async () => ({ generatedAt: generatedAt(), findings: await sources.findings.open() });
   return {
-    page: { base: '', refreshMs: options.refreshMs ?? 5_000 } satisfies PageContext,
+    page: { base: '', refreshMs: options.refreshMs ?? CONSOLE_REFRESH_MS } satisfies PageContext,
     schedules: () => read(schedulesView(sources, policy)),
     runs: (query: z.infer<typeof RunsQuerySchema>) => read(runs(query)),
     run: (id: string) => read(sources.history.get(id)),
