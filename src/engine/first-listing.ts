@@ -92,10 +92,7 @@ async function listSequenced(deps: {
   if (deps.lister) return deps.lister.sequenced(deps.signal);
   const at = deps.clock.now();
   const seq = await deps.ledger?.sequence().catch((error: unknown) => {
-    throw new LedgerUnansweredError(
-      `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw LedgerUnansweredError.of(error);
   });
   return { listing: await deps.api.listWorkgroups({ signal: deps.signal }), at, seq };
 }

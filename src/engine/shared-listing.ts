@@ -12,6 +12,14 @@ type Listing = Awaited<ReturnType<ApiClient['listWorkgroups']>>;
 export class LedgerUnansweredError extends NightshiftError {
   override name = 'LedgerUnansweredError';
   readonly code = 'NS_LEDGER_UNANSWERED';
+
+  /** What a failed read of the ledger's sequence (`cause`) makes of a listing. */
+  static of(cause: unknown): LedgerUnansweredError {
+    return new LedgerUnansweredError(
+      `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(cause as Error).message}`,
+      { cause },
+    );
+  }
 }
 
 /** A listing, when its request was sent, and the ledger's sequence read just before. */
@@ -126,11 +134,7 @@ export function sharedListings(
     );
     if (!sequence) return { listing, at, seq: undefined };
     if (known !== undefined) return { listing, at, seq: known };
-    if (unread)
-      throw new LedgerUnansweredError(
-        `Redis did not answer the ownership ledger (its sequence, read before the fleet is listed): ${(unread.error as Error).message}`,
-        { cause: unread.error },
-      );
+    if (unread) throw LedgerUnansweredError.of(unread.error);
     return { listing, at, seq };
   };
 
