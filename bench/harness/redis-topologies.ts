@@ -77,25 +77,19 @@ function clusterNodeArgs(
   node: { port: number; busPort: number },
   { dir, files, auth }: { dir: string; files: Certificates | undefined; auth: readonly string[] },
 ): string[] {
-  const tlsArgs = files
-    ? [
-        '--tls-cluster',
-        'yes',
-        '--tls-cert-file',
-        files.cert,
-        '--tls-key-file',
-        files.key,
-        '--tls-ca-cert-file',
-        files.ca,
-        '--tls-auth-clients',
-        'no',
-      ]
-    : [];
   return [
-    '--bind',
-    '127.0.0.1',
     // with TLS, the port speaks only TLS
-    ...(files ? ['--port', '0', '--tls-port', String(node.port), ...tlsArgs] : ['--port', String(node.port)]),
+    ...(files
+      ? [
+          '--port',
+          '0',
+          '--tls-port',
+          String(node.port),
+          ...asArgs(tlsSettings(files)),
+          '--tls-cluster',
+          'yes',
+        ]
+      : ['--port', String(node.port)]),
     '--cluster-port',
     String(node.busPort),
     '--cluster-enabled',
@@ -104,16 +98,29 @@ function clusterNodeArgs(
     join(dir, `nodes-${node.port}.conf`),
     '--cluster-node-timeout',
     '2000',
-    '--dir',
-    dir,
-    '--appendonly',
-    'no',
-    '--save',
-    '',
-    '--loglevel',
-    'warning',
+    ...quietServerArgs(dir),
     ...auth,
   ];
+}
+
+/** What every data server here runs with: loopback only, its files in `dir`, nothing persisted, quiet logs. */
+function quietServerArgs(dir: string): string[] {
+  return ['--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'no', '--save', '', '--loglevel', 'warning'];
+}
+
+/** The settings of a server whose ports speak only TLS, with these certificates, as name-value pairs. */
+function tlsSettings(files: Certificates): string[][] {
+  return [
+    ['tls-cert-file', files.cert],
+    ['tls-key-file', files.key],
+    ['tls-ca-cert-file', files.ca],
+    ['tls-auth-clients', 'no'],
+  ];
+}
+
+/** Name-value settings as command-line arguments. */
+function asArgs(settings: readonly string[][]): string[] {
+  return settings.flatMap(([name, value]) => [`--${name}`, value as string]);
 }
 
 /** `redis-cli --cluster create` over the nodes, then waits for `cluster_state:ok` on each. */
@@ -230,34 +237,18 @@ interface SentinelSetup {
 /** The settings that make a process listen on `port`, as name-value pairs. */
 function listenSettings(port: number, files: Certificates | undefined): string[][] {
   // with TLS, each port speaks only TLS, and replicas and Sentinels reach each other over it
-  const tlsSettings = files
-    ? [
-        ['tls-cert-file', files.cert],
-        ['tls-key-file', files.key],
-        ['tls-ca-cert-file', files.ca],
-        ['tls-auth-clients', 'no'],
-        ['tls-replication', 'yes'],
-      ]
-    : [];
-  return files ? [['port', '0'], ['tls-port', String(port)], ...tlsSettings] : [['port', String(port)]];
+  return files
+    ? [['port', '0'], ['tls-port', String(port)], ...tlsSettings(files), ['tls-replication', 'yes']]
+    : [['port', String(port)]];
 }
 
 /** The primary's or the replica's arguments, `extra` last. */
 function dataServerArgs({ dir, files, password }: SentinelSetup, port: number, ...extra: string[]): string[] {
   return [
-    '--bind',
-    '127.0.0.1',
-    ...listenSettings(port, files).flatMap(([name, value]) => [`--${name}`, value as string]),
-    '--dir',
-    dir,
-    '--appendonly',
-    'no',
-    '--save',
-    '',
+    ...asArgs(listenSettings(port, files)),
+    ...quietServerArgs(dir),
     '--dbfilename',
     `dump-${port}.rdb`,
-    '--loglevel',
-    'warning',
     ...(password ? ['--requirepass', password, '--masterauth', password] : []),
     ...extra,
   ];
