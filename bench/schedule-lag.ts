@@ -36,18 +36,20 @@ import { ApiClient } from '../src/api/index.js';
 import { nodeActionIo, type RunSummary } from '../src/engine/index.js';
 import { createLogger, silentLogger } from '../src/log/logger.js';
 import { nextFirings, parsePolicy } from '../src/policy/index.js';
-import { createRunQueue } from '../src/queue/run-queue.js';
+import { createRunQueue, enqueueRuns } from '../src/queue/run-queue.js';
 import { RunWorker } from '../src/queue/run-worker.js';
 import { Scheduler } from '../src/scheduler/scheduler.js';
 import type { RequestLogEntry } from '../src/sim/index.js';
 import { RedisCheckpointStore } from '../src/store/checkpoint.js';
 import { fleetStateStores } from '../src/store/fleet-state.js';
 import { RunHistory } from '../src/store/history.js';
+import { LastTicks, RedisWindowStates } from '../src/store/index.js';
 import { startLocalRedis } from '../src/store/local-server.js';
 import { PolicyStore } from '../src/store/policy-store.js';
 import { createRedis } from '../src/store/redis.js';
 import { RunStarts } from '../src/store/run-starts.js';
 import { Suspensions } from '../src/store/suspensions.js';
+import { systemClock } from '../src/time/index.js';
 import { harnessKeyring } from './harness/policy-key.js';
 
 const { values, positionals } = parseArgs({
@@ -132,9 +134,10 @@ const worker = new RunWorker({
 });
 worker.start();
 const scheduler = new Scheduler({
-  redis,
-  prefix,
-  queue,
+  lastTicks: new LastTicks(redis, { prefix }),
+  windowStates: new RedisWindowStates(redis, { prefix }),
+  enqueue: (runs) => enqueueRuns(queue, runs),
+  clock: systemClock,
   policies,
   history,
   suspensions: new Suspensions(redis, { prefix }),

@@ -1,10 +1,10 @@
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import { formatProblem, jobProblem, type PolicyJob, type Pricing } from '../policy/index.js';
+import { type Clock, systemClock } from '../time/index.js';
 import { type Action, type ActionIo, workspaceRef } from './action.js';
 import { callScope } from './call-scope.js';
 import type { CheckpointStore } from './checkpoint.js';
-import { type Clock, systemClock } from './clock.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
 import { type FleetListing, type FleetListingSink, leaveListing, trimListing } from './fleet-listing.js';
@@ -117,14 +117,10 @@ export interface RunDependencies {
   split?: RunSplitter;
   /**
    * Where the run reads the time and waits: deadlines, backoff, how long a wait lasted, the run's
-   * timestamps. Tests pass one that moves on without waiting. Default: the system's.
+   * timestamps and the time of day its decisions read (windows, holds). Tests pass one that moves
+   * on without waiting, or reads a shifted time. Default: the system's.
    */
   clock?: Clock;
-  /**
-   * The time of day decisions read (`ActionContext.now`: windows, holds); a worker whose ticks run
-   * on a shifted clock passes it. Default: the clock's.
-   */
-  now?: () => Date;
 }
 
 function identity(request: RunRequest): RunIdentity {
@@ -155,7 +151,7 @@ interface RunFrame {
 function refused(frame: RunFrame, reason: string, error?: ErrorRecord): RunSummary {
   return summarize(identity(frame.request), {
     startedAt: frame.startedAt,
-    finishedAt: frame.clock.now(),
+    finishedAt: new Date(frame.clock.now()),
     outcome: 'failed',
     reason,
     error,
@@ -191,7 +187,7 @@ export async function executeRun(given: RunDependencies, request: RunRequest): P
     request,
     clock,
     log,
-    startedAt: request.startedAt ?? clock.now(),
+    startedAt: request.startedAt ?? new Date(clock.now()),
     requestIds: [],
   };
   const finished = await callScope.run({ log, requestIds: frame.requestIds }, () => runPhases(deps, frame));
@@ -355,7 +351,7 @@ function summarizeRun(frame: RunFrame, built: RunContext, runError: ErrorRecord 
   const given = reasons.filter((reason): reason is string => reason !== undefined);
   const summary = summarize(identity(frame.request), {
     startedAt: frame.startedAt,
-    finishedAt: frame.clock.now(),
+    finishedAt: new Date(frame.clock.now()),
     outcome: worstOutcome(fromTargets, collected.verdicts),
     reason: given.length > 0 ? given.join('; ') : undefined,
     error: runError,

@@ -1,9 +1,9 @@
 import type { ApiClient, Workgroup } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import type { PolicyJob } from '../policy/index.js';
+import type { Clock } from '../time/index.js';
 import { abortable } from './abortable.js';
 import { callScope } from './call-scope.js';
-import type { Clock } from './clock.js';
 import type { FleetListing } from './fleet-listing.js';
 import type { OwnershipLedger } from './ownership.js';
 import { AttemptsFailedError, logWaits, withRetries } from './retry.js';
@@ -90,7 +90,7 @@ async function listSequenced(deps: {
   clock: Clock;
 }): Promise<SequencedListing> {
   if (deps.lister) return deps.lister.sequenced(deps.signal);
-  const at = deps.clock.now();
+  const at = new Date(deps.clock.now());
   const seq = await deps.ledger?.sequence().catch((error: unknown) => {
     throw LedgerUnansweredError.of(error);
   });

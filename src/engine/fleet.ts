@@ -1,8 +1,8 @@
 import type { ApiClient, Workgroup, Workspace } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
+import type { Clock } from '../time/index.js';
 import { type CallScope, callScope } from './call-scope.js';
-import type { Clock } from './clock.js';
 import type { ListingStamp } from './ownership.js';
 import { FailedLooks, type RetryPolicy } from './retry.js';
 
@@ -23,7 +23,6 @@ interface Waiter {
   workspaceId: string;
   ready: (workspace: Workspace) => boolean;
   hopeless?: ((workspace: Workspace, listing: ListingStamp) => string | undefined) | undefined;
-  since: number;
   deadline: number;
   resolve: (workspace: Workspace) => void;
   reject: (error: unknown) => void;
@@ -82,7 +81,7 @@ export class FleetView {
     this.#clock = options.clock;
     this.#signal = options.signal;
     this.#workgroups = options.workgroups;
-    this.#listedAt = options.listedAt ?? options.clock.now();
+    this.#listedAt = options.listedAt ?? new Date(options.clock.now());
     this.#sequence = options.sequence;
     this.#stamp = { seq: options.listedSeq, generation: 1 };
     this.first = this.#stamp;
@@ -127,7 +126,7 @@ export class FleetView {
   }
 
   async #list(): Promise<void> {
-    const asked = this.#clock.now();
+    const asked = new Date(this.#clock.now());
     const generation = ++this.#requested;
     const seq = await this.#sequence?.();
     const { result } = await this.#api.listWorkgroups({ signal: this.#signal });
@@ -154,14 +153,13 @@ export class FleetView {
   ): Promise<Workspace> {
     const current = this.workspace(workgroupId, workspaceId);
     if (current && ready(current)) return Promise.resolve(current);
-    const since = this.#clock.now().getTime();
+    const since = this.#clock.monotonic();
     return new Promise((resolve, reject) => {
       this.#waiters.add({
         workgroupId,
         workspaceId,
         ready,
         hopeless: options.hopeless,
-        since,
         deadline: since + options.timeoutMs,
         resolve,
         reject,
@@ -207,7 +205,7 @@ export class FleetView {
         waitMs = looks.failed(error);
         this.#log.warn({ err: error, delayMs: waitMs }, 'shared fleet poll failed; polling on');
       }
-      const now = this.#clock.now().getTime();
+      const now = this.#clock.monotonic();
       for (const waiter of this.#waiters) {
         const workspace = this.workspace(waiter.workgroupId, waiter.workspaceId);
         const hopeless = workspace && waiter.hopeless?.(workspace, this.#stamp);

@@ -1,5 +1,6 @@
 /** What actions need of the policy layer: jobs/ import the engine, never the policy. */
 export { createActionCatalog, DurationSchema, WINDOW_ACTION } from '../policy/index.js';
+export { type Clock, systemClock } from '../time/index.js';
 export { abortable } from './abortable.js';
 export {
   type Action,
@@ -25,7 +26,6 @@ export {
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
-export { type Clock, systemClock } from './clock.js';
 export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { Pricing } from '../policy/index.js';
+import { type Clock, systemClock } from '../time/index.js';
 import type { SelectedWorkspace } from './targets.js';
 
 /**
@@ -194,7 +195,8 @@ export interface RunOwnershipOptions {
    * intent of one that a later listing shows running never took. Default false.
    */
   exclusive?: boolean;
-  now?: () => Date;
+  /** Where recorded times are read. Default: the system's. */
+  clock?: Clock;
 }
 
 /**
@@ -209,7 +211,7 @@ export class RunOwnership {
   readonly ownerKind: OwnerKind;
   readonly runId: string;
   readonly #options: RunOwnershipOptions;
-  readonly #now: () => Date;
+  readonly #clock: Clock;
   #records: Promise<Map<string, Ownership>> | undefined;
   /** Intent ids: unique to this run's view of the ledger, then counted (a UUID each costs more than the write). */
   readonly #intentIds = { prefix: randomUUID(), next: 0 };
@@ -219,7 +221,7 @@ export class RunOwnership {
     this.owner = options.owner;
     this.ownerKind = options.ownerKind;
     this.runId = options.runId;
-    this.#now = options.now ?? (() => new Date());
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** The records of the run's workspaces, as of this run's first read and its own writes since. */
@@ -268,7 +270,7 @@ export class RunOwnership {
       ownerKind: this.ownerKind,
       runId: this.runId,
       state: 'intent',
-      intendedAt: this.#now().toISOString(),
+      intendedAt: new Date(this.#clock.now()).toISOString(),
       intentId: `${this.#intentIds.prefix}.${this.#intentIds.next++}`,
       ...(typeName ? { typeName } : {}),
       ...(price ? price : {}),
@@ -285,7 +287,7 @@ export class RunOwnership {
    */
   async confirm(key: string, requestId: string | undefined, pausedAt?: string): Promise<void> {
     const record = await this.#options.ledger.confirm(key, this.owner, {
-      pausedAt: pausedAt ?? this.#now().toISOString(),
+      pausedAt: pausedAt ?? new Date(this.#clock.now()).toISOString(),
       requestId,
     });
     if (!record) return;
@@ -323,7 +325,10 @@ export class RunOwnership {
 
   async #end(key: string, reason: ReleaseReason, condition?: EndCondition): Promise<void> {
     const record = (await this.#mutable()).get(key);
-    const ended = await this.#options.ledger.end(key, reason, this.#now(), { ...condition, record });
+    const ended = await this.#options.ledger.end(key, reason, new Date(this.#clock.now()), {
+      ...condition,
+      record,
+    });
     if (ended) (await this.#mutable()).delete(key);
     if (ended)
       this.#options.log.info(

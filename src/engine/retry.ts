@@ -1,7 +1,7 @@
 import { ApiError } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../time/index.js';
 
 /** How a target is retried: the job's `retry` setting, durations in milliseconds. */
 export interface RetryPolicy {
@@ -220,7 +220,7 @@ export interface StateWait<T> {
  * of a single thing; a run's waits for workspaces share one poll (FleetView) under the same rule.
  */
 export async function waitForState<T>(wait: StateWait<T>): Promise<T> {
-  const deadline = wait.clock.now().getTime() + wait.timeoutMs;
+  const deadline = wait.clock.monotonic() + wait.timeoutMs;
   const looks = new FailedLooks(wait.policy, wait.intervalMs);
   let last: T | undefined;
   let delayMs = wait.intervalMs;
@@ -236,6 +236,6 @@ export async function waitForState<T>(wait: StateWait<T>): Promise<T> {
       delayMs = looks.failed(error);
       wait.onFailedLook?.(error, delayMs);
     }
-    if (wait.clock.now().getTime() >= deadline) throw wait.timedOut(last);
+    if (wait.clock.monotonic() >= deadline) throw wait.timedOut(last);
   }
 }

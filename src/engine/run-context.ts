@@ -1,6 +1,7 @@
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
 import type { HideSecrets } from '../policy/index.js';
+import type { Clock } from '../time/index.js';
 import {
   type Action,
   type ActionContext,
@@ -11,7 +12,6 @@ import {
   workspaceRef,
 } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
-import type { Clock } from './clock.js';
 import type { RunRequest } from './execute-run.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, HoldReader } from './holds.js';
@@ -35,7 +35,6 @@ export interface RunContextDependencies {
   /** What aborts the run from outside: rethrown. */
   interrupted?: AbortSignal;
   clock: Clock;
-  now?: (() => Date) | undefined;
   state?: { ledger: OwnershipLedger; holds: HoldReader; windows: WindowStateStore } | undefined;
   exclusive?: boolean | undefined;
   slots?: RunSlots | undefined;
@@ -81,7 +80,7 @@ export async function runContext(
 ): Promise<RunContext | { refused: string; error: ErrorRecord }> {
   const { request, action, workspaces, hide } = run;
   const { job } = request;
-  const now = deps.now ?? (() => deps.clock.now());
+  const now = () => new Date(deps.clock.now());
   let holds: Hold[] | undefined;
   // holds are about workspaces: a run over workgroups or named resources does not read them
   if (deps.state && action.scope === 'workspace') {
@@ -180,7 +179,7 @@ function ownershipOf(
     pricing: request.pricing,
     exclusive: deps.exclusive,
     log: deps.log,
-    now: () => deps.clock.now(),
+    clock: deps.clock,
   });
 }
 

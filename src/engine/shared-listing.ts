@@ -1,5 +1,6 @@
 import type { ApiClient, CallOptions } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
+import { type Clock, systemClock, type Timer } from '../time/index.js';
 import { abortable } from './abortable.js';
 import { callScope } from './call-scope.js';
 
@@ -57,8 +58,8 @@ export interface SharedListings extends SequencedListings {
 export interface SharedListingsOptions {
   /** Reads the ownership ledger's sequence. Default: none (every sequenced listing has `seq` undefined). */
   sequence?: (() => Promise<number>) | undefined;
-  /** When a request is sent, as a listing's `at`. Default: the system's time. */
-  now?: () => Date;
+  /** When a request is sent (a listing's `at`), and when it is due. Default: the system's clock. */
+  clock?: Clock;
 }
 
 /** A listing request goes once no other run has asked for this long… */
@@ -112,9 +113,9 @@ function newFlight(): Flight {
  */
 export function sharedListings(
   api: ApiClient,
-  { sequence, now = () => new Date() }: SharedListingsOptions = {},
+  { sequence, clock = systemClock }: SharedListingsOptions = {},
 ): SharedListings {
-  const requests = new ListingRequests(api, sequence, now);
+  const requests = new ListingRequests(api, sequence, clock);
 
   const listWorkgroups = async (options: CallOptions = {}): Promise<Listing> => {
     options.signal?.throwIfAborted();
@@ -154,7 +155,7 @@ export function sharedListings(
 class ListingRequests {
   readonly #api: ApiClient;
   readonly #sequence: (() => Promise<number>) | undefined;
-  readonly #now: () => Date;
+  readonly #clock: Clock;
   /** The request callers join now: not sent yet. */
   #next: Flight | undefined;
   #underWay: Flight | undefined;
@@ -163,17 +164,17 @@ class ListingRequests {
   // on one timer a request rather than one a caller
   #firstJoined = 0;
   #lastJoined = 0;
-  #quiet: NodeJS.Timeout | undefined;
+  #quiet: Timer | undefined;
 
-  constructor(api: ApiClient, sequence: (() => Promise<number>) | undefined, now: () => Date) {
+  constructor(api: ApiClient, sequence: (() => Promise<number>) | undefined, clock: Clock) {
     this.#api = api;
     this.#sequence = sequence;
-    this.#now = now;
+    this.#clock = clock;
   }
 
   /** The request a caller joins; `prompt`: it goes as soon as this turn's callers have joined. */
   join(sequenced: boolean, prompt = false): Flight {
-    this.#lastJoined = performance.now();
+    this.#lastJoined = this.#clock.monotonic();
     if (!this.#next) {
       this.#next = newFlight();
       this.#firstJoined = this.#lastJoined;
@@ -217,18 +218,18 @@ class ListingRequests {
   }
 
   #armQuiet(): void {
-    this.#quiet = setTimeout(() => this.#onQuiet(), Math.max(0, this.#dueAt() - performance.now()));
+    this.#quiet = this.#clock.setTimer(this.#dueAt() - this.#clock.monotonic(), () => this.#onQuiet());
   }
 
   #stopQuiet(): void {
-    clearTimeout(this.#quiet);
+    this.#quiet?.cancel();
     this.#quiet = undefined;
   }
 
   #onQuiet(): void {
     this.#quiet = undefined;
     if (this.#underWay || !this.#next) return;
-    if (performance.now() < this.#dueAt()) this.#armQuiet();
+    if (this.#clock.monotonic() < this.#dueAt()) this.#armQuiet();
     else this.#send();
   }
 
@@ -250,7 +251,7 @@ class ListingRequests {
 
   async #request(flight: Flight): Promise<Sent> {
     const { signal } = flight.controller;
-    const at = this.#now();
+    const at = new Date(this.#clock.now());
     let seq: number | undefined;
     let unread: Sent['unread'];
     if (flight.sequenced && this.#sequence) {

@@ -1,8 +1,8 @@
 import type { Logger } from '../log/index.js';
+import type { Clock } from '../time/index.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
 import { callScope } from './call-scope.js';
 import { type CheckpointStore, progressRecord } from './checkpoint.js';
-import type { Clock } from './clock.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
 import type { RunSlots } from './run-slots.js';
 import { errorRecord, type TargetRecord } from './summary.js';

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../time/index.js';
 
 export interface TickGateOptions {
-  /** The clock ticks are waited by; tests pass a shifted one. */
-  now: () => number;
+  /** The clock ticks are read from and waited on. */
+  clock: Clock;
   /** Aborting it lets every wait go at once, answering false. */
   signal: AbortSignal;
 }
@@ -14,20 +14,20 @@ export interface TickGateOptions {
  * their Redis and API replies before the last were released.
  */
 export class TickGate {
-  readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #signal: AbortSignal;
   /** Per instant, the wait of the runs held for it. */
   readonly #waits = new Map<number, Promise<boolean>>();
 
   constructor(options: TickGateOptions) {
-    this.#now = options.now;
+    this.#clock = options.clock;
     this.#signal = options.signal;
   }
 
   /** True once the clock reads `at` (at once if it has), false if the signal aborts first. */
   until(at: number): Promise<boolean> {
     if (this.#signal.aborted) return Promise.resolve(false);
-    const now = this.#now();
+    const now = this.#clock.now();
     if (at <= now) return Promise.resolve(true);
     let wait = this.#waits.get(at);
     if (!wait) {
@@ -46,7 +46,7 @@ export class TickGate {
    * must never start before its tick: the rest is slept again.
    */
   async #sleepUntil(at: number, now: number): Promise<void> {
-    for (let left = at - now; left > 0; left = at - this.#now())
-      await sleep(left, undefined, { signal: this.#signal });
+    for (let left = at - now; left > 0; left = at - this.#clock.now())
+      await this.#clock.sleep(left, this.#signal);
   }
 }

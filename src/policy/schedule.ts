@@ -184,6 +184,8 @@ export interface NextFiringsOptions {
   /** Firings strictly after this instant. */
   readonly from: Date;
   readonly count: number;
+  /** No firing after this instant: the search stops there instead of finding `count` firings. */
+  readonly until?: Date;
   /** Local dates (`YYYY-MM-DD`) on which the job does not fire, from its `skip` calendars. */
   readonly skipDates?: ReadonlySet<string>;
 }
@@ -193,7 +195,7 @@ export interface NextFiringsOptions {
  * rules of its kind (see ScheduleKind). Croner finds the matching wall-clock times; this function
  * turns them into instants, because croner 11 drops a fixed-time firing whose gap ends on the next
  * day (America/Nuuk springs forward at 23:00). Fewer than `count` firings come back only when the
- * expression has no more.
+ * expression has no more, or `until` comes first.
  */
 export function nextFirings(schedule: Schedule, options: NextFiringsOptions): Firing[] {
   const check = checkCron(schedule.cron);
@@ -204,6 +206,7 @@ export function nextFirings(schedule: Schedule, options: NextFiringsOptions): Fi
   const zone = schedule.timezone;
   const fromMs = options.from.getTime();
   const skip = options.skipDates ?? new Set<string>();
+  const untilMs = options.until?.getTime() ?? Number.POSITIVE_INFINITY;
 
   const firings: Firing[] = [];
   // Interval jobs run a repeated hour twice, so later wall times can map to earlier instants:
@@ -251,9 +254,11 @@ export function nextFirings(schedule: Schedule, options: NextFiringsOptions): Fi
       add(time.second, localDate);
     }
     flush(wall - maxOffset);
+    // every firing up to `until` has been flushed once the flush bound is past it
+    if (wall - maxOffset > untilMs) break;
     cursor = match;
   }
-  return firings;
+  return options.until ? firings.filter((firing) => firing.at.getTime() <= untilMs) : firings;
 }
 
 /** The next firing after `from`, or undefined when there is none. */

@@ -27,6 +27,7 @@ export async function waitForLease(
   heldForMs: number,
 ): Promise<never> {
   await delivery.updateData({ ...data, leaseWaits: (data.leaseWaits ?? 0) + 1 });
+  // BullMQ promotes delayed jobs by its own reading of the system's time, not the worker's clock
   await delivery.moveToDelayed(Date.now() + Math.max(heldForMs, LEASE_RETRY_MIN_MS), token);
   log.info(
     { part: data.part?.index, retryInMs: heldForMs },

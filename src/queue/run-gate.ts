@@ -7,6 +7,7 @@ import {
 } from '../engine/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import { describeSuspension, type RunLock, type RunStart } from '../store/index.js';
+import type { Clock } from '../time/index.js';
 import type { RunJobData } from './run-queue.js';
 
 /** Whether a run may start now, and if not, what becomes of it. */
@@ -32,7 +33,7 @@ export type Admission =
 
 export interface RunGateOptions {
   ticks: TickGate;
-  lock: RunLock;
+  lock: Pick<RunLock, 'admit'>;
   /**
    * Skip scheduled runs of suspended jobs (read with the run lock, in one step): a job suspended
    * after its tick was handed over is still skipped. Default false.
@@ -40,8 +41,8 @@ export interface RunGateOptions {
   checkSuspensions?: boolean;
   /** The worker admitting runs: named in each admitted run's start record. */
   worker: string;
-  /** The clock a run's start is read from: the worker's (its ticks are waited for by it too). */
-  now: () => number;
+  /** The clock a run's start is read from: the worker's (its ticks are waited on by it too). */
+  clock: Clock;
   /**
    * Where an admitted run's first listing is asked for, as it is admitted: a burst of runs joins
    * its listing requests before any of them builds its context, so the requests go out within
@@ -66,7 +67,7 @@ export class RunGate {
   async admit(data: RunJobData, job: PolicyJob, lease?: ExecutionLease): Promise<Admission> {
     const tick = data.scheduledAt && data.trigger === 'schedule' ? Date.parse(data.scheduledAt) : 0;
     if (!(await this.#options.ticks.until(tick))) return { verdict: 'closing' };
-    const startedAt = new Date(this.#options.now());
+    const startedAt = new Date(this.#options.clock.now());
     const exclusive = job.overlap !== 'allow';
     const checkSuspension = data.trigger !== 'manual' && this.#options.checkSuspensions === true;
     const found = await this.#options.lock.admit(data.job, data.runId, {

@@ -8,6 +8,7 @@ import {
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { FindingsLedger, RunHistory, RunLock, RunStarts } from '../store/index.js';
+import { type Clock, systemClock } from '../time/index.js';
 import type { PolicyCache, PolicyRefusalCounter, RunPolicy } from './policy-cache.js';
 import { deliveriesOf, type RunDelivery, RunJobDataSchema, runIdentity } from './run-queue.js';
 
@@ -28,7 +29,7 @@ export interface RunRecorderOptions {
   lock: RunLock;
   log: Logger;
   /** The time runs are recorded at: the worker's clock. Default: the system's. */
-  now?: () => Date;
+  clock?: Clock;
 }
 
 /** Where a finished run is kept: the findings ledger and the run history. */
@@ -59,12 +60,16 @@ export async function keepRun({ history, findings, log }: RunKeeping, summary: R
 /** The end of every run a worker takes: its summary kept and counted, its state cleared, its sinks told. */
 export class RunRecorder {
   readonly #options: RunRecorderOptions;
-  /** The time runs are recorded at (a skipped run's start and end, a failed run's end). */
-  readonly now: () => Date;
+  readonly #clock: Clock;
 
   constructor(options: RunRecorderOptions) {
     this.#options = options;
-    this.now = options.now ?? (() => new Date());
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** The time runs are recorded at (a skipped run's start and end, a failed run's end). */
+  now(): Date {
+    return new Date(this.#clock.now());
   }
 
   /** Keeps a run (`keepRun`), then counts it in the metrics. */

@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import type { PolicyStore, RedisConnection, RunHistory, RunStarts } from '../store/index.js';
+import type { Clock } from '../time/index.js';
 import type { RunCounter } from './run-recorder.js';
 
 /** What a worker is made of and how it behaves (src/cli wires it from the Settings). */
@@ -60,8 +61,8 @@ export interface RunWorkerOptions {
   runStarts?: RunStarts;
   /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
   id?: string;
-  /** The clock ticks are waited for by, and runs decide by; tests pass a shifted one. Default: the system's. */
-  now?: () => number;
+  /** The clock ticks are waited on by, and runs decide and record by; tests pass a shifted one. Default: the system's. */
+  clock?: Clock;
   /**
    * Most targets one worker works of a run of a `splittable` action (pause); a run over more is
    * split into parts of this size on the queue, for any worker to take; the run works those no

@@ -34,6 +34,7 @@ import {
   RunListings,
   RunLock,
 } from '../store/index.js';
+import { type Clock, systemClock } from '../time/index.js';
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import {
@@ -76,7 +77,7 @@ export class RunWorker {
   readonly id: string;
   readonly #options: RunWorkerOptions;
   readonly #lockDurationMs: number;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   readonly #lock: RunLock;
   readonly #leases: RunLeases;
   /** A run's parts this worker holds share the job's concurrency: its calls in flight here. */
@@ -101,8 +102,11 @@ export class RunWorker {
   constructor(options: RunWorkerOptions) {
     this.#options = options;
     const ledger = options.state?.ledger;
-    this.#listings = sharedListings(options.api, { sequence: ledger && (() => ledger.sequence()) });
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
+    this.#listings = sharedListings(options.api, {
+      sequence: ledger && (() => ledger.sequence()),
+      clock: this.#clock,
+    });
     this.id = options.id ?? `${hostname()}:${process.pid}`;
     this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
     // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
@@ -123,17 +127,18 @@ export class RunWorker {
     // worker's run on, its lease has run out too, and a takeover waits for nothing.
     this.#leases = new RunLeases(stores, {
       prefix: options.prefix,
+      clock: this.#clock,
       ttlMs: this.#lockDurationMs,
       lockTtlMs: 3 * this.#lockDurationMs,
       log: options.log,
     });
     this.#policies = new PolicyCache({ ...options, onRefused: reportRefusal(options.log, options.metrics) });
     this.#gate = new RunGate({
-      ticks: new TickGate({ now: this.#now, signal: this.#closing.signal }),
+      ticks: new TickGate({ clock: this.#clock, signal: this.#closing.signal }),
       lock: this.#lock,
       checkSuspensions: options.checkSuspensions,
       worker: this.id,
-      now: this.#now,
+      clock: this.#clock,
       listings: this.#listings,
     });
     this.#recorder = new RunRecorder({
@@ -141,7 +146,7 @@ export class RunWorker {
       findings: new FindingsLedger(stores, { prefix: options.prefix }),
       policies: this.#policies,
       lock: this.#lock,
-      now: () => new Date(this.#now()),
+      clock: this.#clock,
     });
     this.#lastListings = new RedisFleetListings(stores, { prefix: options.prefix });
     this.#parts = {
@@ -193,7 +198,9 @@ export class RunWorker {
   async close(graceMs: number): Promise<void> {
     this.#closing.abort(new Error('worker closing'));
     const closing = Promise.all([this.worker.close(), this.#parts.queue.close()]);
-    const timer = setTimeout(() => this.#shutdown.abort(new Error('shutdown grace period over')), graceMs);
+    const timer = this.#clock.setTimer(graceMs, () =>
+      this.#shutdown.abort(new Error('shutdown grace period over')),
+    );
     // BullMQ's close waits for Redis; with Redis down it would wait forever and the process
     // would never exit. Past the grace period (plus time to hand runs back) stop waiting: a run
     // still held is recovered by another worker's stalled-job check, from its checkpoints.
@@ -207,7 +214,7 @@ export class RunWorker {
           'worker could not close cleanly (Redis unreachable?); runs it held will be recovered by another worker',
         );
     } finally {
-      clearTimeout(timer);
+      timer.cancel();
     }
   }
 
@@ -269,6 +276,7 @@ export class RunWorker {
       case 'wait turn':
         // counted, so a run that waited its turn is not reported as delivered again and again
         await delivery.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
+        // BullMQ promotes delayed jobs by its own reading of the system's time, not the worker's clock
         await delivery.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? OVERLAP_RETRY_MS), token);
         throw new DelayedError();
       case 'skip':
@@ -413,7 +421,7 @@ export class RunWorker {
         },
         data,
       ),
-      now: () => new Date(this.#now()),
+      clock: this.#clock,
     };
   }
 }

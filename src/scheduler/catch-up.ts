@@ -12,9 +12,7 @@ export interface CatchUpPlan {
 export const MAX_MISSED = 1000;
 
 function ticksBetween(job: PolicyJob, from: Date, to: Date): Firing[] {
-  return nextFirings(job.schedule, { from, count: MAX_MISSED + 1 }).filter(
-    (f) => f.at.getTime() <= to.getTime(),
-  );
+  return nextFirings(job.schedule, { from, until: to, count: MAX_MISSED + 1 });
 }
 
 /**

@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Queue } from 'bullmq';
 import { DEFAULT_SCHEDULE_LEAD_MS } from '../config/index.js';
 import {
   type RunOutcome,
@@ -11,22 +9,16 @@ import {
 } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type Firing, nextRunOf, type Policy, type PolicyJob } from '../policy/index.js';
-import {
-  compactInstant,
-  enqueueRuns,
-  type RunJobData,
-  type RunJobResult,
-  scheduledRunId,
-} from '../queue/index.js';
+import { compactInstant, type RunJobData, scheduledRunId } from '../queue/index.js';
 import {
   describeSuspension,
-  LastTicks,
+  type LastTicks,
   type PolicyStore,
-  type RedisConnection,
-  RedisWindowStates,
+  type RedisWindowStates,
   type RunHistory,
   type Suspensions,
 } from '../store/index.js';
+import type { Clock, Timer } from '../time/index.js';
 import { planCatchUp } from './catch-up.js';
 
 /** SchedulerOptions' defaults for what no setting configures (each documented on its option). */
@@ -34,16 +26,26 @@ const MAX_SLEEP_MS = 60_000;
 const HANDOFF_MS = 1_000;
 const LATE_AFTER_MS = 5_000;
 
-export interface SchedulerOptions {
-  redis: RedisConnection;
-  prefix: string;
-  queue: Queue<RunJobData, RunJobResult>;
-  policies: PolicyStore;
-  history: RunHistory;
-  suspensions: Suspensions;
+/**
+ * What the scheduler reads and writes: Redis and the run queue in a process (wired by src/cli),
+ * in memory in the unit tests.
+ */
+export interface SchedulerPorts {
+  /** Each job's last tick handled: what a catch-up counts from. */
+  lastTicks: Pick<LastTicks, 'get' | 'advance'>;
+  /** Forgets the state of windows removed from the policy. */
+  windowStates: Pick<RedisWindowStates, 'retain'>;
+  /** Hands runs to the workers; a run id handed over before is not handed over again. */
+  enqueue(runs: readonly RunJobData[]): Promise<void>;
+  policies: Pick<PolicyStore, 'put' | 'setCurrent' | 'keep'>;
+  history: Pick<RunHistory, 'record'>;
+  suspensions: Pick<Suspensions, 'all'>;
+}
+
+export interface SchedulerOptions extends SchedulerPorts {
   log: Logger;
-  /** The clock; tests pass a fast one. */
-  now?: () => number;
+  /** Where ticks are read and waited for. */
+  clock: Clock;
   /** Longest sleep between looks at the clock, so a suspended laptop or a clock jump is noticed. Default 60 s. */
   maxSleepMs?: number;
   /**
@@ -91,13 +93,12 @@ interface Due {
  */
 export class Scheduler {
   readonly #options: SchedulerOptions;
-  readonly #lastTicks: LastTicks;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   #entries = new Map<string, Scheduled>();
   #policySha = '';
   /** When the policy's text in Redis last had its TTL renewed (loading it renews it too). */
   #keptAt = 0;
-  #timer: NodeJS.Timeout | undefined;
+  #timer: Timer | undefined;
   #running = false;
   /**
    * The tail of the scheduler's work. Loads, ticks and catch-ups each read and advance the jobs'
@@ -109,8 +110,7 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
-    this.#lastTicks = new LastTicks(options.redis, { prefix: options.prefix });
-    this.#now = options.now ?? Date.now;
+    this.#clock = options.clock;
     this.#leadMs = options.leadMs ?? DEFAULT_SCHEDULE_LEAD_MS;
   }
 
@@ -133,13 +133,13 @@ export class Scheduler {
 
   async #load(policy: Policy, text: string): Promise<void> {
     const sha = await this.#options.policies.put(text);
-    this.#keptAt = this.#now();
-    await this.#options.policies.setCurrent(sha, { at: new Date(this.#now()) });
+    this.#keptAt = this.#clock.now();
+    await this.#options.policies.setCurrent(sha, { at: new Date(this.#clock.now()) });
     // a window removed from the policy leaves no state (nor drift gauge) behind
-    await new RedisWindowStates(this.#options.redis, { prefix: this.#options.prefix }).retain(
+    await this.#options.windowStates.retain(
       policy.jobs.filter((job) => job.kind === 'window').map((job) => job.name),
     );
-    const now = new Date(this.#now());
+    const now = new Date(this.#clock.now());
     const entries = new Map<string, Scheduled>();
     for (const job of policy.jobs) {
       const fingerprint = JSON.stringify([
@@ -172,7 +172,7 @@ export class Scheduler {
   async start(): Promise<void> {
     this.#running = true;
     // ticks passed while stopped belong to the catch-up, not to the timer firing them one by one
-    const now = new Date(this.#now());
+    const now = new Date(this.#clock.now());
     for (const entry of this.#entries.values()) {
       if (entry.next && entry.next.at.getTime() < now.getTime()) entry.next = nextRunOf(entry.job, now);
     }
@@ -188,8 +188,8 @@ export class Scheduler {
    */
   async stop(waitMs = 5_000): Promise<boolean> {
     this.#running = false;
-    if (this.#timer) clearTimeout(this.#timer);
-    const finished = (await within(this.#turns, waitMs)) !== TIMED_OUT;
+    this.#timer?.cancel();
+    const finished = (await within(this.#turns, waitMs, this.#clock)) !== TIMED_OUT;
     if (!finished)
       this.#options.log.warn(
         { waitMs },
@@ -217,10 +217,10 @@ export class Scheduler {
   }
 
   async #catchUp(): Promise<void> {
-    const now = new Date(this.#now());
+    const now = new Date(this.#clock.now());
     const jobs = [...this.#entries.values()];
     const names = jobs.map((entry) => entry.job.name);
-    let lastTicks = await this.#lastTicks.get(names);
+    let lastTicks = await this.#options.lastTicks.get(names);
     // A tick that is only just due may be in the hands of a scheduler that is running: give it
     // the time to record the tick, then look again, so the tick is not also counted as missed.
     const handoffMs = this.#options.handoffMs ?? HANDOFF_MS;
@@ -238,8 +238,8 @@ export class Scheduler {
       }
     }
     if (waitMs > 0) {
-      await sleep(waitMs);
-      lastTicks = await this.#lastTicks.get(names);
+      await this.#clock.sleep(waitMs);
+      lastTicks = await this.#options.lastTicks.get(names);
     }
     const due: Due[] = [];
     const missed: RunSummary[] = [];
@@ -268,13 +268,13 @@ export class Scheduler {
     await this.#handle(due, now);
     // jobs never seen before start counting from now
     const fresh = jobs.filter((_, index) => lastTicks[index] === undefined);
-    if (fresh.length > 0) await this.#lastTicks.advance(fresh.map((entry) => [entry.job.name, now]));
+    if (fresh.length > 0) await this.#options.lastTicks.advance(fresh.map((entry) => [entry.job.name, now]));
   }
 
   #arm(): void {
     if (!this.#running) return;
-    if (this.#timer) clearTimeout(this.#timer);
-    const now = this.#now();
+    this.#timer?.cancel();
+    const now = this.#clock.now();
     let earliest = Number.POSITIVE_INFINITY;
     for (const entry of this.#entries.values()) {
       if (entry.next) earliest = Math.min(earliest, entry.next.at.getTime());
@@ -283,13 +283,13 @@ export class Scheduler {
       0,
       Math.min(earliest - this.#leadMs - now, this.#options.maxSleepMs ?? MAX_SLEEP_MS),
     );
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#clock.setTimer(delay, () => {
       void this.#inTurn(() => this.#tick()).finally(() => this.#arm());
-    }, delay);
+    });
   }
 
   async #tick(): Promise<void> {
-    const now = new Date(this.#now());
+    const now = new Date(this.#clock.now());
     const due: Due[] = [];
     const handOffUntil = now.getTime() + this.#leadMs;
     for (const entry of this.#entries.values()) {
@@ -319,7 +319,7 @@ export class Scheduler {
     if (all.length === 0) return;
     const suspended = await this.#options.suspensions.all();
     // Redis answered; a tick now long past its instant waited for it through an outage
-    const lateBefore = this.#now() - (this.#options.lateAfterMs ?? LATE_AFTER_MS);
+    const lateBefore = this.#clock.now() - (this.#options.lateAfterMs ?? LATE_AFTER_MS);
     const due = all.filter((d) => d.trigger !== 'schedule' || d.firing.at.getTime() >= lateBefore);
     if (due.length < all.length) {
       const late = all.filter((d) => !due.includes(d));
@@ -359,14 +359,14 @@ export class Scheduler {
         });
       }
     }
-    if (runs.length > 0) await enqueueRuns(this.#options.queue, runs);
+    if (runs.length > 0) await this.#options.enqueue(runs);
     // the policy's text outlives the runs that name it, however long this scheduler runs it
-    if (this.#now() - this.#keptAt > KEEP_POLICY_EVERY_MS) {
+    if (this.#clock.now() - this.#keptAt > KEEP_POLICY_EVERY_MS) {
       await this.#options.policies.keep(this.#policySha);
-      this.#keptAt = this.#now();
+      this.#keptAt = this.#clock.now();
     }
     for (const summary of skipped) await this.#recordSummary(summary);
-    await this.#lastTicks.advance(due.map((d) => [d.entry.job.name, d.firing.at]));
+    await this.#options.lastTicks.advance(due.map((d) => [d.entry.job.name, d.firing.at]));
     if (due.length > 0)
       this.#options.log.info(
         {
@@ -404,7 +404,7 @@ export class Scheduler {
         scheduledAt: at.toISOString(),
       },
       reason,
-      { finishedAt: new Date(this.#now()) },
+      { finishedAt: new Date(this.#clock.now()) },
       outcome,
     );
   }

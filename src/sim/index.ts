@@ -1,5 +1,5 @@
+export type { Clock } from '../time/index.js';
 export { OPERATION_NAMES, OPERATION_ROUTES, type OperationName } from './catalog.js';
-export type { Clock } from './clock.js';
 export type { FaultConfig, FaultConfigInput } from './faults.js';
 export { FaultConfigSchema } from './faults.js';
 export { DEFAULT_FLEET, type Fleet, formatFleet, MAX_FLEET, parseFleet } from './fleet.js';

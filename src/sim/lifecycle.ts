@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NODE_GROUP_NAMES, type NodeGroupConfig } from '../api/index.js';
-import { type Clock, isoTime } from './clock.js';
+import type { Clock, Timer } from '../time/index.js';
+import { isoTime } from './iso-time.js';
 import type { SimBackup, SimCloudProvider, SimWorkspace, Transition, UpgradeRequest } from './state.js';
 import { CLOUD_PROVIDER_STATUS, workspaceStatusFields } from './status.js';
 import type { SimStore } from './store.js';
@@ -53,7 +54,7 @@ export function mergeComponentVersions(
  * transition in the state (so a saved state carries it); a timer applies the end state.
  */
 export class Lifecycle {
-  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #timers = new Map<string, Timer>();
 
   constructor(
     readonly store: SimStore,
@@ -96,7 +97,7 @@ export class Lifecycle {
   /** Applies a transition's end state now. Unknown ids (already completed) are ignored. */
   complete(id: string): void {
     const timer = this.#timers.get(id);
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     this.#timers.delete(id);
     const { state } = this.store;
     const transition = state.transitions.find((t) => t.id === id);
@@ -109,7 +110,7 @@ export class Lifecycle {
 
   /** Stops every timer; transitions stay in the state, unfinished. */
   cancelAll(): void {
-    for (const timer of this.#timers.values()) clearTimeout(timer);
+    for (const timer of this.#timers.values()) timer.cancel();
     this.#timers.clear();
   }
 
@@ -131,8 +132,10 @@ export class Lifecycle {
 
   #schedule(transition: Transition): void {
     const delay = Math.max(0, Date.parse(transition.completes_at) - this.options.clock.now());
-    const timer = setTimeout(() => this.complete(transition.id), delay);
-    timer.unref();
+    // a transition in progress does not keep a process up by itself
+    const timer = this.options.clock.setTimer(delay, () => this.complete(transition.id), {
+      keepAlive: false,
+    });
     this.#timers.set(transition.id, timer);
   }
 

@@ -1,6 +1,6 @@
 import type { OperationName } from './catalog.js';
-import { isoTime } from './clock.js';
 import type { FaultOutcome } from './faults.js';
+import { isoTime } from './iso-time.js';
 
 /** Which credential header a request carried; the value itself is never recorded. */
 export type AuthPresence = 'none' | 'x-api-key' | 'authorization' | 'both';

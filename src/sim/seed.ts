@@ -1,5 +1,5 @@
-import { isoTime } from './clock.js';
 import type { Fleet } from './fleet.js';
+import { isoTime } from './iso-time.js';
 import { Prng } from './random.js';
 import { type Ago, IdMaker } from './seed-ids.js';
 import { makeOrgUsers, makePeople, type Person } from './seed-people.js';

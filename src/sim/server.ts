@@ -7,10 +7,10 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { SIM_REQUEST_LOG_LIMIT } from '../config/index.js';
+import { type Clock, systemClock, type Timer } from '../time/index.js';
 import { ADMIN_PREFIX, registerAdminRoutes } from './admin.js';
 import { type Credentials, checkAuth } from './auth.js';
 import { OPERATION_ROUTES, type OperationName, type OperationRoute } from './catalog.js';
-import { type Clock, systemClock } from './clock.js';
 import {
   badRequest,
   createRequestIdFactory,
@@ -131,7 +131,7 @@ function createApp(options: SimulatorOptions): FastifyInstance {
 
 /** What is left to stop at close: answers still delayed, and connections a fault holds open. */
 interface Pending {
-  readonly delayTimers: Set<NodeJS.Timeout>;
+  readonly delayTimers: Set<Timer>;
   readonly hanging: Set<Socket>;
 }
 
@@ -231,10 +231,10 @@ function registerOperationRoutes(app: FastifyInstance, gateway: Gateway): void {
           if (admitted(gateway, request, reply, decision, route)) done();
           return;
         }
-        const timer = setTimeout(() => {
+        const timer = clock.setTimer(decision.delayMs, () => {
           pending.delayTimers.delete(timer);
           if (admitted(gateway, request, reply, decision, route)) done();
-        }, decision.delayMs);
+        });
         pending.delayTimers.add(timer);
       },
       handler: (request, reply) => {
@@ -312,7 +312,7 @@ function simulatorHandle(
     close() {
       closing ??= (async () => {
         sim.close();
-        for (const timer of pending.delayTimers) clearTimeout(timer);
+        for (const timer of pending.delayTimers) timer.cancel();
         pending.delayTimers.clear();
         for (const socket of pending.hanging) socket.destroy();
         pending.hanging.clear();

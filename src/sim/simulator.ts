@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../time/index.js';
 import { type FaultConfig, FaultInjector } from './faults.js';
 import type { Fleet } from './fleet.js';
 import { Lifecycle } from './lifecycle.js';

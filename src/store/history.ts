@@ -63,9 +63,9 @@ function checkRetention(options: RetentionOptions | undefined): Required<Retenti
 }
 
 /** When a run happened, for ordering and age: the latest instant its summary knows. */
-function runScore(summary: RunSummary): number {
+function runScore(summary: RunSummary, now: number): number {
   const at = Date.parse(summary.finishedAt ?? summary.startedAt ?? summary.scheduledAt ?? '');
-  return Number.isNaN(at) ? Date.now() : at;
+  return Number.isNaN(at) ? now : at;
 }
 
 /** Run summaries in Redis, newest first, bounded in count per job, in total and in age. */
@@ -78,6 +78,7 @@ export class RunHistory extends RedisStore {
     this.#retention = checkRetention(options.retention);
     this.#workspaces = new WorkspaceHistory(redis, {
       ...(options.prefix ? { prefix: options.prefix } : {}),
+      clock: this.clock,
       maxAgeMs: this.#retention.maxAgeMs,
     });
   }
@@ -99,10 +100,10 @@ export class RunHistory extends RedisStore {
       ],
       [
         member(summary.job, summary.runId),
-        runScore(summary),
+        runScore(summary, this.clock.now()),
         JSON.stringify(summary),
         maxAgeMs,
-        Date.now() - maxAgeMs,
+        this.clock.now() - maxAgeMs,
         maxRunsPerJob,
         maxRunsTotal,
         summary.dryRun ? '' : JSON.stringify([summary.job, summary.outcome]),
@@ -140,7 +141,7 @@ export class RunHistory extends RedisStore {
    */
   async lastRuns(): Promise<LastRun[]> {
     const entries = await this.redis.hgetall(this.keys.lastRuns);
-    const cutoff = Date.now() - this.#retention.maxAgeMs;
+    const cutoff = this.clock.now() - this.#retention.maxAgeMs;
     const runs: LastRun[] = [];
     const stale: string[] = [];
     for (const [field, value] of Object.entries(entries)) {

@@ -142,7 +142,7 @@ export class PolicyStore extends RedisStore {
    */
   async setCurrent(
     sha: string,
-    { at = new Date(), host = hostname() }: { at?: Date; host?: string } = {},
+    { at = new Date(this.clock.now()), host = hostname() }: { at?: Date; host?: string } = {},
   ): Promise<void> {
     const record: z.infer<typeof CurrentRecordSchema> = { sha, loadedAt: at.toISOString(), host };
     const replies = await this.redis

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_REDIS_PREFIX } from '../config/index.js';
 import { abortable } from '../engine/index.js';
+import { type Clock, systemClock } from '../time/index.js';
 import { redisKeys } from './keys.js';
 import { TAKE_TOKEN } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -26,6 +26,8 @@ export interface RedisRateLimiterOptions {
   burst?: number;
   /** Key prefix. Default `nightshift`. */
   prefix?: string;
+  /** What waits for the next token. Default: the system's clock. */
+  clock?: Clock;
 }
 
 /** The bucket's shape, checked once: a rate above zero and a burst of at least one. */
@@ -47,6 +49,11 @@ function bucketShape(what: string, rate: number, burst: number | undefined): { r
 abstract class QueuedRateLimiter implements RateLimiter {
   /** Settles when the last caller in this process's queue is done. */
   #tail: Promise<void> = Promise.resolve();
+  protected readonly clock: Clock;
+
+  constructor(clock: Clock = systemClock) {
+    this.clock = clock;
+  }
 
   /** Takes a token and answers 0, or answers how many milliseconds until one is due. */
   protected abstract take(signal: AbortSignal | undefined): Promise<number>;
@@ -66,12 +73,7 @@ abstract class QueuedRateLimiter implements RateLimiter {
         signal?.throwIfAborted();
         const waitMs = await this.take(signal);
         if (waitMs <= 0) return;
-        try {
-          await sleep(waitMs, undefined, { signal });
-        } catch (error) {
-          signal?.throwIfAborted(); // the caller's reason, not the timer's generic AbortError
-          throw error;
-        }
+        await this.clock.sleep(waitMs, signal);
       }
     } finally {
       done();
@@ -93,7 +95,7 @@ export class RedisRateLimiter extends QueuedRateLimiter {
   readonly #args: readonly number[];
 
   constructor(redis: RedisConnection, options: RedisRateLimiterOptions) {
-    super();
+    super(options.clock);
     if (options.name === '') throw new RangeError('RedisRateLimiter: name must not be empty');
     const { rate, burst } = bucketShape('RedisRateLimiter', options.ratePerSecond, options.burst);
     this.#redis = redis;
@@ -121,8 +123,8 @@ export interface LocalRateLimiterOptions {
   ratePerSecond: number;
   /** Most tokens saved up while idle, i.e. the largest instant burst. Default: ratePerSecond (at least 1). */
   burst?: number;
-  /** Milliseconds on a monotonic clock. Default: `performance.now`. */
-  now?: () => number;
+  /** Where the bucket's time is read and waited on (monotonic). Default: the system's. */
+  clock?: Clock;
 }
 
 /**
@@ -132,24 +134,22 @@ export interface LocalRateLimiterOptions {
 export class LocalRateLimiter extends QueuedRateLimiter {
   readonly #rate: number;
   readonly #burst: number;
-  readonly #now: () => number;
   #tokens: number;
   #at: number;
 
   constructor(options: LocalRateLimiterOptions) {
-    super();
+    super(options.clock);
     ({ rate: this.#rate, burst: this.#burst } = bucketShape(
       'LocalRateLimiter',
       options.ratePerSecond,
       options.burst,
     ));
-    this.#now = options.now ?? (() => performance.now());
     this.#tokens = this.#burst;
-    this.#at = this.#now();
+    this.#at = this.clock.monotonic();
   }
 
   protected async take(): Promise<number> {
-    const now = this.#now();
+    const now = this.clock.monotonic();
     if (now > this.#at) {
       this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) * this.#rate) / 1000);
       this.#at = now;

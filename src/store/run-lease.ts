@@ -1,5 +1,6 @@
 import { LeaseExpiredError } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
+import type { Clock, Timer } from '../time/index.js';
 import { DELETE_IF_OWNER, RENEW_LEASE } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
@@ -10,8 +11,6 @@ export interface RunLeasesOptions extends StoreOptions {
   /** How long the job's run lock outlives its last renewal (the lease renews it too). */
   lockTtlMs: number;
   log: Logger;
-  /** A monotonic clock in milliseconds. Default `performance.now`. */
-  monotonic?: () => number;
 }
 
 /** The job's run lock, once the run holds it: renewed with the lease. */
@@ -40,14 +39,12 @@ export class RunLeases extends RedisStore {
   readonly #ttlMs: number;
   readonly #lockTtlMs: number;
   readonly #log: Logger;
-  readonly #monotonic: () => number;
 
   constructor(redis: RedisConnection, options: RunLeasesOptions) {
     super(redis, options);
     this.#ttlMs = positiveInteger('RunLeases: ttlMs', options.ttlMs);
     this.#lockTtlMs = positiveInteger('RunLeases: lockTtlMs', options.lockTtlMs);
     this.#log = options.log;
-    this.#monotonic = options.monotonic ?? (() => performance.now());
   }
 
   /**
@@ -56,7 +53,7 @@ export class RunLeases extends RedisStore {
    */
   async acquire(unit: string, token: string): Promise<ExecutionLease | { heldForMs: number }> {
     const key = this.keys.runLease(unit);
-    const sentAt = this.#monotonic();
+    const sentAt = this.clock.monotonic();
     if ((await this.redis.set(key, token, 'PX', this.#ttlMs, 'NX')) !== 'OK') {
       const left = await this.redis.pttl(key);
       return { heldForMs: Math.max(left, 0) };
@@ -66,7 +63,7 @@ export class RunLeases extends RedisStore {
       token,
       sentAt,
       ttlMs: this.#ttlMs,
-      monotonic: this.#monotonic,
+      clock: this.clock,
       renew: (lock) => this.#renew(key, token, lock),
     });
   }
@@ -105,14 +102,15 @@ export class ExecutionLease {
   readonly unit: string;
   readonly token: string;
   readonly #ttlMs: number;
-  readonly #monotonic: () => number;
+  readonly #clock: Clock;
   readonly #send: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
   readonly #controller = new AbortController();
-  readonly #renewal: NodeJS.Timeout;
-  #expiry: NodeJS.Timeout | undefined;
+  #renewal: Timer | undefined;
+  #expiry: Timer | undefined;
   #confirmedAt: number;
   #lock: GuardedLock | undefined;
   #renewing = false;
+  #stopped = false;
 
   constructor(options: {
     unit: string;
@@ -120,16 +118,16 @@ export class ExecutionLease {
     /** When the command that took the lease was sent (monotonic ms). */
     sentAt: number;
     ttlMs: number;
-    monotonic: () => number;
+    clock: Clock;
     renew: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
   }) {
     this.unit = options.unit;
     this.token = options.token;
     this.#ttlMs = options.ttlMs;
-    this.#monotonic = options.monotonic;
+    this.#clock = options.clock;
     this.#send = options.renew;
     this.#confirmedAt = options.sentAt;
-    this.#renewal = setInterval(() => void this.#renew(), Math.max(1, Math.floor(this.#ttlMs / 3)));
+    this.#armRenewal();
     this.#schedule();
   }
 
@@ -140,7 +138,7 @@ export class ExecutionLease {
 
   permit(): void {
     const { signal } = this.#controller;
-    if (!signal.aborted && this.#monotonic() >= this.#deadline()) this.#expire();
+    if (!signal.aborted && this.#clock.monotonic() >= this.#deadline()) this.#expire();
     signal.throwIfAborted();
   }
 
@@ -151,8 +149,9 @@ export class ExecutionLease {
 
   /** Ends the renewals; the signal is left as it is. */
   stop(): void {
-    clearInterval(this.#renewal);
-    clearTimeout(this.#expiry);
+    this.#stopped = true;
+    this.#renewal?.cancel();
+    this.#expiry?.cancel();
   }
 
   /** The last instant this execution may act: a tenth of the TTL before the lease can expire in Redis. */
@@ -160,9 +159,20 @@ export class ExecutionLease {
     return this.#confirmedAt + this.#ttlMs - Math.max(1, Math.floor(this.#ttlMs / 10));
   }
 
+  /** A renewal every third of the TTL, whether or not the last one was answered. */
+  #armRenewal(): void {
+    this.#renewal = this.#clock.setTimer(Math.max(1, Math.floor(this.#ttlMs / 3)), () => {
+      if (this.#stopped) return;
+      this.#armRenewal();
+      void this.#renew();
+    });
+  }
+
   #schedule(): void {
-    clearTimeout(this.#expiry);
-    this.#expiry = setTimeout(() => this.#expire(), Math.max(0, this.#deadline() - this.#monotonic()));
+    this.#expiry?.cancel();
+    this.#expiry = this.#clock.setTimer(Math.max(0, this.#deadline() - this.#clock.monotonic()), () =>
+      this.#expire(),
+    );
   }
 
   #stopWith(reason: Error): void {
@@ -181,11 +191,12 @@ export class ExecutionLease {
   async #renew(): Promise<void> {
     if (this.#renewing || this.#controller.signal.aborted) return;
     this.#renewing = true;
-    const sentAt = this.#monotonic();
+    const sentAt = this.#clock.monotonic();
     const lock = this.#lock;
     try {
       const renewed = await this.#send(lock);
-      if (!renewed || this.#controller.signal.aborted) return;
+      // a renewal answered after the execution ended must not arm its expiry again
+      if (!renewed || this.#stopped || this.#controller.signal.aborted) return;
       if (!renewed.lease)
         return this.#stopWith(
           new LeaseExpiredError(

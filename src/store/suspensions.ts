@@ -52,7 +52,7 @@ export class Suspensions extends RedisStore {
       if (current && current.reason === nextReason && current.by === nextBy) return false;
       const next: Suspension = {
         job,
-        since: current?.since ?? new Date().toISOString(),
+        since: current?.since ?? new Date(this.clock.now()).toISOString(),
         ...(nextReason === undefined ? {} : { reason: nextReason }),
         ...(nextBy === undefined ? {} : { by: nextBy }),
       };

@@ -63,7 +63,7 @@ export class WorkspaceHistory extends RedisStore {
    */
   async record(summary: RunSummary): Promise<void> {
     if (summary.dryRun) return;
-    const at = summary.finishedAt ?? summary.startedAt ?? new Date().toISOString();
+    const at = summary.finishedAt ?? summary.startedAt ?? new Date(this.clock.now()).toISOString();
     const acted = summary.targets.filter(
       (target) =>
         target.workgroupId !== undefined &&

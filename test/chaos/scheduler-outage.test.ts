@@ -3,18 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/engine/index.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
 import { Engine, eventually, untilMsIntoSecond, useEngineHarness } from '../helpers/engine.js';
+import { perSecondPolicy } from '../helpers/policies.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 1 });
 
-const policy = (catchUp: string) => `version: 1
-jobs:
-  per-second:
-    schedule: "* * * * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    dryRun: true
-    catchUp: ${catchUp}
-`;
+const policy = perSecondPolicy;
 
 interface Outage {
   /** Ticks the scheduler handed over as scheduled, by instant. */

@@ -26,11 +26,13 @@ import {
 import { RedisCheckpointStore } from '../../src/store/checkpoint.js';
 import { fleetStateStores } from '../../src/store/fleet-state.js';
 import { RunHistory } from '../../src/store/history.js';
+import { LastTicks, RedisWindowStates } from '../../src/store/index.js';
 import { redisKeys } from '../../src/store/keys.js';
 import { PolicyStore } from '../../src/store/policy-store.js';
 import { createRedis, type RedisConnection } from '../../src/store/redis.js';
 import { RunStarts } from '../../src/store/run-starts.js';
 import { Suspensions } from '../../src/store/suspensions.js';
+import { systemClock } from '../../src/time/index.js';
 import { running } from './processes.js';
 import { startTestRedis, type TestRedis, uniquePrefix } from './redis.js';
 import type { RedisConnector } from './redis-topologies.js';
@@ -178,9 +180,10 @@ export class Engine {
     const redis = this.#connect('scheduler');
     const queue = quiet(createRunQueue({ connection: redis, prefix: this.prefix }));
     const scheduler = new Scheduler({
-      redis,
-      prefix: this.prefix,
-      queue,
+      lastTicks: new LastTicks(redis, { prefix: this.prefix }),
+      windowStates: new RedisWindowStates(redis, { prefix: this.prefix }),
+      enqueue: (runs) => enqueueRuns(queue, runs),
+      clock: systemClock,
       policies: new PolicyStore(redis, { prefix: this.prefix, keyring: harnessKeyring() }),
       history: new RunHistory(redis, { prefix: this.prefix }),
       suspensions: new Suspensions(redis, { prefix: this.prefix }),

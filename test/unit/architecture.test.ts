@@ -13,19 +13,20 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** Which folders each folder may import from (besides itself). `cli` wires everything. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   errors: [],
-  config: ['errors'],
-  log: ['config', 'errors'],
-  api: ['errors', 'log', 'config'],
-  policy: ['errors', 'log', 'config'],
-  engine: ['policy', 'api', 'errors', 'log', 'config'],
-  store: ['engine', 'policy', 'api', 'errors', 'log', 'config'],
-  notify: ['store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
-  ops: ['store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
-  queue: ['notify', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
-  scheduler: ['queue', 'notify', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
-  sim: ['api', 'errors', 'log', 'config'],
-  jobs: ['engine', 'api', 'errors'],
-  '(root)': ['api', 'sim', 'errors'],
+  time: [],
+  config: ['time', 'errors'],
+  log: ['time', 'config', 'errors'],
+  api: ['time', 'errors', 'log', 'config'],
+  policy: ['time', 'errors', 'log', 'config'],
+  engine: ['time', 'policy', 'api', 'errors', 'log', 'config'],
+  store: ['time', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
+  notify: ['time', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
+  ops: ['time', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
+  queue: ['time', 'notify', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
+  scheduler: ['time', 'queue', 'notify', 'store', 'engine', 'policy', 'api', 'errors', 'log', 'config'],
+  sim: ['time', 'api', 'errors', 'log', 'config'],
+  jobs: ['time', 'engine', 'api', 'errors'],
+  '(root)': ['time', 'api', 'sim', 'errors'],
 };
 
 function sourceFiles(dir: string): string[] {

@@ -5,7 +5,10 @@ import type { Logger } from '../../log/index.js';
 import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
+import { enqueueRuns } from '../../queue/index.js';
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
+import { LastTicks, RedisWindowStates } from '../../store/index.js';
+import { systemClock } from '../../time/index.js';
 import { UsageError } from '../exit.js';
 import { collectGarbage } from '../heap.js';
 import { opsSettings, startOpsRole } from '../ops.js';
@@ -50,14 +53,16 @@ export async function startSchedulerRole(
   log: Logger,
   { metrics, status, check }: SchedulerRoleOptions = {},
 ): Promise<() => Promise<void>> {
+  const { redis, prefix, queue } = runtime;
   const scheduler = new Scheduler({
-    redis: runtime.redis,
-    prefix: runtime.prefix,
-    queue: runtime.queue,
+    lastTicks: new LastTicks(redis, { prefix }),
+    windowStates: new RedisWindowStates(redis, { prefix }),
+    enqueue: (runs) => enqueueRuns(queue, runs),
     policies: runtime.policies,
     history: runtime.history,
     suspensions: runtime.suspensions,
     log,
+    clock: systemClock,
     leadMs: settings.scheduler.leadMs,
     onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });

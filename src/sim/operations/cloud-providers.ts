@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NODE_GROUP_NAMES } from '../../api/index.js';
-import { isoTime } from '../clock.js';
 import { badRequest } from '../envelope.js';
+import { isoTime } from '../iso-time.js';
 import { mergeNodeGroups } from '../lifecycle.js';
 import { renderCloudProvider } from '../render.js';
 import { UpgradeRequestSchema } from '../state.js';

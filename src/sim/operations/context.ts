@@ -1,5 +1,5 @@
+import type { Clock } from '../../time/index.js';
 import type { OperationName } from '../catalog.js';
-import type { Clock } from '../clock.js';
 import { type Json, notFound } from '../envelope.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { RenderCache } from '../render.js';

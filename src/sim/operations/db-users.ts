@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { isoTime } from '../clock.js';
 import { badRequest, notFound } from '../envelope.js';
+import { isoTime } from '../iso-time.js';
 import { renderDbUser } from '../render.js';
 import { parseBody } from '../validation.js';
 import { type OperationHandler, ok, requireWorkspace } from './context.js';

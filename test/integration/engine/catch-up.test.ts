@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { compactInstant, scheduledRunId } from '../../../src/queue/run-queue.js';
 import { type Engine, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
+import { perSecondPolicy } from '../../helpers/policies.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 2 });
 
-const policy = (catchUp: string) => `version: 1
-jobs:
-  per-second:
-    schedule: "* * * * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    dryRun: true
-    catchUp: ${catchUp}
-`;
+const policy = perSecondPolicy;
 
 /** The queued runs of the job, as the scheduler enqueued them. */
 async function queuedRuns(engine: Engine) {
@@ -36,6 +29,8 @@ async function startAfterDowntime(engine: Engine, text: string): Promise<Date> {
   return latest;
 }
 
+// the fake-clock unit tests (test/unit/scheduler/scheduler.test.ts) cover catchUp: none, the
+// handoff to a running scheduler and outages; this is the real-time run against Redis and BullMQ
 describe('catch-up after downtime', () => {
   it('runs the most recent missed tick once, as a catch-up, and records the older ticks as missed', async () => {
     const engine = harness.engine('catch-up');
@@ -69,56 +64,5 @@ describe('catch-up after downtime', () => {
     expect(Number(await engine.redis.get(engine.keys.lastTick('per-second')))).toBeGreaterThanOrEqual(
       latest.getTime(),
     );
-  });
-
-  it('with catchUp: none runs nothing it missed and records every missed tick as missed', async () => {
-    const engine = harness.engine('no-catch-up');
-    const latest = await startAfterDowntime(engine, policy('none'));
-
-    const oldest = new Date(latest.getTime() - 9_000);
-    const [missed, ...more] = await engine.history.list();
-    expect(more).toEqual([]);
-    expect(missed).toMatchObject({
-      runId: `per-second@missed-${compactInstant(latest)}`,
-      outcome: 'missed',
-      reason: `missed 10 tick(s) from ${oldest.toISOString()} to ${latest.toISOString()}`,
-    });
-    const runs = await queuedRuns(engine);
-    expect(runs.filter((data) => data.trigger === 'catch-up')).toEqual([]);
-    expect(runs.filter((data) => Date.parse(data.scheduledAt as string) <= latest.getTime())).toEqual([]);
-  });
-
-  it('does not count a tick another scheduler is handling right now as missed', async () => {
-    const engine = harness.engine('handoff');
-    const text = policy('none');
-    const now = await untilMsIntoSecond(20);
-    const due = new Date(Math.floor(now.getTime() / 1000) * 1000);
-    // the running scheduler handled the tick before, and is about to record this one
-    const key = engine.keys.lastTick('per-second');
-    await engine.redis.set(key, String(due.getTime() - 1_000));
-    const running = setTimeout(() => void engine?.redis.set(key, String(due.getTime())), 150);
-
-    const joining = engine.scheduler({ handoffMs: 500 });
-    await joining.load(engine.parse(text), text);
-    try {
-      await joining.catchUp();
-    } finally {
-      clearTimeout(running);
-    }
-    expect(await engine.history.list()).toEqual([]);
-  });
-
-  it('counts an unrecorded tick as missed once the handoff time has passed', async () => {
-    const engine = harness.engine('handoff-over');
-    const text = policy('none');
-    const now = await untilMsIntoSecond(20);
-    const due = new Date(Math.floor(now.getTime() / 1000) * 1000);
-    await engine.redis.set(engine.keys.lastTick('per-second'), String(due.getTime() - 1_000));
-    const scheduler = engine.scheduler({ handoffMs: 200 });
-    await scheduler.load(engine.parse(text), text);
-    await scheduler.catchUp();
-    const [missed, ...more] = await engine.history.list();
-    expect(more).toEqual([]);
-    expect(missed).toMatchObject({ outcome: 'missed', scheduledAt: due.toISOString() });
   });
 });

@@ -76,25 +76,6 @@ describe('overlap', () => {
     expect(engine.lines('run started').map((line) => line.runId)).toEqual([first, second]);
   });
 
-  it('allow: a tick while the previous run is still going starts at once, beside it', async () => {
-    const engine = harness.engine('overlap-allow');
-    const { cron, ticks } = secondsCron([0, 1]);
-    const [first, second] = ticks.map((at) => scheduledRunId('slow-pause', at)) as [string, string];
-    engine.worker(harness.sim.url);
-    const scheduler = await schedule(engine, policy(cron, 'allow'));
-
-    const [one, two] = await Promise.all([
-      engine.waitForRun(first, 12_000),
-      engine.waitForRun(second, 12_000),
-    ]);
-    await scheduler.stop();
-    expect(one).toMatchObject({ outcome: 'succeeded', trigger: 'schedule' });
-    expect(two).toMatchObject({ outcome: 'succeeded', trigger: 'schedule' });
-    // the second started on its tick, while the first was still pausing
-    expect(Date.parse(two.startedAt as string)).toBeLessThan(Date.parse(one.finishedAt as string));
-    expect(await engine.redis.exists(engine.keys.runLock('slow-pause'))).toBe(0);
-  });
-
   it("does not skip a tick whose own run already holds the lock (another scheduler's enqueue)", async () => {
     const engine = harness.engine('overlap-own-lock');
     const { cron, ticks } = secondsCron([0]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { policySha } from '../../../src/store/policy-store.js';
+import { systemClock } from '../../../src/time/index.js';
 import { eventually, useEngineHarness } from '../../helpers/engine.js';
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 1 });
@@ -16,7 +17,7 @@ describe('a scheduler running one policy for a long time', () => {
   it('renews the TTL of its policy text in Redis, so the runs it enqueues never name a policy gone from it', async () => {
     const engine = harness.engine('policy-ttl');
     let offset = 0;
-    const scheduler = engine.scheduler({ now: () => Date.now() + offset });
+    const scheduler = engine.scheduler({ clock: { ...systemClock, now: () => Date.now() + offset } });
     await scheduler.load(engine.parse(POLICY), POLICY);
     const key = engine.keys.policy(policySha(POLICY));
     const month = 30 * 86_400_000;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { LeaseExpiredError } from '../../../src/engine/index.js';
 import { ExecutionLease, RunLeases } from '../../../src/store/index.js';
+import { systemClock } from '../../../src/time/index.js';
 import { captureLog, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
 // each pause answers after 300 ms, so a run of eight workspaces one at a time takes about 2.5 s
@@ -116,7 +117,8 @@ describe('RunLeases', () => {
       ttlMs: 60_000,
       lockTtlMs: 180_000,
       log,
-      monotonic: () => now,
+      // its renewals are never sent: Redis is out of reach for it
+      clock: { ...systemClock, monotonic: () => now, setTimer: () => ({ cancel: () => undefined }) },
     });
     const lease = await leases.acquire('run-2', 'only');
     if (!(lease instanceof ExecutionLease)) throw new Error('the lease is free');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
+import type { Clock } from '../../../src/time/index.js';
 import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
 import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 
@@ -37,13 +38,13 @@ jobs:
 `;
 
 /** Two workers splitting runs into parts of 20, one run or part at a time each. */
-function twoWorkers(engine: Engine, now?: () => number) {
+function twoWorkers(engine: Engine, clock?: Clock) {
   return ['a', 'b'].map((name) =>
     engine.worker(harness.sim.url, {
       partSize: PART_SIZE,
       concurrency: 1,
       log: engine.log.child({ name }),
-      ...(now ? { now } : {}),
+      ...(clock ? { clock } : {}),
     }),
   );
 }

@@ -3,25 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { nextFirings } from '../../../src/policy/index.js';
 import { scheduledRunId } from '../../../src/queue/run-queue.js';
 import { type Engine, eventually, untilMsIntoSecond, useEngineHarness } from '../../helpers/engine.js';
+import { TWO_TICKING_JOBS } from '../../helpers/policies.js';
 
 const harness = useEngineHarness({ workgroups: 2, workspacesPerWorkgroup: 2 });
 
-const POLICY = `version: 1
-targets:
-  all: { workgroups: ["*"] }
-jobs:
-  every-second:
-    schedule: "* * * * * *"
-    action: pause
-    target: all
-    dryRun: true
-  every-other-second:
-    schedule: "*/2 * * * * *"
-    action: resume
-    target: all
-    dryRun: true
-`;
+const POLICY = TWO_TICKING_JOBS;
 
+// the fake-clock unit tests (test/unit/scheduler/scheduler.test.ts) cover reloads and reconnect
+// catch-ups while ticking, outages and clock steps; this is the real-time run against Redis and BullMQ
 describe('two schedulers on one Redis', () => {
   it('turn every tick of every job into exactly one run: none twice, none missing', async () => {
     const engine = harness.engine('two-schedulers');
@@ -68,42 +57,6 @@ describe('two schedulers on one Redis', () => {
       active: 0,
       delayed: 0,
     });
-  });
-});
-
-describe('one scheduler taking reloads and reconnect catch-ups while it ticks', () => {
-  it('turns every tick into exactly one scheduled run and counts none as missed', async () => {
-    const engine = harness.engine('busy-scheduler');
-    const policy = engine.parse(POLICY);
-    engine.worker(harness.sim.url);
-    const scheduler = engine.scheduler({ handoffMs: 300 });
-
-    const from = await untilMsIntoSecond(100);
-    await scheduler.load(policy, POLICY);
-    await scheduler.start();
-    // what a hot reload (same jobs) and a Redis reconnect do, many times within each second
-    const churn: Promise<void>[] = [];
-    while (Date.now() < from.getTime() + 4_400) {
-      churn.push(scheduler.load(policy, POLICY), scheduler.catchUp());
-      await sleep(70);
-    }
-    await Promise.all(churn);
-    await scheduler.stop();
-    const until = new Date();
-
-    const expected = policy.jobs.flatMap((job) =>
-      nextFirings(job.schedule, { from, count: 20 })
-        .filter((firing) => firing.at <= until)
-        .map((firing) => ({ job: job.name, at: firing.at.toISOString() })),
-    );
-    await eventually('every tick recorded', async () => (await engine.history.count()) >= expected.length);
-    await queueIdle(engine);
-    const recorded = await engine.history.list({ limit: 100 });
-    expect(recorded.filter((run) => run.outcome !== 'succeeded')).toEqual([]);
-    expect(recorded.map((run) => ({ job: run.job, at: run.scheduledAt })).sort(byTick)).toEqual(
-      [...expected].sort(byTick),
-    );
-    for (const run of recorded) expect(run.trigger).toBe('schedule');
   });
 });
 

@@ -32,7 +32,7 @@ const settled = (want: string) =>
 
 /** A worker whose clock reads `iso`, and the run of the window it then makes. */
 async function reconcileAt(engine: Engine, iso: string, text = policy()): Promise<RunSummary> {
-  const worker = engine.worker(harness.sim.url, { now: clockAt(iso) });
+  const worker = engine.worker(harness.sim.url, { clock: clockAt(iso) });
   try {
     return await engine.waitForRun(await engine.enqueue(text, 'office'));
   } finally {
@@ -119,7 +119,7 @@ describe('a window reconciled by the engine', () => {
       requestId: 'req-earlier',
     });
 
-    const worker = engine.worker(harness.sim.url, { now: clockAt(FRIDAY_EVENING) });
+    const worker = engine.worker(harness.sim.url, { clock: clockAt(FRIDAY_EVENING) });
     try {
       const run = await engine.waitForRun(await engine.enqueue(policy(), 'office', { runId }));
       expect(run.counts).toMatchObject({ total: 6, succeeded: 6 });
@@ -209,14 +209,14 @@ describe('windows on the scheduler', () => {
     harness.sim.reset();
     const engine = harness.engine('window-schedulers');
     // two seconds before Friday's 19:30 edge, reconciled every second besides
-    const now = clockAt('2026-11-20T18:29:58Z');
+    const clock = clockAt('2026-11-20T18:29:58Z');
     const policyText = policy('', '1s');
     const parsed = engine.parse(policyText);
-    const a = engine.scheduler({ now, leadMs: 500 });
-    const b = engine.scheduler({ now, leadMs: 500 });
+    const a = engine.scheduler({ clock, leadMs: 500 });
+    const b = engine.scheduler({ clock, leadMs: 500 });
     await Promise.all([a.load(parsed, policyText), b.load(parsed, policyText)]);
     await Promise.all([a.start(), b.start()]);
-    engine.worker(harness.sim.url, { now });
+    engine.worker(harness.sim.url, { clock });
     await eventually('a run at the edge recorded', async () =>
       (await engine.history.list({ job: 'office', limit: 20 })).find(
         (run) => run.scheduledAt === '2026-11-20T18:30:00.000Z' && run.outcome !== 'skipped',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../../src/engine/index.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
+import { systemClock } from '../../../src/time/index.js';
 import { assertBuilt, type Engine, startCli, useEngineHarness } from '../../helpers/engine.js';
 import { runSummary } from '../../helpers/summaries.js';
 
@@ -161,7 +162,9 @@ describe('the policy in force', () => {
   it("a scheduler's load records the policy's sha, when and where; the last load wins", async () => {
     const engine = harness.engine('names-current');
     expect(await engine.policies.current()).toBeUndefined();
-    const first = engine.scheduler({ now: () => Date.parse('2026-03-27T12:00:00Z') });
+    const first = engine.scheduler({
+      clock: { ...systemClock, now: () => Date.parse('2026-03-27T12:00:00Z') },
+    });
     await first.load(engine.parse(PLAIN_POLICY), PLAIN_POLICY);
     expect(await engine.policies.current()).toEqual({
       sha: first.policySha,

@@ -66,7 +66,7 @@ async function consoleOf(engine: Engine, now: () => Date): Promise<string> {
 
 /** A worker whose clock reads `iso`, and the run of `job` it then makes (recorded). */
 async function runAt(engine: Engine, iso: string, job: string, options = {}): Promise<RunSummary> {
-  const worker = engine.worker(harness.sim.url, { now: clockAt(iso), ...options });
+  const worker = engine.worker(harness.sim.url, { clock: clockAt(iso), ...options });
   try {
     return await engine.waitForRun(await engine.enqueue(POLICY, job), 30_000);
   } finally {
@@ -86,8 +86,8 @@ describe('the console right after a run that paused or resumed workspaces', () =
   it('shows the states an edge left as soon as its run is recorded: paused ones stopping, resumed ones resuming, nothing drifting', async () => {
     harness.sim.reset();
     const engine = harness.engine('console-edge');
-    let now = clockAt(FRIDAY_EVENING);
-    const url = await consoleOf(engine, () => new Date(now()));
+    const clock = clockAt(FRIDAY_EVENING);
+    const url = await consoleOf(engine, () => new Date(clock.now()));
 
     const paused = await runAt(engine, FRIDAY_EVENING, 'office');
     expect(paused.counts).toMatchObject({ total: WORKSPACES, succeeded: WORKSPACES });
@@ -102,7 +102,7 @@ describe('the console right after a run that paused or resumed workspaces', () =
     expect(evening.page).toMatch(/<strong>0<\/strong> drifting/);
 
     await eventually('every workspace Stopped', () => statuses().every((status) => status === 'Stopped'));
-    now = clockAt(MONDAY_MORNING);
+    clock.set(MONDAY_MORNING);
     const resumed = await runAt(engine, MONDAY_MORNING, 'office');
     expect(resumed.counts).toMatchObject({ total: WORKSPACES, succeeded: WORKSPACES });
     const morning = await fleetOf(url);
@@ -119,7 +119,7 @@ describe('the console right after a run that paused or resumed workspaces', () =
     harness.sim.reset();
     const engine = harness.engine('console-split');
     const friday = clockAt(FRIDAY_EVENING);
-    const url = await consoleOf(engine, () => new Date(friday()));
+    const url = await consoleOf(engine, () => new Date(friday.now()));
     const second = engine.worker(harness.sim.url, { partSize: 4 });
     try {
       const run = await runAt(engine, FRIDAY_EVENING, 'fleet-pause', { partSize: 4 });

@@ -7,6 +7,7 @@ import type { Hold, RunSummary } from '../../../src/engine/index.js';
 import type { SavingsReport } from '../../../src/engine/savings.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
+import { systemClock } from '../../../src/time/index.js';
 import { assertBuilt, type Engine, startCli, useEngineHarness } from '../../helpers/engine.js';
 
 /**
@@ -412,7 +413,9 @@ describe('a stranded workspace from the command line', () => {
     const hour = 3_600_000;
     const morningAt = Math.floor((Date.now() + 3 * hour) / hour) * hour + hour / 2;
     const shift = morningAt - Date.now();
-    const worker = engine.worker(harness.sim.url, { now: () => Date.now() + shift });
+    const worker = engine.worker(harness.sim.url, {
+      clock: { ...systemClock, now: () => Date.now() + shift },
+    });
     try {
       const morning = await engine.waitForRun(await engine.enqueue(offHoursPolicy(morningAt), 'office'));
       expect(morning.counts).toMatchObject({ total: 3, succeeded: 3 });

@@ -15,6 +15,7 @@ import {
 } from '../../../src/engine/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
+import { systemClock } from '../../../src/time/index.js';
 
 const START = Date.parse('2026-11-25T20:00:00.000Z');
 
@@ -22,10 +23,16 @@ const START = Date.parse('2026-11-25T20:00:00.000Z');
 function handClock(): Clock & { advance(ms: number): void } {
   let now = START;
   return {
-    now: () => new Date(now),
+    now: () => now,
+    monotonic: () => now - START,
     async sleep(ms) {
       now += ms;
     },
+    setTimer: (ms, fire) =>
+      systemClock.setTimer(0, () => {
+        now += ms;
+        fire();
+      }),
     advance: (ms) => {
       now += ms;
     },

@@ -12,6 +12,7 @@ import {
 } from '../../../src/engine/index.js';
 import { savingsReport } from '../../../src/engine/savings.js';
 import { createLogger } from '../../../src/log/logger.js';
+import { systemClock } from '../../../src/time/index.js';
 
 const log = createLogger({ level: 'silent' });
 const T0 = Date.parse('2026-11-20T00:00:00Z');
@@ -106,7 +107,7 @@ describe('RunOwnership', () => {
       keys: ['wg1/ws1'],
       pricing: { currency: 'EUR', perHour: { 'TG-8': 1.2 }, default: 0.5 },
       log,
-      now: () => now,
+      clock: { ...systemClock, now: () => now.getTime() },
     });
   }
 

@@ -217,6 +217,33 @@ describe('interval jobs follow elapsed time', () => {
   });
 });
 
+describe('nextFirings up to an instant', () => {
+  it('stops at `until`: the firings in (from, until] and no more, however large the count', () => {
+    const firings = nextFirings(
+      { cron: '* * * * * *', timezone: 'UTC' },
+      { from: new Date('2026-11-27T10:00:00Z'), until: new Date('2026-11-27T10:00:03Z'), count: 1001 },
+    );
+    expect(firings.map((firing) => firing.at.toISOString())).toEqual([
+      '2026-11-27T10:00:01.000Z',
+      '2026-11-27T10:00:02.000Z',
+      '2026-11-27T10:00:03.000Z',
+    ]);
+  });
+
+  it('keeps both 02:00 firings of the repeated hour when `until` is between them', () => {
+    const schedule = { cron: '0 * * * *', timezone: 'Europe/Berlin' };
+    const from = new Date('2026-10-24T23:30:00Z');
+    const until = new Date('2026-10-25T01:00:00Z');
+    const bounded = nextFirings(schedule, { from, until, count: 1001 });
+    const all = nextFirings(schedule, { from, count: 10 }).filter((firing) => firing.at <= until);
+    expect(bounded).toEqual(all);
+    expect(locals(bounded, 'Europe/Berlin')).toEqual([
+      '2026-10-25T02:00:00+02:00',
+      '2026-10-25T02:00:00+01:00',
+    ]);
+  });
+});
+
 describe('schedule details', () => {
   it('six fields read seconds first', () => {
     const next = nextFiring({ cron: '30 0 20 * * *', timezone: 'UTC' }, new Date('2026-01-01T00:00:00Z'));

@@ -5,6 +5,7 @@ import type { PolicyCache } from '../../../src/queue/policy-cache.js';
 import type { RunDelivery, RunJobData } from '../../../src/queue/run-queue.js';
 import { RunRecorder } from '../../../src/queue/run-recorder.js';
 import type { FindingsLedger, RunHistory, RunLock } from '../../../src/store/index.js';
+import { FakeClock } from '../../helpers/clock.js';
 
 const NOW = new Date('2026-11-27T02:00:05Z');
 
@@ -27,7 +28,7 @@ function recorder(recorded?: RunSummary) {
     lock: lock as unknown as RunLock,
     metrics: { runFinished, policyRefused: vi.fn() },
     log: silentLogger,
-    now: () => NOW,
+    clock: new FakeClock(NOW.getTime()),
   });
   return { runRecorder, kept, lock, checkpoints, runFinished };
 }

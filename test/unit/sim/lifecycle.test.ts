@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Lifecycle, mergeComponentVersions, mergeNodeGroups } from '../../../src/sim/lifecycle.js';
 import { seedState } from '../../../src/sim/seed.js';
 import { SimStore } from '../../../src/sim/store.js';
+import { FakeClock } from '../../helpers/clock.js';
 
 const lifecycles: Lifecycle[] = [];
 afterEach(() => {
@@ -11,7 +12,7 @@ afterEach(() => {
 /** A store and a lifecycle on a pinned clock; transitions are completed by hand. */
 function setup() {
   const store = new SimStore(seedState({ seed: 2, fleet: { workgroups: 2, workspacesPerWorkgroup: 3 } }));
-  const clock = { now: () => Date.UTC(2025, 0, 1) };
+  const clock = new FakeClock(Date.UTC(2025, 0, 1));
   const completed: string[] = [];
   const lifecycle = new Lifecycle(store, {
     transitionMs: 60_000,
@@ -96,10 +97,12 @@ describe('Lifecycle', () => {
     const { store, lifecycle, active } = setup();
     lifecycle.pause(active);
     lifecycle.cancelAll();
-    const later = new Lifecycle(store, { transitionMs: 1, clock: { now: () => Date.UTC(2030, 0, 1) } });
+    const clock = new FakeClock(Date.UTC(2030, 0, 1));
+    const later = new Lifecycle(store, { transitionMs: 1, clock });
     lifecycles.push(later);
     later.scheduleAll();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(active.status).not.toBe('Stopped');
+    await clock.advance(0);
     expect(active.status).toBe('Stopped');
   });
 });

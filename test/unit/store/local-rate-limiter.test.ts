@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LocalRateLimiter } from '../../../src/store/rate-limiter.js';
+import { FakeClock } from '../../helpers/clock.js';
 
 /** Whether `acquire` settles without waiting on a timer: a token was there. */
 async function immediate(limiter: LocalRateLimiter): Promise<boolean> {
@@ -12,17 +13,17 @@ async function immediate(limiter: LocalRateLimiter): Promise<boolean> {
 
 describe('LocalRateLimiter', () => {
   it('holds the burst, then one token per 1/rate seconds of its clock', async () => {
-    let now = 0;
-    const limiter = new LocalRateLimiter({ ratePerSecond: 4, burst: 2, now: () => now });
+    const clock = new FakeClock();
+    const limiter = new LocalRateLimiter({ ratePerSecond: 4, burst: 2, clock });
     expect([await immediate(limiter), await immediate(limiter), await immediate(limiter)]).toEqual([
       true,
       true,
       false,
     ]);
-    now += 250;
+    await clock.advance(250);
     expect([await immediate(limiter), await immediate(limiter)]).toEqual([true, false]);
     // idle for a minute: no more than the burst saved up
-    now += 60_000;
+    await clock.advance(60_000);
     expect([await immediate(limiter), await immediate(limiter), await immediate(limiter)]).toEqual([
       true,
       true,

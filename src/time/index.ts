@@ -1,0 +1,1 @@
+export { type Clock, systemClock, type Timer } from './clock.js';
