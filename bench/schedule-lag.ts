@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { actionRegistry, actions } from '../jobs/index.js';
 import { ApiClient } from '../src/api/index.js';
+import { workerStores } from '../src/cli/worker-wiring.js';
 import { nodeActionIo, type RunSummary } from '../src/engine/index.js';
 import { createLogger, silentLogger } from '../src/log/logger.js';
 import { nextFirings, parsePolicy } from '../src/policy/index.js';
@@ -115,7 +116,12 @@ const api = new ApiClient({
 });
 const worker = new RunWorker({
   redis: createRedis({ url: redisServer.url, role: 'bench-worker' }),
-  storesRedis: stores,
+  stores: workerStores({
+    connection: stores,
+    prefix,
+    starts: new RunStarts(stores, { prefix }),
+    log: silentLogger,
+  }),
   prefix,
   api,
   io: nodeActionIo({ environment: process.env }),
@@ -127,7 +133,6 @@ const worker = new RunWorker({
   checkpoints: new RedisCheckpointStore(stores, { prefix }),
   // as `nightshift worker` sets it up: suspended jobs skipped, each run's start recorded
   checkSuspensions: true,
-  runStarts: new RunStarts(stores, { prefix }),
   state: fleetStateStores(stores, prefix),
   log: silentLogger,
   concurrency: jobs,

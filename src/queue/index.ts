@@ -10,3 +10,4 @@ export {
 } from './run-queue.js';
 export { keepRun, type RunKeeping } from './run-recorder.js';
 export { RunWorker } from './run-worker.js';
+export type { RunWorkerOptions, RunWorkerStores } from './run-worker-options.js';

@@ -3,20 +3,46 @@ import type { Action, ActionIo, CheckpointStore, FleetStateStores } from '../eng
 import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
-import type { PolicyStore, RedisConnection, RunHistory, RunStarts } from '../store/index.js';
+import type {
+  FindingsLedger,
+  PolicyStore,
+  RedisConnection,
+  RedisFleetListings,
+  RunHistory,
+  RunLeases,
+  RunListings,
+  RunLock,
+  RunStarts,
+} from '../store/index.js';
 import type { Clock } from '../time/index.js';
 import type { RunCounter } from './run-recorder.js';
+
+/** The worker's own stores in Redis, built by src/cli (`workerStores`) with TTLs that fit its claim on a run. */
+export interface RunWorkerStores {
+  /**
+   * What they write through (its scripts are loaded as the worker starts). A service gives a
+   * connection with auto-pipelining (not BullMQ's, whose scripts it disturbs), so the admissions
+   * of a burst of runs leave in a few writes instead of one each.
+   */
+  connection: RedisConnection;
+  /** The jobs' run locks (which also record each run's first start in `starts`). */
+  lock: RunLock;
+  /** Each run's first start and worker, recorded as it is admitted, so a takeover keeps the one and names the other. */
+  starts?: RunStarts | undefined;
+  /** The execution leases: one execution of a run or part at a time calls the API. */
+  leases: RunLeases;
+  findings: FindingsLedger;
+  /** Where every run leaves the last fleet listing it saw, for the console. */
+  lastListings: RedisFleetListings;
+  /** The listings split runs leave their parts. */
+  runListings: RunListings;
+}
 
 /** What a worker is made of and how it behaves (src/cli wires it from the Settings). */
 export interface RunWorkerOptions {
   /** Used by BullMQ (it duplicates it for its blocking connection). */
   redis: RedisConnection;
-  /**
-   * What the worker's own stores (run locks, leases, findings, fleet listings) go through. A
-   * service gives a connection with auto-pipelining (not BullMQ's, whose scripts it disturbs), so
-   * the admissions of a burst of runs leave in a few writes instead of one each. Default `redis`.
-   */
-  storesRedis?: RedisConnection;
+  stores: RunWorkerStores;
   prefix: string;
   api: ApiClient;
   actions: ReadonlyMap<string, Action>;
@@ -57,8 +83,6 @@ export interface RunWorkerOptions {
   metrics?: RunCounter;
   /** The ownership ledger, holds and windows' state runs read and write. Default: none. */
   state?: FleetStateStores;
-  /** Records each run's first start and worker as the run is admitted, so a takeover keeps the one and names the other. */
-  runStarts?: RunStarts;
   /** How this worker is named to others (a run taken over says from which). Default `<host>:<pid>`. */
   id?: string;
   /** The clock ticks are waited on by, and runs decide and record by; tests pass a shifted one. Default: the system's. */

@@ -27,12 +27,11 @@ import {
 } from '../engine/index.js';
 import {
   ExecutionLease,
-  FindingsLedger,
   loadScripts,
-  RedisFleetListings,
-  RunLeases,
-  RunListings,
-  RunLock,
+  type RedisFleetListings,
+  type RunLeases,
+  type RunListings,
+  type RunLock,
 } from '../store/index.js';
 import { type Clock, systemClock } from '../time/index.js';
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
@@ -111,27 +110,9 @@ export class RunWorker {
     this.#lockDurationMs = options.lockDurationMs ?? DEFAULT_LOCK_MS;
     // every run in flight (hundreds, when a burst of ticks is held for its instant) listens to these
     setMaxListeners(0, this.#closing.signal, this.#shutdown.signal);
-    // Three times the worker's claim on a run: when a worker dies, BullMQ's claim expires after
-    // `lockDurationMs` and the stalled-job check hands the run on up to two check intervals (one
-    // `lockDurationMs`) later; the run lock must still name the run then, so the worker that
-    // resumes it takes it over and a run of the job's next tick (`overlap: queue`) keeps waiting
-    // instead of slipping in between.
-    const stores = options.storesRedis ?? options.redis;
-    this.#lock = new RunLock(stores, {
-      prefix: options.prefix,
-      ttlMs: 3 * this.#lockDurationMs,
-      log: options.log,
-      starts: options.runStarts,
-    });
-    // An execution's lease lives as long as BullMQ's claim: by the time BullMQ hands a dead
-    // worker's run on, its lease has run out too, and a takeover waits for nothing.
-    this.#leases = new RunLeases(stores, {
-      prefix: options.prefix,
-      clock: this.#clock,
-      ttlMs: this.#lockDurationMs,
-      lockTtlMs: 3 * this.#lockDurationMs,
-      log: options.log,
-    });
+    const { stores } = options;
+    this.#lock = stores.lock;
+    this.#leases = stores.leases;
     this.#policies = new PolicyCache({ ...options, onRefused: reportRefusal(options.log, options.metrics) });
     this.#gate = new RunGate({
       ticks: new TickGate({ clock: this.#clock, signal: this.#closing.signal }),
@@ -143,15 +124,16 @@ export class RunWorker {
     });
     this.#recorder = new RunRecorder({
       ...options,
-      findings: new FindingsLedger(stores, { prefix: options.prefix }),
+      findings: stores.findings,
+      runStarts: stores.starts,
       policies: this.#policies,
       lock: this.#lock,
       clock: this.#clock,
     });
-    this.#lastListings = new RedisFleetListings(stores, { prefix: options.prefix });
+    this.#lastListings = stores.lastListings;
     this.#parts = {
       queue: createRunQueue({ connection: options.redis, prefix: options.prefix }),
-      listings: new RunListings(stores, { prefix: options.prefix }),
+      listings: stores.runListings,
     };
     this.worker = new Worker<RunJobData, RunJobResult>(
       RUN_QUEUE,
@@ -184,8 +166,8 @@ export class RunWorker {
 
   start(): void {
     // cached before the first tick: a burst of runs takes its locks and records its starts by SHA
-    const { redis, storesRedis = redis } = this.#options;
-    Promise.all([...new Set([redis, storesRedis])].map(loadScripts)).catch((error: unknown) =>
+    const { redis, stores } = this.#options;
+    Promise.all([...new Set([redis, stores.connection])].map(loadScripts)).catch((error: unknown) =>
       this.#options.log.debug({ err: error }, 'Redis scripts not loaded ahead: each is sent when first run'),
     );
     void this.worker.run();

@@ -8,6 +8,7 @@ import { assertBuilt, killGroup, spawnNightshift } from '../../bench/harness/nig
 import { HARNESS_POLICY_KEY, harnessKeyring } from '../../bench/harness/policy-key.js';
 import { actionRegistry, actions } from '../../jobs/index.js';
 import { ApiClient } from '../../src/api/index.js';
+import { workerStores } from '../../src/cli/worker-wiring.js';
 import { nodeActionIo, type RunSummary } from '../../src/engine/index.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import { type Policy, parsePolicy } from '../../src/policy/index.js';
@@ -203,8 +204,19 @@ export class Engine {
   worker(apiUrl: string, options: Partial<RunWorkerOptions> = {}): RunWorker {
     const redis = this.#connect('worker');
     const api = new ApiClient({ baseUrl: apiUrl, apiKey: DEFAULT_API_KEY, timeoutMs: 10_000 });
+    const log = options.log ?? this.log.child({ role: 'worker' });
+    const lockDurationMs = options.lockDurationMs ?? 5_000;
+    const stores = workerStores({
+      connection: redis,
+      prefix: this.prefix,
+      lockDurationMs,
+      starts: new RunStarts(redis, { prefix: this.prefix }),
+      log,
+      clock: options.clock,
+    });
     const worker = new RunWorker({
       redis,
+      stores,
       prefix: this.prefix,
       api,
       io: nodeActionIo({ environment: process.env }),
@@ -216,11 +228,10 @@ export class Engine {
       checkpoints: new RedisCheckpointStore(redis, { prefix: this.prefix }),
       checkSuspensions: true,
       state: fleetStateStores(redis, this.prefix),
-      runStarts: new RunStarts(redis, { prefix: this.prefix }),
-      log: this.log.child({ role: 'worker' }),
       pollIntervalMs: 100,
-      lockDurationMs: 5_000,
       ...options,
+      log,
+      lockDurationMs,
     });
     worker.start();
     let closed = false;

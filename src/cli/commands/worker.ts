@@ -22,6 +22,7 @@ import {
   requiredPolicyKeyring,
   untilSignal,
 } from '../runtime.js';
+import { resolveWorkerOptions, workerStores } from '../worker-wiring.js';
 
 export interface WorkerRoleOptions {
   /** Counts runs and API calls for the ops server's /metrics. Default: none. */
@@ -47,9 +48,16 @@ export function startWorkerRole(
     memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
     log,
   });
+  const behaviour = resolveWorkerOptions(settings);
   const worker = new RunWorker({
     redis: runtime.redis,
-    storesRedis: runtime.stores,
+    stores: workerStores({
+      connection: runtime.stores,
+      prefix: runtime.prefix,
+      lockDurationMs: behaviour.lockDurationMs,
+      starts: runtime.runStarts,
+      log,
+    }),
     prefix: runtime.prefix,
     api,
     actions,
@@ -61,15 +69,10 @@ export function startWorkerRole(
     checkpoints: runtime.checkpoints,
     checkSuspensions: true,
     state: runtime.state,
-    runStarts: runtime.runStarts,
     notifier,
     metrics,
     log,
-    concurrency: settings.worker.concurrency,
-    pollIntervalMs: settings.worker.pollIntervalMs,
-    lockDurationMs: settings.worker.lockMs,
-    maxStalledCount: settings.worker.maxStalls,
-    partSize: settings.worker.partSize,
+    ...behaviour,
   });
   // the start's garbage (the client's compiled checks among it) goes before the first run comes
   collectGarbage({ thorough: true });
