@@ -26,7 +26,7 @@ export {
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
-export { executeRun, type FleetStateStores, type RunDependencies, type RunRequest } from './execute-run.js';
+export { executePart, executeRun } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export {
   type FleetListing,
@@ -59,6 +59,7 @@ export {
   type RunSplitter,
   splitTargets,
 } from './run-parts.js';
+export type { FleetStateStores, PartRequest, RunDependencies, RunRequest } from './run-request.js';
 export { RunSlots, RunSlotsByRun } from './run-slots.js';
 export {
   apportion,

@@ -12,12 +12,12 @@ import {
   workspaceRef,
 } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
-import type { RunRequest } from './execute-run.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, HoldReader } from './holds.js';
 import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
 import { checkpointsWithoutSecrets } from './redact.js';
 import { waitForState } from './retry.js';
+import type { ExecutionRequest } from './run-request.js';
 import type { RunSlots } from './run-slots.js';
 import { type ErrorRecord, errorRecord, type Finding, type TargetRecord } from './summary.js';
 import { runTargets } from './target-runner.js';
@@ -70,7 +70,7 @@ export interface RunContext {
 export async function runContext(
   deps: RunContextDependencies,
   run: {
-    request: RunRequest;
+    request: ExecutionRequest;
     action: Action;
     fleet: FleetView;
     workspaces: readonly SelectedWorkspace[];
@@ -166,7 +166,7 @@ export async function runContext(
 
 function ownershipOf(
   deps: RunContextDependencies,
-  request: RunRequest,
+  request: ExecutionRequest,
   workspaces: readonly SelectedWorkspace[],
 ): RunOwnership | undefined {
   if (!deps.state) return undefined;

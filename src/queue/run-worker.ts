@@ -11,6 +11,7 @@ import {
   WORKER_CLOSE_WAITS,
 } from '../config/index.js';
 import {
+  executePart,
   executeRun,
   LeaseExpiredError,
   partRefusal,
@@ -343,12 +344,9 @@ export class RunWorker {
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ delivery, data }, signal, lease, exclusive);
-      const summary = await executeRun(
+      const summary = await executePart(
         { ...deps, slots: shared.slots },
-        {
-          ...runRequest(delivery, data, { policy, job: policyJob }),
-          part,
-        },
+        { ...runRequest(delivery, data, { policy, job: policyJob }), part },
       );
       log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
       const refusal = partRefusal(summary, part);

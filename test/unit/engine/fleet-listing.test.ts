@@ -4,6 +4,7 @@ import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index
 import {
   type Action,
   type Clock,
+  executePart,
   executeRun,
   type FleetListing,
   type FleetListingSink,
@@ -343,7 +344,7 @@ describe('a part of a split run starts from its run’s listing', () => {
       listing: storedSlice,
       earlierParts: async () => undefined,
     };
-    return executeRun(
+    return executePart(
       {
         api: noListing,
         io: { files: {} as never, secretSinks: {} as never },
