@@ -84,7 +84,7 @@ async function runOne(
   target: TargetRef,
   step: (context: StepContext) => Promise<StepResult>,
 ): Promise<TargetRecord> {
-  const started = performance.now();
+  const started = options.clock.monotonic();
   const requestIds: string[] = [];
   const log = options.log.child({
     target: target.key,
@@ -136,14 +136,15 @@ async function runOne(
       detail: result.detail,
       ...(result.status ? { status: result.status } : {}),
       ...(result.findings?.length ? { findings: [...result.findings] } : {}),
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(options.clock.monotonic() - started),
     };
   } catch (error) {
     if (options.signal.aborted) {
       // Cut short by the end of the run (its timeout, or a shutdown) after the API throttled it:
       // the record says what throttling cost. It is not checkpointed: after a shutdown the run is
       // picked up again and the target tried anew.
-      if (lastWait && lastWait.throttled > 0) options.onRecord(cutShort(base, lastWait, waiting, started));
+      if (lastWait && lastWait.throttled > 0)
+        options.onRecord(cutShort(base, lastWait, waiting, Math.round(options.clock.monotonic() - started)));
       throw error;
     }
     if (!(error instanceof AttemptsFailedError)) throw error;
@@ -157,7 +158,7 @@ async function runOne(
       attempts: error.attempts,
       ...(error.throttled > 0 ? { throttled: error.throttled } : {}),
       error: errorRecord(error.cause),
-      durationMs: Math.round(performance.now() - started),
+      durationMs: Math.round(options.clock.monotonic() - started),
     };
   }
 }
@@ -170,7 +171,7 @@ function cutShort(
   base: Omit<TargetRecord, 'outcome' | 'attempts'>,
   wait: RetryWait,
   waiting: boolean,
-  started: number,
+  durationMs: number,
 ): TargetRecord {
   const tries = `${wait.throttled} throttled ${wait.throttled === 1 ? 'try' : 'tries'}`;
   const throttledNow = waiting && wait.throttle;
@@ -184,6 +185,6 @@ function cutShort(
     error: throttledNow
       ? { ...last, message: `still throttled when the run ended, after ${tries}: ${last.message}` }
       : { message: `the run ended during try ${wait.attempt + 1}, after ${tries}` },
-    durationMs: Math.round(performance.now() - started),
+    durationMs,
   };
 }

@@ -1,5 +1,6 @@
 import { watch } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { type Clock, systemClock, type Timer } from '../time/index.js';
 
 /**
  * Calls `onChange` with the policy's new text when the file changes or the process gets
@@ -12,19 +13,22 @@ export function watchPolicy(
   {
     onUnreadable,
     debounceMs = 200,
+    clock = systemClock,
   }: {
     /** The file changed but cannot be read (deleted, or no longer readable): the policy in force stays. */
     onUnreadable?: (error: Error) => void;
     debounceMs?: number;
+    /** What the debounce waits on. Default: the system's clock. */
+    clock?: Clock;
   } = {},
 ): () => void {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: Timer | undefined;
   let last: string | undefined;
   // a SIGHUP reloads whatever the file holds, even the text last read
   let forced = false;
   const reload = () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(async () => {
+    timer?.cancel();
+    timer = clock.setTimer(debounceMs, async () => {
       const text = await readFile(file, 'utf8').catch((error: Error) => {
         onUnreadable?.(error);
         return undefined;
@@ -33,7 +37,7 @@ export function watchPolicy(
       forced = false;
       last = text;
       await onChange(text);
-    }, debounceMs);
+    });
   };
   const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) || '/' : '.';
   const name = file.slice(file.lastIndexOf('/') + 1);
@@ -49,7 +53,7 @@ export function watchPolicy(
     last ??= text;
   });
   return () => {
-    if (timer) clearTimeout(timer);
+    timer?.cancel();
     watcher.close();
     process.off('SIGHUP', onHup);
   };
