@@ -387,22 +387,36 @@ export interface EngineHarness {
   readonly sim: SimulatorHandle;
   /** A fresh Engine under its own key prefix, closed after the test. */
   engine(label: string): Engine;
+  /** A worker process that takes dead workers' runs over fast (startTakeoverWorker), SIGKILLed after the test. */
+  startWorker(engine: Engine, env?: Record<string, string>): CliProcess;
+}
+
+export interface EngineHarnessOptions {
+  /** The file starts CLI processes, which run the build: it must be fresher than every source (checked before the first test). Default false. */
+  built?: boolean;
 }
 
 /**
  * One Redis and one simulator per test file, started together before the first test, and
- * an Engine per test, closed after it, so a failing test cannot leak into the next.
+ * Engines and worker processes per test, stopped after it, so a failing test cannot leak into
+ * the next.
  */
-export function useEngineHarness(fleet: Fleet, simOptions: SimulatorOptions = {}): EngineHarness {
+export function useEngineHarness(
+  fleet: Fleet,
+  simOptions: SimulatorOptions = {},
+  { built = false }: EngineHarnessOptions = {},
+): EngineHarness {
   let server: TestRedis | undefined;
   let sim: SimulatorHandle | undefined;
-  let current: Engine | undefined;
+  const engines: Engine[] = [];
+  const workers: CliProcess[] = [];
   beforeAll(async () => {
+    if (built) assertBuilt();
     [server, sim] = await Promise.all([startTestRedis(), startFleetSim(fleet, simOptions)]);
   });
   afterEach(async () => {
-    await current?.close();
-    current = undefined;
+    await Promise.all(workers.splice(0).map((worker) => worker.stop('SIGKILL')));
+    for (const engine of engines.splice(0)) await engine.close();
   });
   afterAll(async () => {
     await sim?.close();
@@ -416,8 +430,19 @@ export function useEngineHarness(fleet: Fleet, simOptions: SimulatorOptions = {}
       return sim as SimulatorHandle;
     },
     engine(label) {
-      current = new Engine((server as TestRedis).url, label);
-      return current;
+      const engine = new Engine((server as TestRedis).url, label);
+      engines.push(engine);
+      return engine;
+    },
+    startWorker(engine, env = {}) {
+      const worker = startTakeoverWorker(
+        (server as TestRedis).url,
+        (sim as SimulatorHandle).url,
+        engine.prefix,
+        env,
+      );
+      workers.push(worker);
+      return worker;
     },
   };
 }
