@@ -56,6 +56,7 @@ export function outcomeStyle(outcome: string): Style | undefined {
     case 'partial':
     case 'skipped':
     case 'missed':
+    case 'cancelled':
       return 'yellow';
     case 'failed':
       return 'red';

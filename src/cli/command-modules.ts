@@ -5,7 +5,7 @@ import { version } from './version.js';
 
 const PROGRAM_HELP = [
   '',
-  'Output: tables for people on stdout; --json (validate, next, plan, run, history, suspend, unsuspend)',
+  'Output: tables for people on stdout; --json (validate, next, plan, run, history, cancel, suspend, unsuspend)',
   'prints JSON only on stdout. Logs and progress go to stderr. Colour only on a terminal, never with NO_COLOR.',
   'Exit codes: 0 ok, 1 a run or plan failed, 2 bad usage or invalid policy, 3 succeeded with findings.',
   'Environment: NIGHTSHIFT_API_URL, NIGHTSHIFT_API_KEY (or NIGHTSHIFT_API_KEY_FILE), REDIS_URL; see docs/configuration.md.',
@@ -49,6 +49,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<Registrar>>>
   run: async () => (await import('./commands/run.js')).registerRunCommand,
   plan: async () => (await import('./commands/plan.js')).registerPlanCommand,
   history: async () => (await import('./commands/history.js')).registerHistoryCommand,
+  cancel: async () => (await import('./commands/cancel.js')).registerCancelCommand,
   suspend: async () => (await import('./commands/suspend.js')).registerSuspendCommands,
   unsuspend: async () => (await import('./commands/suspend.js')).registerSuspendCommands,
   hold: async () => (await import('./commands/hold.js')).registerHoldCommands,

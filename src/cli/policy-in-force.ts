@@ -46,6 +46,13 @@ export function suspendableNames(text: string, file: string): ReadonlySet<string
   ]);
 }
 
+/** The names of the windows in a policy's text (read as `suspendableNames` reads it). */
+export function windowNames(text: string, file: string): ReadonlySet<string> {
+  const source = readYaml(text, file, NO_VARIABLES);
+  const root = isMap(source.value) ? source.value : {};
+  return new Set(isMap(root.windows) ? Object.keys(root.windows) : []);
+}
+
 /** A policy's text, as `--policy FILE` gives it or the schedulers run it. */
 export interface PolicyText {
   readonly known: true;

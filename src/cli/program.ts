@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { processEnvironment, type Settings } from '../config/index.js';
 import { emptyProgram, type Registrar } from './command-modules.js';
 import { registerAdoptCommand } from './commands/adopt.js';
+import { registerCancelCommand } from './commands/cancel.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -30,6 +31,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerRunCommand,
   registerPlanCommand,
   registerHistoryCommand,
+  registerCancelCommand,
   registerSuspendCommands,
   registerHoldCommands,
   registerDriftCommands,

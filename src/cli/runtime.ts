@@ -29,6 +29,7 @@ import {
   type RedisConnection,
   type RedisFleetState,
   RedisRateLimiter,
+  RunCancellations,
   RunHistory,
   RunStarts,
   reconnectDelay,
@@ -204,6 +205,8 @@ export interface RedisRuntime {
   /** The ownership ledger, holds and windows' state. */
   state: RedisFleetState;
   runStarts: RunStarts;
+  /** Operators' requests to cancel runs. */
+  cancellations: RunCancellations;
   close(): Promise<void>;
 }
 
@@ -266,6 +269,7 @@ export function redisRuntime(
     queue,
     state: fleetStateStores(stores, keyPrefix),
     runStarts: new RunStarts(stores, { prefix: keyPrefix }),
+    cancellations: new RunCancellations(redis, { prefix: keyPrefix }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
       await within(queue.close(), WORKER_CLOSE_WAITS.idleCloseMs);

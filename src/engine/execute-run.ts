@@ -3,6 +3,7 @@ import { formatProblem, jobProblem } from '../policy/index.js';
 import { type Clock, systemClock } from '../time/index.js';
 import { type Action, workspaceRef } from './action.js';
 import { callScope } from './call-scope.js';
+import { type Cancellation, RunCancelledError } from './cancel.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
 import { leaveListing, trimListing } from './fleet-listing.js';
@@ -204,8 +205,8 @@ async function runPhases(deps: RunDependencies, frame: RunFrame, scope: RunScope
     },
   );
   if ('refused' in built) return refused(frame, built.refused, built.error);
-  const runError = await acting(scope.act(deps, frame, action, built), frame, deps.signal, timeout);
-  return summarizeRun(frame, built, runError);
+  const stopped = await acting(scope.act(deps, frame, action, built), frame, deps.signal, timeout);
+  return summarizeRun(frame, built, stopped);
 }
 
 function logStart({ request, log, startedAt }: RunFrame): void {
@@ -225,23 +226,33 @@ function logStart({ request, log, startedAt }: RunFrame): void {
     );
 }
 
+/** What stopped the action early, if anything did: an error, or an operator's cancel. */
+interface Stopped {
+  error?: ErrorRecord;
+  cancellation?: Cancellation;
+}
+
 /** What stopped the action early, if anything did; rethrows what aborts the run from outside. */
 async function acting(
   work: Promise<void>,
   { request, log }: RunFrame,
   interrupted: AbortSignal,
   timeout: AbortSignal,
-): Promise<ErrorRecord | undefined> {
+): Promise<Stopped> {
   try {
     await work;
-    return undefined;
+    return {};
   } catch (error) {
     if (interrupted.aborted) throw interrupted.reason;
+    if (error instanceof RunCancelledError) {
+      log.warn({ by: error.cancellation.by, reason: error.cancellation.reason }, 'run cancelled');
+      return { error: errorRecord(error), cancellation: error.cancellation };
+    }
     const runError = timeout.aborted
       ? { message: `the run timed out after ${request.job.timeout} ms` }
       : errorRecord(error instanceof AttemptsFailedError ? error.cause : error);
     log.error({ err: runError }, 'run stopped early');
-    return runError;
+    return { error: runError };
   }
 }
 
@@ -268,6 +279,7 @@ async function planOrAct(
       checkpoints: deps.checkpoints,
       log,
       signal: deps.signal,
+      halt: deps.halt,
       onProgress: deps.onProgress,
       workPart: (part, deliveries, slice) => workPart(deps, { ...request, part, deliveries, slice }),
     },
@@ -285,10 +297,16 @@ async function planOrAct(
     },
   );
   built.adopt(outcome.records, outcome.reason);
+  // cancelled with targets left: the run ends here, as a run whose targets stopped starting does
+  if (outcome.unstarted > 0) deps.halt?.throwIfAborted();
   await plan.finish(outcome.records);
 }
 
-function summarizeRun(frame: RunFrame, built: RunContext, runError: ErrorRecord | undefined): RunSummary {
+function summarizeRun(
+  frame: RunFrame,
+  built: RunContext,
+  { error: runError, cancellation }: Stopped,
+): RunSummary {
   const collected = built.collected();
   const counts = countTargets(collected.records);
   const fromTargets = runError
@@ -305,13 +323,15 @@ function summarizeRun(frame: RunFrame, built: RunContext, runError: ErrorRecord 
   const summary = summarize(identity(frame.request), {
     startedAt: frame.startedAt,
     finishedAt: new Date(frame.clock.now()),
-    outcome: worstOutcome(fromTargets, collected.verdicts),
+    // a cancelled run says so whatever its targets came to: the rest were never started
+    outcome: cancellation ? 'cancelled' : worstOutcome(fromTargets, collected.verdicts),
     reason: given.length > 0 ? given.join('; ') : undefined,
     error: runError,
     targets: collected.records,
     findings: collected.findings,
     evidence: collected.evidence,
     requestIds: frame.requestIds,
+    cancellation,
   });
   frame.log.info(
     { outcome: summary.outcome, counts: summary.counts, durationMs: summary.durationMs },

@@ -25,6 +25,12 @@ export {
   workspaceRef,
 } from './action.js';
 export { callScope, recordApiCall } from './call-scope.js';
+export {
+  type Cancellation,
+  CancellationSchema,
+  describeCancellation,
+  RunCancelledError,
+} from './cancel.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
 export { executePart, executeRun } from './execute-run.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';

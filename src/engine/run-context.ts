@@ -39,6 +39,8 @@ export interface RunContextDependencies {
   exclusive?: boolean | undefined;
   slots?: RunSlots | undefined;
   onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Aborted when the run is cancelled: it starts no new target (`RunDependencies.halt`). */
+  halt?: AbortSignal | undefined;
 }
 
 /** What a run's action reported, besides its targets' records. */
@@ -125,6 +127,7 @@ export async function runContext(
           done,
           log: deps.log,
           signal: deps.signal,
+          halt: deps.halt,
           slots: deps.slots,
           slotRank: request.part?.index,
           onRecord: (record) => {

@@ -12,7 +12,8 @@ export interface RunPart {
  * its summary giving the reason; undefined when it worked some, or had none.
  */
 export function partRefusal(summary: RunSummary, part: RunPart): string | undefined {
-  if (summary.counts.total > 0 || part.keys.length === 0) return undefined;
+  // a cancelled part stopped as asked, before any target: not a failure
+  if (summary.counts.total > 0 || part.keys.length === 0 || summary.outcome === 'cancelled') return undefined;
   return summary.reason ?? 'the part worked none of its targets';
 }
 
@@ -31,6 +32,11 @@ export interface PartsRequest {
   parts: readonly RunPart[];
   /** Aborts the wait (shutdown, the run's lock lost); the parts go on and a resumed run waits for them again. */
   signal: AbortSignal;
+  /**
+   * Aborted when the run is cancelled: parts no worker has taken are taken off the queue unworked,
+   * and the wait ends once the parts under way have (each stops starting targets too). Default: none.
+   */
+  halt?: AbortSignal | undefined;
   /** Called at each look at the parts, to report the run's progress. */
   onPoll: () => Promise<void>;
   /**

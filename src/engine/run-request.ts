@@ -87,6 +87,11 @@ export interface RunDependencies {
    * job's `concurrency` in all, not per part). Default: the job's `concurrency` for this call.
    */
   slots?: RunSlots;
+  /**
+   * Aborted, with a `RunCancelledError`, when an operator cancels the run: it starts no new target,
+   * the targets under way finish their step, and the run ends `cancelled`. Default: none.
+   */
+  halt?: AbortSignal | undefined;
   /** Interval of the shared poll a run's waits use. */
   pollIntervalMs: number;
   /** Called as targets finish. */

@@ -10,6 +10,8 @@ export interface PartsDependencies {
   checkpoints: CheckpointStore;
   log: Logger;
   signal: AbortSignal;
+  /** Aborted when the run is cancelled (`PartsRequest.halt`). Default: none. */
+  halt?: AbortSignal | undefined;
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** Works one part in this run (as `RunSplitter.runParts`' `work`). */
   workPart: (
@@ -26,6 +28,8 @@ export interface PartsOutcome {
   failedParts: FailedPart[];
   /** Why parts failed, for the run's reason; undefined when none did. */
   reason: string | undefined;
+  /** Targets no part finished because the run was cancelled: not recorded, never started. */
+  unstarted: number;
 }
 
 /**
@@ -60,6 +64,7 @@ export async function runInParts(
     listing: request.listing,
     parts,
     signal: deps.signal,
+    halt: deps.halt,
     work: deps.workPart,
     onPoll: async () => {
       deps.onProgress?.(await deps.checkpoints.count(runId), total);
@@ -71,10 +76,17 @@ export async function runInParts(
   );
   const lost = new Map(failedParts.flatMap((part) => part.keys.map((key) => [key, part.reason])));
   const records = new Map<string, TargetRecord>();
-  for (const target of request.targets)
+  const cancelled = deps.halt?.aborted === true;
+  let unstarted = 0;
+  for (const target of request.targets) {
+    const record = done.get(target.key);
+    if (!record && cancelled) {
+      unstarted += 1;
+      continue;
+    }
     records.set(
       target.key,
-      done.get(target.key) ?? {
+      record ?? {
         ...target,
         outcome: 'failed',
         attempts: 0,
@@ -82,11 +94,12 @@ export async function runInParts(
         error: { message: `not finished: ${lost.get(target.key) ?? 'its part ended before it'}` },
       },
     );
+  }
   for (const part of failedParts)
     deps.log.error({ part: part.index, reason: part.reason }, 'run part failed');
   const reason =
     failedParts.length > 0
       ? `${failedParts.length} of ${parts.length} parts failed: ${failedParts.map((part) => `part ${part.index}: ${part.reason}`).join('; ')}`
       : undefined;
-  return { records, failedParts, reason };
+  return { records, failedParts, reason, unstarted };
 }

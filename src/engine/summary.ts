@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { type Cancellation, CancellationSchema } from './cancel.js';
 
 export const TARGET_OUTCOMES = ['succeeded', 'skipped', 'failed', 'planned'] as const;
 export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
 
-export const RUN_OUTCOMES = ['succeeded', 'partial', 'failed', 'skipped', 'missed'] as const;
+export const RUN_OUTCOMES = ['succeeded', 'partial', 'failed', 'skipped', 'missed', 'cancelled'] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export const RUN_TRIGGERS = ['schedule', 'catch-up', 'manual'] as const;
@@ -88,6 +89,8 @@ export const RunSummarySchema = z.object({
   deliveries: z.number().int().positive().optional(),
   /** The worker this run was taken over from, when its worker died (or stopped) mid-run. */
   takenOverFrom: z.string().optional(),
+  /** Who cancelled the run, why and when (outcome `cancelled`). */
+  cancellation: CancellationSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -122,6 +125,7 @@ export interface RunEnd {
   evidence?: Record<string, unknown>;
   /** Request IDs of calls made for the run as a whole. */
   requestIds?: readonly string[];
+  cancellation?: Cancellation;
 }
 
 /**
@@ -161,6 +165,7 @@ export function summarize(run: RunIdentity, end: RunEnd): RunSummary {
     findings,
     evidence: end.evidence,
     requestIds: [...(end.requestIds ?? [])],
+    ...(end.cancellation ? { cancellation: end.cancellation } : {}),
   };
 }
 

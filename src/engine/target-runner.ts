@@ -21,6 +21,11 @@ export interface TargetRunnerOptions {
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
   signal: AbortSignal;
+  /**
+   * Aborted when the run is cancelled: no lane takes another target, the targets under way finish,
+   * then this rejects with the signal's reason if targets were left. Default: none.
+   */
+  halt?: AbortSignal | undefined;
   onRecord: (record: TargetRecord) => void;
 }
 
@@ -46,6 +51,7 @@ export async function runTargets<T>(
   const lane = async () => {
     while (!stopped && next < items.length) {
       options.signal.throwIfAborted();
+      if (options.halt?.aborted) return;
       const item = items[next++] as T;
       const target = ref(item);
       const previous = options.done.get(target.key);
@@ -76,6 +82,7 @@ export async function runTargets<T>(
   );
   const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failed) throw failed.reason;
+  if (next < items.length) options.halt?.throwIfAborted();
   return records;
 }
 

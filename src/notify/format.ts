@@ -148,6 +148,7 @@ function mrkdwn(text: string): SlackText {
 const EMOJI: Record<NotifyEvent, string> = {
   failure: ':red_circle:',
   partial: ':large_orange_circle:',
+  cancelled: ':no_entry_sign:',
   recovered: ':large_green_circle:',
   stranded: ':rotating_light:',
   findings: ':mag:',
@@ -155,6 +156,7 @@ const EMOJI: Record<NotifyEvent, string> = {
 const PLAIN: Record<NotifyEvent, string> = {
   failure: 'nightshift:',
   partial: 'nightshift:',
+  cancelled: 'nightshift:',
   recovered: 'nightshift:',
   stranded: 'nightshift:',
   findings: 'nightshift:',
@@ -191,6 +193,10 @@ function headline(notification: Notification, plain = false): string {
   }
   if (events.includes('partial')) {
     return `${ICONS.partial} ${job} partly failed: ${summary.counts.failed} of ${plural(summary.counts.total, 'target')} failed${also}`;
+  }
+  if (events.includes('cancelled')) {
+    const { counts } = summary;
+    return `${ICONS.cancelled} ${job} ${slackEscape(summary.reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)${also}`;
   }
   if (events.includes('stranded')) {
     const stranded = notification.newFindings.filter(isStranded).length;

@@ -53,10 +53,17 @@ export const WebhookTimeoutSchema = durationSchema({ ms: 60_000, text: '1m' });
 
 export const OVERLAP_POLICIES = ['skip', 'queue', 'allow'] as const;
 export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
-export const NOTIFY_EVENTS = ['failure', 'partial', 'stranded', 'findings', 'recovered'] as const;
+export const NOTIFY_EVENTS = [
+  'failure',
+  'partial',
+  'cancelled',
+  'stranded',
+  'findings',
+  'recovered',
+] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
 /** What a sink hears about when its `on:` is left out: the runs that need a person. */
-export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['failure', 'partial', 'stranded'];
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['failure', 'partial', 'cancelled', 'stranded'];
 
 export const RetrySchema = z
   .strictObject({

@@ -28,7 +28,7 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
     partSize: options.partSize,
     listing: (runId, part) => listings.load(runId, part),
     earlierParts: (runId) => listings.parts(runId),
-    async runParts({ runId, listing, parts, signal, onPoll, work }) {
+    async runParts({ runId, listing, parts, signal, halt, onPoll, work }) {
       const slices = sliceListing(listing, parts);
       await listings.save(runId, slices, parts);
       await queue.addBulk(
@@ -74,6 +74,11 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
             // parts no worker has taken yet are worked here: a run never waits on parts queued behind
             // it (a worker with one slot, all of a worker's slots held by waiting runs). Two at once,
             // sharing the run's slots, so the slots stay busy while one part finishes its last targets.
+            if (state === 'waiting' && halt?.aborted) {
+              // cancelled: a part nobody took is taken off the queue and never worked
+              if ((await claim(queue, id)) === undefined) still.push(part);
+              continue;
+            }
             const started =
               state === 'waiting' && working.size < PARTS_WORKED_AT_ONCE ? await claim(queue, id) : undefined;
             if (started !== undefined) workHere(part, started + 1);

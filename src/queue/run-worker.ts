@@ -220,7 +220,7 @@ export class RunWorker {
     const data = RunJobDataSchema.parse(delivery.data);
     const log = this.#options.log.child({ runId: data.runId, job: data.job });
     const taken: TakenDelivery = { delivery, token, data, log };
-    const lease = await this.#leases.acquire(delivery.id ?? data.runId, randomUUID());
+    const lease = await this.#leases.acquire(delivery.id ?? data.runId, randomUUID(), data.runId);
     if (!(lease instanceof ExecutionLease)) {
       // the run is alive, only taken over slowly: its job's lock must not lapse meanwhile
       await this.#lock.extend(data.job, data.runId);
@@ -385,6 +385,7 @@ export class RunWorker {
       log: this.#options.log.child({ execution: lease.token.slice(0, 8) }),
       signal,
       lease,
+      halt: lease.halt,
       exclusive,
       pollIntervalMs: this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       onProgress: throttledProgress((progress) => delivery.updateProgress(progress)),

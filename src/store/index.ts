@@ -1,3 +1,4 @@
+export { RunCancellations, readCancellation } from './cancellations.js';
 export { RedisCheckpointStore } from './checkpoint.js';
 export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.js';
 export { RedisFleetListings } from './fleet-listing.js';

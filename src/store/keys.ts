@@ -48,6 +48,8 @@ export function redisKeys(prefix = DEFAULT_REDIS_PREFIX) {
      * it names may make API calls for that run or part (run-lease.ts).
      */
     runLease: (unit: string) => `${base}:lease:${unit}`,
+    /** An operator's request to cancel a run (JSON: who, why, when), read with each lease renewal. */
+    runCancel: (runId: string) => `${base}:cancel:${runId}`,
     /** Runs of a job currently executing. */
     inflight: (job: string) => `${base}:inflight:${job}`,
     /** The lock that keeps a job's runs from overlapping. */

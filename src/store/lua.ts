@@ -169,25 +169,28 @@ export const DELETE_IF_OWNER = new LuaScript(
 /**
  * Renews an execution's lease if it still holds it, and then the job's run lock for its run when
  * given: extended if the run holds it, taken back if it expired unclaimed (this worker was stalled),
- * left alone if another run holds it. An execution that lost its lease renews nothing.
- * KEYS: the lease[, the run lock]. ARGV: token, lease TTL ms, run id ('' for no lock), lock TTL ms.
+ * left alone if another run holds it. An execution that lost its lease renews nothing. Reads the
+ * run's cancellation too, so an execution learns of a cancel within a renewal.
+ * KEYS: the lease, the run lock (unread without a run id), the run's cancellation.
+ * ARGV: token, lease TTL ms, run id ('' for no lock), lock TTL ms.
  * Returns { lease (1 renewed, 0 not the token's), lock (1 renewed, 2 taken back, 0 another's,
- * -1 not asked), the lock's holder when another's }.
+ * -1 not asked), the lock's holder when another's, the cancellation ('' for none) }.
  */
 export const RENEW_LEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, -1, '' } end
+local cancel = redis.call('GET', KEYS[3]) or ''
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, -1, '', cancel } end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if ARGV[3] == '' then return { 1, -1, '' } end
+if ARGV[3] == '' then return { 1, -1, '', cancel } end
 local holder = redis.call('GET', KEYS[2])
 if holder == ARGV[3] then
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
-  return { 1, 1, '' }
+  return { 1, 1, '', cancel }
 end
 if not holder then
   redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
-  return { 1, 2, '' }
+  return { 1, 2, '', cancel }
 end
-return { 1, 0, holder }
+return { 1, 0, holder, cancel }
 `);
 
 // Scheduler's last ticks (scheduler/scheduler.ts)

@@ -1,6 +1,7 @@
-import { LeaseExpiredError } from '../engine/index.js';
+import { type Cancellation, LeaseExpiredError, RunCancelledError } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import type { Clock, Timer } from '../time/index.js';
+import { readCancellation } from './cancellations.js';
 import { DELETE_IF_OWNER, RENEW_LEASE } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
@@ -21,10 +22,11 @@ interface GuardedLock {
   lost: (holder: string) => Error;
 }
 
-/** What a renewal found: whether the lease is still the execution's, and who took the lock if someone did. */
+/** What a renewal found: whether the lease is still the execution's, who took the lock if someone did, and whether the run was cancelled. */
 interface Renewal {
   lease: boolean;
   lockTakenBy: string | undefined;
+  cancellation: Cancellation | undefined;
 }
 
 /**
@@ -48,13 +50,19 @@ export class RunLeases extends RedisStore {
   }
 
   /**
-   * Takes the lease of `unit` for the execution `token` and starts renewing it; or, when another
-   * execution holds it, says how long until it expires unless renewed.
+   * Takes the lease of `unit` (a run or a part of run `runId`) for the execution `token` and starts
+   * renewing it; or, when another execution holds it, says how long until it expires unless
+   * renewed. A run already cancelled gets its lease with `halt` aborted.
    */
-  async acquire(unit: string, token: string): Promise<ExecutionLease | { heldForMs: number }> {
+  async acquire(unit: string, token: string, runId = unit): Promise<ExecutionLease | { heldForMs: number }> {
     const key = this.keys.runLease(unit);
+    const cancelKey = this.keys.runCancel(runId);
     const sentAt = this.clock.monotonic();
-    if ((await this.redis.set(key, token, 'PX', this.#ttlMs, 'NX')) !== 'OK') {
+    const [taken, cancel] = await Promise.all([
+      this.redis.set(key, token, 'PX', this.#ttlMs, 'NX'),
+      this.redis.get(cancelKey),
+    ]);
+    if (taken !== 'OK') {
       const left = await this.redis.pttl(key);
       return { heldForMs: Math.max(left, 0) };
     }
@@ -64,7 +72,8 @@ export class RunLeases extends RedisStore {
       sentAt,
       ttlMs: this.#ttlMs,
       clock: this.clock,
-      renew: (lock) => this.#renew(key, token, lock),
+      cancellation: readCancellation(cancel),
+      renew: (lock) => this.#renew([key, lock ? this.keys.runLock(lock.job) : key, cancelKey], token, lock),
     });
   }
 
@@ -78,14 +87,23 @@ export class RunLeases extends RedisStore {
   }
 
   /** Renews the lease (and the run lock, when given); undefined when Redis did not answer. */
-  async #renew(key: string, token: string, lock: GuardedLock | undefined): Promise<Renewal | undefined> {
+  async #renew(
+    keys: [lease: string, lock: string, cancel: string],
+    token: string,
+    lock: GuardedLock | undefined,
+  ): Promise<Renewal | undefined> {
     try {
-      const [lease, lockState, holder] = (await RENEW_LEASE.run(
-        this.redis,
-        lock ? [key, this.keys.runLock(lock.job)] : [key],
-        [token, this.#ttlMs, lock?.runId ?? '', this.#lockTtlMs],
-      )) as [number, number, string];
-      return { lease: lease === 1, lockTakenBy: lockState === 0 ? holder : undefined };
+      const [lease, lockState, holder, cancel] = (await RENEW_LEASE.run(this.redis, keys, [
+        token,
+        this.#ttlMs,
+        lock?.runId ?? '',
+        this.#lockTtlMs,
+      ])) as [number, number, string, string];
+      return {
+        lease: lease === 1,
+        lockTakenBy: lockState === 0 ? holder : undefined,
+        cancellation: readCancellation(cancel),
+      };
     } catch (error) {
       this.#log.warn({ err: error }, 'could not renew the run’s lease');
       return undefined;
@@ -105,6 +123,8 @@ export class ExecutionLease {
   readonly #clock: Clock;
   readonly #send: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
   readonly #controller = new AbortController();
+  /** Aborted, with a RunCancelledError, once the run is found cancelled. */
+  readonly #halt = new AbortController();
   #renewal: Timer | undefined;
   #expiry: Timer | undefined;
   #confirmedAt: number;
@@ -119,6 +139,8 @@ export class ExecutionLease {
     sentAt: number;
     ttlMs: number;
     clock: Clock;
+    /** The run's cancellation, read as the lease was taken. */
+    cancellation?: Cancellation | undefined;
     renew: (lock: GuardedLock | undefined) => Promise<Renewal | undefined>;
   }) {
     this.unit = options.unit;
@@ -127,6 +149,7 @@ export class ExecutionLease {
     this.#clock = options.clock;
     this.#send = options.renew;
     this.#confirmedAt = options.sentAt;
+    if (options.cancellation) this.#cancelled(options.cancellation);
     this.#armRenewal();
     this.#schedule();
   }
@@ -134,6 +157,18 @@ export class ExecutionLease {
   /** Aborted once this execution may act no more; its reason says why. */
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  /**
+   * Aborted, with a RunCancelledError, once an operator cancelled the run (read as the lease was
+   * taken and with every renewal): the execution starts no new target. It may still act.
+   */
+  get halt(): AbortSignal {
+    return this.#halt.signal;
+  }
+
+  #cancelled(cancellation: Cancellation): void {
+    if (!this.#halt.signal.aborted) this.#halt.abort(new RunCancelledError(cancellation));
   }
 
   permit(): void {
@@ -205,6 +240,7 @@ export class ExecutionLease {
         );
       this.#confirmedAt = Math.max(this.#confirmedAt, sentAt);
       this.#schedule();
+      if (renewed.cancellation) this.#cancelled(renewed.cancellation);
       if (lock && renewed.lockTakenBy !== undefined) this.#stopWith(lock.lost(renewed.lockTakenBy));
     } finally {
       this.#renewing = false;

@@ -27,3 +27,13 @@ jobs:
     target: all
     dryRun: true
 `;
+
+/** A pause of every workgroup (job `slow-pause`), one workspace at a time: a run as long as its pauses together. */
+export const ONE_AT_A_TIME_PAUSE = `version: 1
+jobs:
+  slow-pause:
+    schedule: "0 20 * * *"
+    action: pause
+    target: { workgroups: ["*"] }
+    concurrency: 1
+`;

@@ -1,9 +1,9 @@
-import { hostname, userInfo } from 'node:os';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Settings } from '../../config/index.js';
 import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
 import type { Logger } from '../../log/index.js';
 import { parseDuration } from '../../policy/index.js';
+import { actor } from '../actor.js';
 import { UsageError } from '../exit.js';
 import {
   type HoldContext,
@@ -36,16 +36,6 @@ function parseUntil(text: string): Date {
   const date = new Date(text);
   if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('not a valid date and time');
   return date;
-}
-
-/** Who is acting, for the hold log: `--by`, else the user and host running the command. */
-function actor(by: string | undefined, settings: Settings): string {
-  if (by?.trim()) return by.trim();
-  let user = settings.user ?? 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {}
-  return `${user}@${hostname()}`;
 }
 
 function checkPattern(pattern: string, options: { shapeOnly?: boolean } = {}): string {

@@ -4,6 +4,7 @@ import { LeaseExpiredError } from '../../../src/engine/index.js';
 import { ExecutionLease, RunLeases } from '../../../src/store/index.js';
 import { systemClock } from '../../../src/time/index.js';
 import { captureLog, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
+import { ONE_AT_A_TIME_PAUSE } from '../../helpers/policies.js';
 
 // each pause answers after 300 ms, so a run of eight workspaces one at a time takes about 2.5 s
 const harness = useEngineHarness(
@@ -11,14 +12,7 @@ const harness = useEngineHarness(
   { faults: { latencyMs: 300, operations: ['pauseWorkspace'] } },
 );
 
-const POLICY = `version: 1
-jobs:
-  slow-pause:
-    schedule: "0 20 * * *"
-    action: pause
-    target: { workgroups: ["*"] }
-    concurrency: 1
-`;
+const POLICY = ONE_AT_A_TIME_PAUSE;
 
 /** Holds the event loop, as a machine short of CPU holds a worker's. */
 function stall(ms: number): void {

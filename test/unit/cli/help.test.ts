@@ -61,6 +61,7 @@ describe('--help with examples', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'adopt',
+        'cancel',
         'demo',
         'drift',
         'history',

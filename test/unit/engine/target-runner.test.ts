@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/index.js';
-import { MemoryCheckpointStore, type StepResult } from '../../../src/engine/index.js';
+import { MemoryCheckpointStore, RunCancelledError, type StepResult } from '../../../src/engine/index.js';
 import type { Finding } from '../../../src/engine/summary.js';
 import { runTargets } from '../../../src/engine/target-runner.js';
 import { silentLogger } from '../../../src/log/logger.js';
@@ -51,5 +51,63 @@ describe('runTargets', () => {
     expect(byKey.get('wg-b')?.findings).toEqual([finding('wg-b', 1)]);
     // checkpointed with the record: a run taken over still sees them
     expect((await checkpoints.load('audit@1')).get('wg-a')?.findings).toEqual([finding('wg-a', 2)]);
+  });
+
+  it('starts no target once the run is halted: those under way finish and are checkpointed, then it throws the halt', async () => {
+    const checkpoints = new MemoryCheckpointStore();
+    const halt = new AbortController();
+    const cancelled = new RunCancelledError({ by: 'ana', at: '2026-11-27T02:00:00.000Z' });
+    const started: string[] = [];
+    const running = runTargets(
+      {
+        runId: 'pause@1',
+        concurrency: 2,
+        retry: { attempts: 1, backoff: 10, strategy: 'fixed' },
+        clock: instantClock(),
+        checkpoints,
+        done: new Map(),
+        log: silentLogger,
+        signal: new AbortController().signal,
+        halt: halt.signal,
+        onRecord: () => undefined,
+      },
+      ['ws-1', 'ws-2', 'ws-3', 'ws-4', 'ws-5'],
+      (key) => ({ key }),
+      async (key): Promise<StepResult> => {
+        started.push(key);
+        // the cancel arrives while the first two are under way
+        if (key === 'ws-2') halt.abort(cancelled);
+        await new Promise((resolve) => setImmediate(resolve));
+        return { outcome: 'succeeded' };
+      },
+    );
+    await expect(running).rejects.toBe(cancelled);
+    expect(started).toEqual(['ws-1', 'ws-2']);
+    expect([...(await checkpoints.load('pause@1')).keys()].sort()).toEqual(['ws-1', 'ws-2']);
+  });
+
+  it('ends normally when the halt comes after every target has started: nothing was left undone', async () => {
+    const halt = new AbortController();
+    const records = await runTargets(
+      {
+        runId: 'pause@2',
+        concurrency: 2,
+        retry: { attempts: 1, backoff: 10, strategy: 'fixed' },
+        clock: instantClock(),
+        checkpoints: new MemoryCheckpointStore(),
+        done: new Map(),
+        log: silentLogger,
+        signal: new AbortController().signal,
+        halt: halt.signal,
+        onRecord: () => undefined,
+      },
+      ['ws-1', 'ws-2'],
+      (key) => ({ key }),
+      async (key): Promise<StepResult> => {
+        if (key === 'ws-2') halt.abort(new RunCancelledError({ by: 'ana', at: '2026-11-27T02:00:00.000Z' }));
+        return { outcome: 'succeeded' };
+      },
+    );
+    expect(records.map((record) => record.key).sort()).toEqual(['ws-1', 'ws-2']);
   });
 });

@@ -38,6 +38,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   PolicyError: (C) => [new C([{ file: 'p.yaml', line: 1, col: 1, message: 'bad' }])],
   PolicyRefusedError: (C) => [new C('a'.repeat(64), 'unsigned')],
   RedisServerMissingError: (C) => [new C('redis-server')],
+  RunCancelledError: (C) => [new C({ by: 'ana', reason: 'wrong fleet', at: '2026-11-27T02:00:00.000Z' })],
   RedisUrlError: (C) => [new C('bad scheme')],
   RunFailedError: (C) => [new C('run-1', 'boom')],
   SecretSinkError: (C) => [new C('secret sink /s: cannot write')],

@@ -20,6 +20,12 @@ describe('failure and partial', () => {
     expect(runChange(runSummary({ failed: 2, succeeded: 0 }), heard(first))?.events).toEqual(['failure']);
   });
 
+  it('a cancelled run raises cancelled, and a success after it is no recovery', () => {
+    const cancelled = runSummary({ outcome: 'cancelled', reason: 'cancelled by ana: wrong fleet' });
+    expect(runChange(cancelled, undefined)?.events).toEqual(['cancelled']);
+    expect(runChange(runSummary(), heard(cancelled))?.events).toEqual([]);
+  });
+
   it('a run with some failed targets raises partial', () => {
     expect(runChange(runSummary({ failed: 1, succeeded: 3 }), undefined)?.events).toEqual(['partial']);
   });

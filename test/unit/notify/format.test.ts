@@ -107,6 +107,19 @@ describe('slack format', () => {
     expect(message.text).toBe('nightshift: j partly failed: 1 of 4 targets failed');
   });
 
+  it('says who cancelled the run, why, and how far it got', () => {
+    const summary = runSummary({
+      job: 'j',
+      succeeded: 3,
+      outcome: 'cancelled',
+      reason: 'cancelled by ana: wrong fleet',
+    });
+    const message = slackPayload(notification({ summary, events: ['cancelled'] }));
+    expect(message.text).toBe(
+      'nightshift: j cancelled by ana: wrong fleet: stopped after 3 targets (3 succeeded, 0 failed)',
+    );
+  });
+
   it('says recovered, and from what', () => {
     const message = slackPayload(
       notification({ summary: runSummary({ job: 'j' }), events: ['recovered'], previousOutcome: 'partial' }),

@@ -59,6 +59,7 @@ const OUTCOME_MARK: Record<string, string> = {
   failed: '✗',
   skipped: '–',
   missed: '!',
+  cancelled: '⊘',
   planned: '…',
 };
 

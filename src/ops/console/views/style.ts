@@ -87,7 +87,7 @@ tr.quiet td { background: var(--surface); }
   border: 1px solid currentColor; white-space: nowrap;
 }
 .o-succeeded { color: var(--ok); background: var(--ok-bg); }
-.o-partial, .o-missed, .sev-warning, .tag-dry, .suspended { color: var(--warn); background: var(--warn-bg); }
+.o-partial, .o-missed, .o-cancelled, .sev-warning, .tag-dry, .suspended { color: var(--warn); background: var(--warn-bg); }
 .o-failed, .sev-critical { color: var(--bad); background: var(--bad-bg); }
 .o-skipped, .o-planned, .o-other, .tag { color: var(--muted); background: var(--neutral-bg); }
 .sev-info { color: var(--info); background: var(--info-bg); }

@@ -1,0 +1,116 @@
+import type { Command } from 'commander';
+import type { Settings } from '../../config/index.js';
+import { type Cancellation, describeCancellation } from '../../engine/index.js';
+import { actor } from '../actor.js';
+import { EXIT, reportingUsageErrors, UsageError } from '../exit.js';
+import { policyTextInForce, windowNames } from '../policy-in-force.js';
+import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
+
+/** What `cancel --json` prints. */
+export interface CancelResult {
+  readonly runId: string;
+  /** `cancelling`: asked for now or before, the run still going; `finished`: it ended first. */
+  readonly state: 'cancelling' | 'cancelled' | 'finished';
+  /** This call asked for the cancel (false: someone asked before, or the run had ended). */
+  readonly requested: boolean;
+  readonly cancellation?: Cancellation;
+  /** The run's outcome, once it has one. */
+  readonly outcome?: string;
+  /** For a window's reconciliation: the window stays in force. */
+  readonly note?: string;
+}
+
+interface CancelFlags {
+  reason?: string;
+  by?: string;
+  json?: boolean;
+}
+
+function report(result: CancelResult, json: boolean | undefined): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  const who = result.cancellation ? describeCancellation(result.cancellation) : '';
+  if (result.state === 'finished')
+    process.stdout.write(`${result.runId} already finished (${result.outcome}): nothing to cancel\n`);
+  else if (result.state === 'cancelled') process.stdout.write(`${result.runId} was ${who}\n`);
+  else
+    process.stdout.write(
+      `${result.requested ? 'cancelling' : 'already cancelling'} ${result.runId} (${who}): it starts no new target; targets under way finish their step\n`,
+    );
+  if (result.note) process.stdout.write(`${result.note}\n`);
+}
+
+/** For a window's reconciliation: what cancelling it does not do. */
+async function windowNote(runtime: RedisRuntime, job: string): Promise<string | undefined> {
+  const policy = await policyTextInForce(runtime.policies, undefined, runtime.prefix).catch(() => undefined);
+  if (!policy?.known || !windowNames(policy.text, policy.file).has(job)) return undefined;
+  return `note: "${job}" is a window: it stays in force, and its next reconciliation acts again unless you \`nightshift suspend ${job}\``;
+}
+
+async function cancel(
+  runtime: RedisRuntime,
+  runId: string,
+  flags: CancelFlags,
+  by: string,
+): Promise<CancelResult> {
+  const recorded = await runtime.history.get(runId);
+  if (recorded)
+    return recorded.outcome === 'cancelled'
+      ? {
+          runId,
+          state: 'cancelled',
+          requested: false,
+          cancellation: recorded.cancellation,
+          outcome: 'cancelled',
+        }
+      : { runId, state: 'finished', requested: false, outcome: recorded.outcome };
+  const queued = await runtime.queue.getJob(runId);
+  if (!queued)
+    throw new UsageError(`no run "${runId}" in the queue or the history (see \`nightshift history\`)`);
+  const { requested, cancellation } = await runtime.cancellations.request(runId, {
+    by,
+    reason: flags.reason,
+  });
+  const note = await windowNote(runtime, queued.data.job);
+  return { runId, state: 'cancelling', requested, cancellation, ...(note ? { note } : {}) };
+}
+
+export function registerCancelCommand(program: Command, settings: Settings): void {
+  program
+    .command('cancel <runId>')
+    .description('cancel a run: it starts no new target, lets those under way finish, and ends cancelled')
+    .option('--reason <text>', 'why, recorded in its summary and notifications')
+    .option('--by <name>', 'who cancels it (default: $USER@host)')
+    .option('--json', 'print { "runId", "state", "requested", "cancellation", "outcome", "note" }')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The worker running it learns of the cancel with its next lease renewal (a third of NIGHTSHIFT_LOCK_MS,',
+        '10 s by default), or as it takes the run when it is still queued. A split run stops handing out parts:',
+        'queued parts are taken off the queue, running ones stop too. What it did so far stays recorded',
+        '(checkpoints, ownership); its summary ends "cancelled" with who and why, and the sinks hear of it',
+        '(event "cancelled"). Cancelling a window\'s reconciliation leaves the window in force.',
+        'Exit code 0 when the run is cancelling or was cancelled, 1 when it had already finished otherwise,',
+        '2 for a run id neither queued nor recorded.',
+        '',
+        'Examples:',
+        '  nightshift cancel nightly-upgrade@20261127T020000.000Z --reason "provider incident" --by alice',
+        '  nightshift cancel nightly-upgrade@20261127T020000.000Z --json',
+      ].join('\n'),
+    )
+    .action(
+      reportingUsageErrors(async (runId: string, flags: CancelFlags) => {
+        const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
+        try {
+          const result = await cancel(runtime, runId, flags, actor(flags.by, settings));
+          report(result, flags.json);
+          if (result.state === 'finished') process.exitCode = EXIT.failed;
+        } finally {
+          await runtime.close();
+        }
+      }),
+    );
+}
