@@ -114,4 +114,24 @@ describe('nightshift cancel', () => {
     expect(await unknown.exited).toBe(2);
     expect(unknown.output()).toContain('no run "no-such-run@1" in the queue or the history');
   });
+
+  it("says that cancelling a window's reconciliation leaves the window in force", async () => {
+    const engine = harness.engine('cancel-window');
+    const text = `version: 1
+windows:
+  office:
+    target: { workgroups: ["*"] }
+    uptime: "Mon-Fri 07:30-19:30"
+    timezone: Europe/Berlin
+    every: 15m
+`;
+    await engine.policies.setCurrent(await engine.policies.put(text), { host: 'test' });
+    const runId = await engine.enqueue(text, 'office');
+    const cancel = cli(['cancel', runId, '--json'], engine.prefix);
+    expect(await cancel.exited).toBe(0);
+    expect(JSON.parse(cancel.stdout())).toMatchObject({
+      state: 'cancelling',
+      note: 'note: "office" is a window: it stays in force, and its next reconciliation acts again unless you `nightshift suspend office`',
+    });
+  });
 });
