@@ -46,6 +46,7 @@ export const deleteBackup: Action<typeof params> = {
   name: 'delete-backup',
   description: 'Delete the listed backups of one workspace; a backup already gone is skipped.',
   destructive: true,
+  stopAfter: { failures: 1 },
   scope: 'none',
   params,
   example: `version: 1

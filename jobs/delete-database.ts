@@ -83,6 +83,7 @@ export const deleteDatabase: Action<typeof params> = {
   name: 'delete-database',
   description: 'Delete a database that no workspace uses any more; a database already gone is skipped.',
   destructive: true,
+  stopAfter: { failures: 1 },
   scope: 'none',
   params,
   example: `version: 1

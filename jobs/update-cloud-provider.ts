@@ -108,6 +108,7 @@ export const updateCloudProvider: Action<typeof params> = {
   description:
     'Rename a cloud provider and/or record a deployment version against it; one already so is skipped.',
   destructive: false,
+  stopAfter: { failures: 1 },
   scope: 'none',
   params,
   example: `version: 1

@@ -31,6 +31,7 @@ import {
   providerLabel,
   providerRef,
   providerTargets,
+  sameSet,
 } from './support/cloud-providers.js';
 
 const size = z.int().nonnegative();
@@ -111,11 +112,6 @@ const ALREADY_WHEN_REFUSED = `${ALREADY} (in place when the API refused the upgr
 interface Pending {
   upgrade: CloudProviderUpgrade;
   changes: string[];
-}
-
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const set = new Set(a);
-  return set.size === new Set(b).size && b.every((item) => set.has(item));
 }
 
 /** Compares the request with the provider's record; only what differs is sent. */
@@ -390,6 +386,7 @@ export const upgradeCloudProvider: Action<typeof params> = {
   description:
     'Upgrade cloud providers (components, node group sizes, log types) and wait until each is Active again.',
   destructive: true,
+  stopAfter: { failures: 1 },
   scope: 'workgroup',
   targetOptional: true,
   params,

@@ -216,3 +216,9 @@ export function unknownProvider(ref: ProviderReference, written: string, error: 
     `no cloud provider "${written}": neither a workgroup's cloud provider has that id or name nor does the API know that id (known: ${ref.known.join(', ') || 'none'})`,
   );
 }
+
+/** Whether two lists hold the same items, in any order (a provider's log types against a request's). */
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return set.size === new Set(b).size && b.every((item) => set.has(item));
+}

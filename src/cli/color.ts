@@ -59,6 +59,7 @@ export function outcomeStyle(outcome: string): Style | undefined {
     case 'cancelled':
       return 'yellow';
     case 'failed':
+    case 'halted':
       return 'red';
     case 'planned':
       return 'cyan';

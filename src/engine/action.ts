@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { type ApiClient, READ_OPERATIONS, type ReadOperationName } from '../api/index.js';
 import { NightshiftError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import type { ActionScope, LongestWait, PolicyWindow } from '../policy/index.js';
+import type { ActionScope, LongestWait, PolicyWindow, StopAfter } from '../policy/index.js';
 import type { ProgressRecord } from './checkpoint.js';
 import type { FleetView } from './fleet.js';
 import type { Hold } from './holds.js';
@@ -239,6 +239,12 @@ export interface Action<Params extends z.ZodType = z.ZodType> {
   /** A destructive action deletes or overwrites data; a job using it must set `confirm: true`. */
   readonly destructive: boolean;
   readonly scope: ActionScope;
+  /**
+   * When a run stops starting targets because too many failed, unless its job says (`stopAfter`):
+   * rollouts and deletions stop after the first failure, so one bad change is not rolled on.
+   * Default: never (every target is tried).
+   */
+  readonly stopAfter?: StopAfter;
   /**
    * How a run of this `workspace` action shares its work between workers, for an action whose
    * targets are independent of each other. Called in the run once it has listed the fleet, with

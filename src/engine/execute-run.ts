@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../time/index.js';
 import { type Action, workspaceRef } from './action.js';
 import { callScope } from './call-scope.js';
 import { type Cancellation, RunCancelledError } from './cancel.js';
+import { RunHaltedError } from './failure-budget.js';
 import { firstListing } from './first-listing.js';
 import { FleetView } from './fleet.js';
 import { leaveListing, trimListing } from './fleet-listing.js';
@@ -226,10 +227,11 @@ function logStart({ request, log, startedAt }: RunFrame): void {
     );
 }
 
-/** What stopped the action early, if anything did: an error, or an operator's cancel. */
+/** What stopped the action early, if anything did: an error, an operator's cancel, or a spent failure budget. */
 interface Stopped {
   error?: ErrorRecord;
   cancellation?: Cancellation;
+  halted?: boolean;
 }
 
 /** What stopped the action early, if anything did; rethrows what aborts the run from outside. */
@@ -247,6 +249,10 @@ async function acting(
     if (error instanceof RunCancelledError) {
       log.warn({ by: error.cancellation.by, reason: error.cancellation.reason }, 'run cancelled');
       return { error: errorRecord(error), cancellation: error.cancellation };
+    }
+    if (error instanceof RunHaltedError) {
+      log.warn({ reason: error.message }, 'run halted: its failure budget is spent');
+      return { error: errorRecord(error), halted: true };
     }
     const runError = timeout.aborted
       ? { message: `the run timed out after ${request.job.timeout} ms` }
@@ -270,7 +276,11 @@ async function planOrAct(
   // one read, for a run whose action splits: did an earlier execution of it split it?
   const earlier = action.split ? await deps.split?.earlierParts(request.runId) : undefined;
   const resuming = earlier && new Set(earlier.flatMap((part) => part.keys));
-  const plan = deps.split ? await action.split?.(ctx, job.params, deps.split.partSize, resuming) : undefined;
+  // a run with a failure budget counts its failures in one place: it is not split
+  const plan =
+    deps.split && !built.budgeted
+      ? await action.split?.(ctx, job.params, deps.split.partSize, resuming)
+      : undefined;
   if (!plan || !deps.split) return action.run(ctx, job.params);
   // the job's timeout bounds each part (each runs as a run): the wait for them is not cut by it
   const outcome = await runInParts(
@@ -305,7 +315,7 @@ async function planOrAct(
 function summarizeRun(
   frame: RunFrame,
   built: RunContext,
-  { error: runError, cancellation }: Stopped,
+  { error: runError, cancellation, halted }: Stopped,
 ): RunSummary {
   const collected = built.collected();
   const counts = countTargets(collected.records);
@@ -324,7 +334,7 @@ function summarizeRun(
     startedAt: frame.startedAt,
     finishedAt: new Date(frame.clock.now()),
     // a cancelled run says so whatever its targets came to: the rest were never started
-    outcome: cancellation ? 'cancelled' : worstOutcome(fromTargets, collected.verdicts),
+    outcome: cancellation ? 'cancelled' : halted ? 'halted' : worstOutcome(fromTargets, collected.verdicts),
     reason: given.length > 0 ? given.join('; ') : undefined,
     error: runError,
     targets: collected.records,

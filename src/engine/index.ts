@@ -33,6 +33,7 @@ export {
 } from './cancel.js';
 export { type CheckpointStore, MemoryCheckpointStore, type ProgressRecord } from './checkpoint.js';
 export { executePart, executeRun } from './execute-run.js';
+export { describeStopAfter, FailureBudget, RunHaltedError } from './failure-budget.js';
 export { FleetView, WaitTimeoutError } from './fleet.js';
 export {
   type FleetListing,

@@ -12,6 +12,7 @@ import {
   workspaceRef,
 } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
+import { FailureBudget } from './failure-budget.js';
 import type { FleetView } from './fleet.js';
 import type { Hold, HoldReader } from './holds.js';
 import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.js';
@@ -61,6 +62,8 @@ export interface RunContext {
   /** Takes in the records the parts of a split run left, and why parts failed. */
   adopt(records: ReadonlyMap<string, TargetRecord>, note: string | undefined): void;
   collected(): Collected;
+  /** Whether the run has a failure budget (`stopAfter`, the job's or its action's): such a run is not split. */
+  budgeted: boolean;
 }
 
 /**
@@ -98,6 +101,10 @@ export async function runContext(
   const records = new Map<string, TargetRecord>();
   const collected: Collected = { records: [], findings: [], evidence: undefined, verdicts: [], notes: [] };
   const total = workspaces.length + run.workgroups.length;
+  // a plan fails nothing: only a real run spends its failure budget
+  const stopAfter = request.dryRun ? undefined : (job.stopAfter ?? action.stopAfter);
+  const budget = stopAfter && new FailureBudget(stopAfter);
+  const halt = budget && deps.halt ? AbortSignal.any([deps.halt, budget.halt]) : (budget?.halt ?? deps.halt);
   const ctx: ActionContext = {
     api: deps.api,
     files: deps.io.files,
@@ -127,11 +134,12 @@ export async function runContext(
           done,
           log: deps.log,
           signal: deps.signal,
-          halt: deps.halt,
+          halt,
           slots: deps.slots,
           slotRank: request.part?.index,
           onRecord: (record) => {
             records.set(record.key, record);
+            budget?.record(record);
             deps.onProgress?.(records.size, Math.max(total, records.size));
           },
         },
@@ -153,6 +161,7 @@ export async function runContext(
   };
   return {
     ctx,
+    budgeted: budget !== undefined,
     planContext: () => planContext(ctx),
     adopt(adopted, note) {
       for (const [key, record] of adopted) if (!records.has(key)) records.set(key, record);

@@ -4,7 +4,15 @@ import { type Cancellation, CancellationSchema } from './cancel.js';
 export const TARGET_OUTCOMES = ['succeeded', 'skipped', 'failed', 'planned'] as const;
 export type TargetOutcome = (typeof TARGET_OUTCOMES)[number];
 
-export const RUN_OUTCOMES = ['succeeded', 'partial', 'failed', 'skipped', 'missed', 'cancelled'] as const;
+export const RUN_OUTCOMES = [
+  'succeeded',
+  'partial',
+  'failed',
+  'skipped',
+  'missed',
+  'cancelled',
+  'halted',
+] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export const RUN_TRIGGERS = ['schedule', 'catch-up', 'manual'] as const;

@@ -9,7 +9,7 @@ import {
 import { NOTIFY_EVENTS, type NotifyEvent } from '../policy/index.js';
 
 /** The outcomes that say something about a job's health; `skipped` and `missed` runs say nothing. */
-export const NOTIFIABLE_OUTCOMES = ['succeeded', 'partial', 'failed', 'cancelled'] as const;
+export const NOTIFIABLE_OUTCOMES = ['succeeded', 'partial', 'failed', 'cancelled', 'halted'] as const;
 export type NotifiableOutcome = (typeof NOTIFIABLE_OUTCOMES)[number];
 
 /**
@@ -71,8 +71,8 @@ function byKey(findings: readonly Finding[]): Map<string, Finding> {
 /**
  * The events a finished run raises for a sink that last heard `previous` (undefined: never).
  *
- * - `failure`: the run failed; `partial`: some of its targets failed; `cancelled`: an operator
- *   cancelled it. Raised by every such run.
+ * - `failure`: the run failed; `partial`: some of its targets failed; `halted`: its failure budget
+ *   (`stopAfter`) was spent; `cancelled`: an operator cancelled it. Raised by every such run.
  * - `recovered`: the run succeeded and the previous run the sink knows of had failed or partly failed.
  * - `stranded`: the run reports stranded workspaces the sink was not told about (findings of the
  *   rule `stranded`: paused by nightshift, owned by nobody, so nothing would hand them back).
@@ -104,7 +104,11 @@ export function runChange(summary: RunSummary, previous: SinkState | undefined):
   if (outcome === 'failed') raised.add('failure');
   if (outcome === 'partial') raised.add('partial');
   if (outcome === 'cancelled') raised.add('cancelled');
-  if (outcome === 'succeeded' && (previous?.outcome === 'failed' || previous?.outcome === 'partial'))
+  if (outcome === 'halted') raised.add('halted');
+  if (
+    outcome === 'succeeded' &&
+    (previous?.outcome === 'failed' || previous?.outcome === 'partial' || previous?.outcome === 'halted')
+  )
     raised.add('recovered');
   if (newFindings.some(isStranded)) raised.add('stranded');
   if (newFindings.length > 0 || resolvedFindings.length > 0) raised.add('findings');

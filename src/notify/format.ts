@@ -148,6 +148,7 @@ function mrkdwn(text: string): SlackText {
 const EMOJI: Record<NotifyEvent, string> = {
   failure: ':red_circle:',
   partial: ':large_orange_circle:',
+  halted: ':octagonal_sign:',
   cancelled: ':no_entry_sign:',
   recovered: ':large_green_circle:',
   stranded: ':rotating_light:',
@@ -156,6 +157,7 @@ const EMOJI: Record<NotifyEvent, string> = {
 const PLAIN: Record<NotifyEvent, string> = {
   failure: 'nightshift:',
   partial: 'nightshift:',
+  halted: 'nightshift:',
   cancelled: 'nightshift:',
   recovered: 'nightshift:',
   stranded: 'nightshift:',
@@ -194,6 +196,9 @@ function headline(notification: Notification, plain = false): string {
   if (events.includes('partial')) {
     return `${ICONS.partial} ${job} partly failed: ${summary.counts.failed} of ${plural(summary.counts.total, 'target')} failed${also}`;
   }
+  if (events.includes('halted')) {
+    return `${ICONS.halted} ${job} ${slackEscape(summary.reason ?? 'halted')}${also}`;
+  }
   if (events.includes('cancelled')) {
     const { counts } = summary;
     return `${ICONS.cancelled} ${job} ${slackEscape(summary.reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)${also}`;
@@ -203,7 +208,7 @@ function headline(notification: Notification, plain = false): string {
     return `${ICONS.stranded} ${job}: ${plural(stranded, 'workspace')} paused by nightshift and owned by nobody (stranded): nothing hands them back until \`nightshift adopt\` makes their owner own them again${also}`;
   }
   if (events.includes('recovered')) {
-    return `${ICONS.recovered} ${job} recovered: succeeded after a ${notification.previousOutcome === 'partial' ? 'partly failed' : 'failed'} run${also}`;
+    return `${ICONS.recovered} ${job} recovered: succeeded after a ${notification.previousOutcome === 'partial' ? 'partly failed' : notification.previousOutcome === 'halted' ? 'halted' : 'failed'} run${also}`;
   }
   return `${ICONS.findings} ${job}: ${findings}`;
 }

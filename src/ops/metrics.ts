@@ -118,7 +118,7 @@ export class Metrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.#runs = new Counter({
       name: 'nightshift_runs_total',
-      help: 'Runs finished by this process, by job, action and outcome (succeeded, partial, failed, cancelled, skipped, missed).',
+      help: 'Runs finished by this process, by job, action and outcome (succeeded, partial, failed, halted, cancelled, skipped, missed).',
       labelNames: ['job', 'action', 'outcome'],
       registers,
     });

@@ -53,6 +53,7 @@ export {
   type PolicyDocument,
   PolicySchema,
   type Settings,
+  type StopAfter,
   SUPPORTED_VERSION,
   type TargetSelector,
   TargetSelectorSchema,

@@ -30,6 +30,7 @@ import {
   type NotificationSink,
   type PolicyDocument,
   policySchema,
+  type StopAfter,
   type TargetSelector,
 } from './schema.js';
 import { hideSecrets, type PolicySecret, policySecrets } from './secrets.js';
@@ -103,6 +104,8 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly skip: readonly string[];
   readonly skipDates: ReadonlySet<string>;
   readonly maxTargets: MaxTargets | undefined;
+  /** When a run stops starting targets because too many failed; undefined: the action's default. */
+  readonly stopAfter: StopAfter | undefined;
   /** The job's name in the file, for messages about it (e.g. a run refused by maxTargets). */
   readonly location: SourceLocation;
   /** A window's uptime and rules; undefined for a job. */
@@ -341,6 +344,7 @@ function resolve(
       skip,
       skipDates: skipDatesOf(skip),
       maxTargets: document.maxTargets,
+      stopAfter: document.stopAfter,
       dryRun: document.dryRun ?? false,
       confirm: document.confirm ?? false,
       suspend: document.suspend ?? false,

@@ -56,6 +56,7 @@ export function resolveWindow(
     skip,
     skipDates: new Set(),
     maxTargets: document.maxTargets,
+    stopAfter: document.stopAfter,
     dryRun: document.dryRun ?? false,
     confirm: false,
     suspend: document.suspend ?? false,

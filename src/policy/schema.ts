@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
 import { globSyntaxProblem, negates } from './glob-syntax.js';
 import { PricingSchema } from './pricing.js';
+import { MaxTargetsSchema, StopAfterSchema } from './run-limits.js';
 import { canonicalTimeZone } from './timezone.js';
 
 /**
@@ -56,6 +57,7 @@ export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
 export const NOTIFY_EVENTS = [
   'failure',
   'partial',
+  'halted',
   'cancelled',
   'stranded',
   'findings',
@@ -63,7 +65,13 @@ export const NOTIFY_EVENTS = [
 ] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
 /** What a sink hears about when its `on:` is left out: the runs that need a person. */
-export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['failure', 'partial', 'cancelled', 'stranded'];
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = [
+  'failure',
+  'partial',
+  'halted',
+  'cancelled',
+  'stranded',
+];
 
 export const RetrySchema = z
   .strictObject({
@@ -200,31 +208,6 @@ export const NotificationSchema = z
   })
   .meta({ description: 'A named webhook that jobs send run outcomes to.' });
 
-const PERCENT_PATTERN = /^\d+(\.\d+)?%$/;
-const MAX_TARGETS_RULE = 'expected a number of targets such as 20, or a percentage such as "10%"';
-export const MaxTargetsSchema = z
-  .union(
-    [
-      z.int().min(1),
-      z
-        .string()
-        .regex(PERCENT_PATTERN, { error: MAX_TARGETS_RULE, abort: true })
-        .refine((text) => {
-          const percent = Number(text.slice(0, -1));
-          return percent > 0 && percent <= 100;
-        }, 'a percentage must be above 0% and at most 100%'),
-    ],
-    { error: MAX_TARGETS_RULE },
-  )
-  .transform(
-    (value): MaxTargets =>
-      typeof value === 'number' ? { count: value } : { percent: Number(value.slice(0, -1)) },
-  )
-  .meta({ description: 'Refuse a run that would touch more targets than this: a count, or "p%" of all.' });
-
-/** A cap on how many targets one run may touch: a count, or a share of all targets the API lists. */
-export type MaxTargets = { readonly count: number } | { readonly percent: number };
-
 export const JobSchema = SettingsSchema.extend({
   description: z.string().optional().meta({ description: 'What the job is for; shown in listings.' }),
   schedule: z
@@ -250,6 +233,7 @@ export const JobSchema = SettingsSchema.extend({
     .optional()
     .meta({ description: 'Calendars whose dates the job does not fire on.' }),
   maxTargets: MaxTargetsSchema.optional(),
+  stopAfter: StopAfterSchema.optional(),
   dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
   confirm: z
     .boolean()
@@ -324,6 +308,7 @@ export const WindowSchema = SharedWithJobs.extend({
     default: '0s',
   }),
   maxTargets: MaxTargetsSchema.optional(),
+  stopAfter: StopAfterSchema.optional(),
   dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
   suspend: z
     .boolean()
@@ -392,3 +377,5 @@ export type NotificationSink = z.output<typeof NotificationSchema>;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+export { type MaxTargets, MaxTargetsSchema, type StopAfter, StopAfterSchema } from './run-limits.js';

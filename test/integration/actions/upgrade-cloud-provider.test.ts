@@ -157,6 +157,39 @@ describe('upgrade-cloud-provider against the simulator', () => {
     expect(provider().node_group_config?.ng_16?.min_size).toBe(0);
   });
 
+  describe('a rollout that fails', () => {
+    const rollout = (extra: string) => `version: 1
+jobs:
+  upgrade:
+    schedule: "0 3 * * 6"
+    action: upgrade-cloud-provider
+    target: { workgroups: ["prod-core", "staging-eu"] }
+    confirm: true
+    concurrency: 1
+    retry: { attempts: 1 }
+${extra}    with:
+      nodeGroups: { ng_16: { min_size: 5 } }
+`;
+
+    it('stops after its first failed provider by default: the next is never upgraded, and the run ends halted naming the failure', async () => {
+      const run = await harness.run(rollout(''), 'upgrade');
+      expect(upgradeCalls(run)).toEqual([400]);
+      expect(run.summary.outcome).toBe('halted');
+      expect(run.summary.counts).toMatchObject({ total: 1, failed: 1 });
+      expect(run.summary.reason).toMatch(
+        /^halted: 1 of 1 finished targets failed \(stopAfter: 1 failure\): [\w-]+: .*min_size/,
+      );
+    });
+
+    it("goes on as far as the job's own stopAfter allows", async () => {
+      const run = await harness.run(rollout('    stopAfter: { failures: 2 }\n'), 'upgrade');
+      expect(upgradeCalls(run)).toEqual([400, 400]);
+      // the budget ran out with the last provider: nothing was left unstarted, so the run failed, not halted
+      expect(run.summary.outcome).toBe('failed');
+      expect(run.summary.counts).toMatchObject({ total: 2, failed: 2 });
+    });
+  });
+
   it('retries a transient server error on the upgrade and applies it once', async () => {
     const before = provider().version_number;
     // seed 33: the first affected request fails, the next ones pass

@@ -38,6 +38,9 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   PolicyError: (C) => [new C([{ file: 'p.yaml', line: 1, col: 1, message: 'bad' }])],
   PolicyRefusedError: (C) => [new C('a'.repeat(64), 'unsigned')],
   RedisServerMissingError: (C) => [new C('redis-server')],
+  RunHaltedError: (C) => [
+    new C({ failures: 1 }, [{ key: 'cp-1', outcome: 'failed', attempts: 1, requestIds: [] }], 1),
+  ],
   RunCancelledError: (C) => [new C({ by: 'ana', reason: 'wrong fleet', at: '2026-11-27T02:00:00.000Z' })],
   RedisUrlError: (C) => [new C('bad scheme')],
   RunFailedError: (C) => [new C('run-1', 'boom')],

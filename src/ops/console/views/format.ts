@@ -60,6 +60,7 @@ const OUTCOME_MARK: Record<string, string> = {
   skipped: '–',
   missed: '!',
   cancelled: '⊘',
+  halted: '■',
   planned: '…',
 };
 

@@ -88,7 +88,7 @@ tr.quiet td { background: var(--surface); }
 }
 .o-succeeded { color: var(--ok); background: var(--ok-bg); }
 .o-partial, .o-missed, .o-cancelled, .sev-warning, .tag-dry, .suspended { color: var(--warn); background: var(--warn-bg); }
-.o-failed, .sev-critical { color: var(--bad); background: var(--bad-bg); }
+.o-failed, .o-halted, .sev-critical { color: var(--bad); background: var(--bad-bg); }
 .o-skipped, .o-planned, .o-other, .tag { color: var(--muted); background: var(--neutral-bg); }
 .sev-info { color: var(--info); background: var(--info-bg); }
 .notice { border: 1px solid var(--border); border-left-width: 6px; border-radius: 6px; padding: 10px 14px; margin: 12px 0; }
