@@ -102,8 +102,8 @@ describe('the architecture of src/ and jobs/', () => {
     expect(readers).toEqual([]);
   });
 
-  it('keeps every file in src/ and jobs/ within 450 lines', () => {
-    const long = files
+  it('keeps every file in src/, jobs/ and bench/ within 450 lines', () => {
+    const long = [...files, ...sourceFiles('bench')]
       .map((file) => ({ file, lines: readFileSync(path.join(root, file), 'utf8').split('\n').length }))
       .filter(({ lines }) => lines > 450)
       .map(({ file, lines }) => `${file}: ${lines} lines`);

@@ -1,0 +1,52 @@
+import { Prng } from '../../src/sim/random.js';
+
+/** One RNG per case, so any case is rebuilt from the seed and its number alone. */
+export function caseRng(seed: number, index: number): Prng {
+  return new Prng((Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) + Math.imul(index + 1, 0xc2b2ae35)) >>> 0);
+}
+
+export const NASTY_CHARS = [
+  '\u0000',
+  '\u0007',
+  '\t',
+  '\r',
+  '\u000b',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\ufeff',
+  '\u200b',
+  '\u200e',
+  '\u202e',
+  '\u2028',
+  '\u2029',
+  '\ufffd',
+  '\ud800',
+  '\udfff',
+  '\u{1f600}',
+  '\u0301',
+  'ß',
+  'İ',
+  '"',
+  "'",
+  ':',
+  '#',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  '?',
+  '-',
+  '\\',
+  '${',
+];
