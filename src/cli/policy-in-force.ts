@@ -37,20 +37,24 @@ function isMap(value: unknown): value is Readonly<Record<string, unknown>> {
  * text is no YAML at all.
  */
 export function suspendableNames(text: string, file: string): ReadonlySet<string> {
+  const { jobs, windows } = namesIn(text, file);
+  return new Set([...jobs, ...windows]);
+}
+
+/** The names of the jobs and of the windows in a policy's text (see `suspendableNames`). */
+function namesIn(text: string, file: string): { jobs: string[]; windows: string[] } {
   const source = readYaml(text, file, NO_VARIABLES);
   if (source.value === undefined) throw invalidPolicy(source.problems);
   const root = isMap(source.value) ? source.value : {};
-  return new Set([
-    ...(isMap(root.jobs) ? Object.keys(root.jobs) : []),
-    ...(isMap(root.windows) ? Object.keys(root.windows) : []),
-  ]);
+  return {
+    jobs: isMap(root.jobs) ? Object.keys(root.jobs) : [],
+    windows: isMap(root.windows) ? Object.keys(root.windows) : [],
+  };
 }
 
 /** The names of the windows in a policy's text (read as `suspendableNames` reads it). */
 export function windowNames(text: string, file: string): ReadonlySet<string> {
-  const source = readYaml(text, file, NO_VARIABLES);
-  const root = isMap(source.value) ? source.value : {};
-  return new Set(isMap(root.windows) ? Object.keys(root.windows) : []);
+  return new Set(namesIn(text, file).windows);
 }
 
 /** A policy's text, as `--policy FILE` gives it or the schedulers run it. */

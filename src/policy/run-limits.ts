@@ -1,21 +1,21 @@
 import { z } from 'zod';
 
 const PERCENT_PATTERN = /^\d+(\.\d+)?%$/;
+
+/** `"p%"` with 0 < p ≤ 100, still as text; `rule` says what was expected when it is no percentage. */
+function percentText(rule: string) {
+  return z
+    .string()
+    .regex(PERCENT_PATTERN, { error: rule, abort: true })
+    .refine((text) => {
+      const percent = Number(text.slice(0, -1));
+      return percent > 0 && percent <= 100;
+    }, 'a percentage must be above 0% and at most 100%');
+}
+
 const MAX_TARGETS_RULE = 'expected a number of targets such as 20, or a percentage such as "10%"';
 export const MaxTargetsSchema = z
-  .union(
-    [
-      z.int().min(1),
-      z
-        .string()
-        .regex(PERCENT_PATTERN, { error: MAX_TARGETS_RULE, abort: true })
-        .refine((text) => {
-          const percent = Number(text.slice(0, -1));
-          return percent > 0 && percent <= 100;
-        }, 'a percentage must be above 0% and at most 100%'),
-    ],
-    { error: MAX_TARGETS_RULE },
-  )
+  .union([z.int().min(1), percentText(MAX_TARGETS_RULE)], { error: MAX_TARGETS_RULE })
   .transform(
     (value): MaxTargets =>
       typeof value === 'number' ? { count: value } : { percent: Number(value.slice(0, -1)) },
@@ -40,13 +40,7 @@ const FAILURE_RATE_RULE = 'expected a share of failed targets such as "20%"';
 export const StopAfterSchema = z
   .strictObject({
     failures: z.int().min(1).optional().meta({ description: 'Stop after this many targets failed.' }),
-    failureRate: z
-      .string()
-      .regex(PERCENT_PATTERN, { error: FAILURE_RATE_RULE, abort: true })
-      .refine((text) => {
-        const percent = Number(text.slice(0, -1));
-        return percent > 0 && percent <= 100;
-      }, 'a percentage must be above 0% and at most 100%')
+    failureRate: percentText(FAILURE_RATE_RULE)
       .optional()
       .meta({ description: 'Stop once this share of the finished targets failed, such as "20%".' }),
     minTargets: z.int().min(1).optional().meta({

@@ -102,28 +102,34 @@ async function settle(): Promise<void> {
   for (let turn = 0; turn < 5; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** A clock whose sleeps return at once, moving its time on by what they would have waited. */
-export function instantClock(start = START): Clock & { elapsedMs(): number } {
+/**
+ * A clock whose sleeps and timers return at once, moving its time on by what they would have
+ * waited; `advance(ms)` moves it on by hand.
+ */
+export function instantClock(start = START): Clock & { elapsedMs(): number; advance(ms: number): void } {
   let wall = start;
   let monotonic = 0;
+  const advance = (ms: number) => {
+    wall += ms;
+    monotonic += ms;
+  };
   return {
     now: () => wall,
     monotonic: () => monotonic,
     async sleep(ms, signal) {
       signal?.throwIfAborted();
-      wall += ms;
-      monotonic += ms;
+      advance(ms);
       // a turn of the event loop, as a timer gives: what the sleep waited for may come meanwhile
       await new Promise<void>((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
     },
     setTimer: (ms, fire) =>
       systemClock.setTimer(0, () => {
-        wall += ms;
-        monotonic += ms;
+        advance(ms);
         fire();
       }),
     elapsedMs: () => wall - start,
+    advance,
   };
 }
 

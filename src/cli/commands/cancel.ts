@@ -44,8 +44,12 @@ function report(result: CancelResult, json: boolean | undefined): void {
 
 /** For a window's reconciliation: what cancelling it does not do. */
 async function windowNote(runtime: RedisRuntime, job: string): Promise<string | undefined> {
-  const policy = await policyTextInForce(runtime.policies, undefined, runtime.prefix).catch(() => undefined);
-  if (!policy?.known || !windowNames(policy.text, policy.file).has(job)) return undefined;
+  // the cancel is already asked for: a policy that cannot be read only leaves the note out
+  const isWindow = await policyTextInForce(runtime.policies, undefined, runtime.prefix).then(
+    (policy) => policy.known && windowNames(policy.text, policy.file).has(job),
+    () => false,
+  );
+  if (!isWindow) return undefined;
   return `note: "${job}" is a window: it stays in force, and its next reconciliation acts again unless you \`nightshift suspend ${job}\``;
 }
 

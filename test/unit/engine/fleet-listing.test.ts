@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index.js';
 import {
   type Action,
-  type Clock,
   executePart,
   executeRun,
   type FleetListing,
@@ -16,29 +15,9 @@ import {
 } from '../../../src/engine/index.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
-import { systemClock } from '../../../src/time/index.js';
+import { instantClock } from '../../helpers/clock.js';
 
 const START = Date.parse('2026-11-25T20:00:00.000Z');
-
-/** A clock a test moves on by hand; its sleeps move it on by what they would have waited. */
-function handClock(): Clock & { advance(ms: number): void } {
-  let now = START;
-  return {
-    now: () => now,
-    monotonic: () => now - START,
-    async sleep(ms) {
-      now += ms;
-    },
-    setTimer: (ms, fire) =>
-      systemClock.setTimer(0, () => {
-        now += ms;
-        fire();
-      }),
-    advance: (ms) => {
-      now += ms;
-    },
-  };
-}
 
 /** A workgroup as the API lists it: with what a listing leaves out (creator, databases, addons…). */
 function workgroup(status: string): Workgroup {
@@ -102,7 +81,7 @@ const stoppingAction = testAction('pause-one', async (ctx) => {
 });
 
 /** An action that reads the fleet again in a real run (as a wait does) and only looks in a plan. */
-function lookAction(clock: ReturnType<typeof handClock>): Action {
+function lookAction(clock: ReturnType<typeof instantClock>): Action {
   return testAction('look', async (ctx) => {
     clock.advance(60_000);
     await ctx.fleet.refresh();
@@ -120,7 +99,7 @@ jobs:
 ${extra}`,
     'test.yaml',
     {
-      registry: createActionCatalog([lookAction(handClock()), stoppingAction]),
+      registry: createActionCatalog([lookAction(instantClock(START)), stoppingAction]),
       env: {},
     },
   );
@@ -155,7 +134,7 @@ async function run(
     action?: Action;
   } = {},
 ) {
-  const clock = handClock();
+  const clock = instantClock(START);
   const { log, lines } = capturedLog();
   const summary = await executeRun(
     {
@@ -353,7 +332,7 @@ describe('a part of a split run starts from its run’s listing', () => {
         log: capturedLog().log,
         signal: new AbortController().signal,
         pollIntervalMs: 1_000,
-        clock: handClock(),
+        clock: instantClock(START),
         split,
       },
       {
