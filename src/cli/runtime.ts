@@ -19,6 +19,7 @@ import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import { createRunQueue } from '../queue/index.js';
 import {
+  AuditTrail,
   connectRedis,
   describeRedis,
   fleetStateStores,
@@ -207,6 +208,8 @@ export interface RedisRuntime {
   runStarts: RunStarts;
   /** Operators' requests to cancel runs. */
   cancellations: RunCancellations;
+  /** Who changed what: every command a person runs appends to it. */
+  audit: AuditTrail;
   close(): Promise<void>;
 }
 
@@ -270,6 +273,7 @@ export function redisRuntime(
     state: fleetStateStores(stores, keyPrefix),
     runStarts: new RunStarts(stores, { prefix: keyPrefix }),
     cancellations: new RunCancellations(redis, { prefix: keyPrefix }),
+    audit: new AuditTrail(redis, { prefix: keyPrefix, maxAgeMs: settings.history.days * 86_400_000 }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever
       await within(queue.close(), WORKER_CLOSE_WAITS.idleCloseMs);

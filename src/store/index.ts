@@ -1,3 +1,12 @@
+export {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditEntry,
+  AuditEntrySchema,
+  type AuditRequest,
+  AuditTrail,
+  type ListAuditOptions,
+} from './audit.js';
 export { RunCancellations, readCancellation } from './cancellations.js';
 export { RedisCheckpointStore } from './checkpoint.js';
 export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.js';

@@ -84,6 +84,11 @@ export function redisKeys(prefix = DEFAULT_REDIS_PREFIX) {
     holds: `${base}:holds`,
     /** List of hold events (JSON), newest first: who held or released what, when and why. */
     holdLog: `${base}:holds:log`,
+    /**
+     * Stream of the audit trail: every change a person made (CLI or console), oldest first; its
+     * entry ids are Redis's own clock, so entries from every host are ordered by one clock.
+     */
+    audit: `${base}:audit`,
     /** Hash of windows' reconciliation state: window → state (JSON). */
     windowState: `${base}:windows`,
     /** Hash of a run's first start and the worker running it now, to tell a takeover. */
