@@ -58,6 +58,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<Registrar>>>
   drift: async () => (await import('./commands/drift.js')).registerDriftCommands,
   savings: async () => (await import('./commands/drift.js')).registerDriftCommands,
   adopt: async () => (await import('./commands/adopt.js')).registerAdoptCommand,
+  audit: async () => (await import('./commands/audit.js')).registerAuditCommand,
   sim: async () => (await import('./commands/sim.js')).registerSimCommand,
   demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
 };

@@ -141,10 +141,11 @@ export async function loadOrReport(
   }
 }
 
-/** `suspended since <when> by <who>: <why>`, each part only when known. */
+/** `suspended since <when> until <end> by <who>: <why>`, each part only when known. */
 export function describeSuspension(record: Suspension): string {
   return [
     `suspended since ${record.since}`,
+    record.until && `until ${record.until}`,
     record.by && `by ${record.by}`,
     record.reason && `: ${record.reason}`,
   ]

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { processEnvironment, type Settings } from '../config/index.js';
 import { emptyProgram, type Registrar } from './command-modules.js';
 import { registerAdoptCommand } from './commands/adopt.js';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
@@ -36,6 +37,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerHoldCommands,
   registerDriftCommands,
   registerAdoptCommand,
+  registerAuditCommand,
   registerSimCommand,
   registerDemoCommand,
 ];

@@ -74,6 +74,7 @@ export class RunGate {
       exclusive,
       checkSuspension,
       start: { worker: this.#options.worker, at: startedAt },
+      suspendedAt: tick || startedAt.getTime(),
     });
     if (found.verdict === 'suspended')
       return {

@@ -17,6 +17,7 @@ import {
   type RedisWindowStates,
   type RunHistory,
   type Suspensions,
+  suspendsAt,
 } from '../store/index.js';
 import type { Clock, Timer } from '../time/index.js';
 import { planCatchUp } from './catch-up.js';
@@ -334,8 +335,9 @@ export class Scheduler {
       const { job } = entry;
       const runId = scheduledRunId(job.name, firing.at);
       const suspension = suspended.get(job.name);
-      if (job.suspend || suspension) {
-        const why = suspension ? describeSuspension(suspension) : 'suspended in the policy';
+      const covering = suspendsAt(suspension, firing.at.getTime()) ? suspension : undefined;
+      if (job.suspend || covering) {
+        const why = covering ? describeSuspension(covering) : 'suspended in the policy';
         skipped.push(this.#record(job, firing.at, 'skipped', `skipped: ${why}`, runId, trigger));
       } else if (job.skipDates.has(firing.localDate)) {
         skipped.push(

@@ -13,6 +13,7 @@ export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.
 export { RedisFleetListings } from './fleet-listing.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
 export { RunHistory } from './history.js';
+export type { Holds } from './holds.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
@@ -48,7 +49,13 @@ export { ExecutionLease, RunLeases } from './run-lease.js';
 export { RunListings } from './run-listings.js';
 export { RunLock } from './run-lock.js';
 export { type RunStart, RunStarts } from './run-starts.js';
-export { describeSuspension, type Suspension, Suspensions } from './suspensions.js';
+export {
+  describeSuspension,
+  type SuspendRequest,
+  type Suspension,
+  Suspensions,
+  suspendsAt,
+} from './suspensions.js';
 export { RedisWindowStates } from './window-state.js';
 export {
   RUNS_PER_WORKSPACE,

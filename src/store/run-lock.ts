@@ -3,7 +3,7 @@ import { type RedisKeys, redisKeys } from './keys.js';
 import { ADMIT_RUN, DELETE_IF_OWNER, RENEW_IF_OWNER } from './lua.js';
 import type { RedisConnection } from './redis.js';
 import { type RunStart, type RunStarts, recordedStart } from './run-starts.js';
-import { parseSuspension, type Suspension } from './suspensions.js';
+import { parseSuspension, type Suspension, suspendsAt } from './suspensions.js';
 
 /** What `admit` found: the job suspended, its lock another run's, or the run free to start. */
 export type LockAdmission =
@@ -46,7 +46,8 @@ export class RunLock {
   }
 
   /**
-   * Admits a run in one round trip: not while its job is suspended (`checkSuspension`), then, when
+   * Admits a run in one round trip: not while its job is suspended (`checkSuspension`: by a
+   * suspension that covers `suspendedAt`, the run's tick, else its start), then, when
    * `exclusive`, takes the job's lock for the run, or renews it a full TTL when the run already
    * holds it; and records the admitted run's `start` (this worker, now) when the lock has a
    * `starts` store, returning the run's first start; an admitted run is told the ownership
@@ -60,7 +61,13 @@ export class RunLock {
       exclusive,
       checkSuspension,
       start,
-    }: { exclusive: boolean; checkSuspension: boolean; start?: { worker: string; at: Date } | undefined },
+      suspendedAt,
+    }: {
+      exclusive: boolean;
+      checkSuspension: boolean;
+      start?: { worker: string; at: Date } | undefined;
+      suspendedAt?: number | undefined;
+    },
   ): Promise<LockAdmission> {
     const recording = start && this.#starts?.recording(runId, start.worker, start.at);
     if (!exclusive && !checkSuspension && !recording) return { verdict: 'admitted' };
@@ -81,7 +88,13 @@ export class RunLock {
         ...(recording ? recording.args : []),
       ],
     )) as [string, string, string?, string?, string?];
-    if (verdict === 'suspended') return { verdict, suspension: parseSuspension(job, found) };
+    if (verdict === 'suspended') {
+      const suspension = parseSuspension(job, found);
+      const at = suspendedAt ?? start?.at.getTime();
+      if (at === undefined || suspendsAt(suspension, at)) return { verdict, suspension };
+      // ended before the run's instant: admitted as if never suspended (nothing was written)
+      return this.admit(job, runId, { exclusive, checkSuspension: false, start });
+    }
     if (verdict === 'locked') return { verdict, holder: found };
     const admitted = { verdict: 'admitted' as const, seq: Number(seq) };
     if (!start || first === undefined) return admitted;

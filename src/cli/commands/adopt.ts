@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
+import { recordChange } from '../../control/index.js';
 import { STATUS, strandedSubject } from '../../engine/index.js';
+import { cliOrigin } from '../actor.js';
 import { reportingUsageErrors } from '../exit.js';
 import { checkSuspendable, policyInForce, unknownName } from '../policy-in-force.js';
 import { cliLogger, commandApiClient, redisRuntime } from '../runtime.js';
@@ -8,6 +10,8 @@ import { alignColumns } from '../table.js';
 
 interface AdoptFlags {
   policy?: string;
+  by?: string;
+  reason?: string;
   dryRun?: boolean;
   json?: boolean;
 }
@@ -51,6 +55,8 @@ export function registerAdoptCommand(program: Command, settings: Settings): void
       'check the name against this policy file instead of the one the schedulers run',
     )
     .option('--dry-run', 'list what would be adopted, and write nothing')
+    .option('--by <name>', 'who adopts them, for the audit trail (default: user@host)')
+    .option('--reason <text>', 'why, kept in the audit trail')
     .option('--json', 'print the rows as JSON')
     .addHelpText(
       'after',
@@ -102,8 +108,14 @@ export function registerAdoptCommand(program: Command, settings: Settings): void
                 adopted: flags.dryRun ? false : await runtime.state.ledger.adopt(entry, now),
               });
             }
-          for (const row of rows.filter((r) => r.adopted))
+          const adopted = rows.filter((r) => r.adopted);
+          for (const row of adopted)
             log.info({ owner, workspaceId: row.workspaceId, runId: row.runId }, 'stranded workspace adopted');
+          if (adopted.length > 0)
+            await recordChange(runtime.audit, cliOrigin(flags.by, settings), 'adopt', owner, {
+              why: flags.reason,
+              details: { workspaces: adopted.length },
+            });
           process.stdout.write(
             flags.json ? `${JSON.stringify(rows, null, 2)}\n` : report(owner, rows, flags.dryRun === true),
           );

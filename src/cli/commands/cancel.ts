@@ -1,21 +1,14 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
-import { type Cancellation, describeCancellation } from '../../engine/index.js';
-import { actor } from '../actor.js';
+import { type CancelResult, type Origin, requestCancel, UnknownRunError } from '../../control/index.js';
+import { describeCancellation } from '../../engine/index.js';
+import { cliOrigin } from '../actor.js';
 import { EXIT, reportingUsageErrors, UsageError } from '../exit.js';
 import { policyTextInForce, windowNames } from '../policy-in-force.js';
 import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
 
 /** What `cancel --json` prints. */
-export interface CancelResult {
-  readonly runId: string;
-  /** `cancelling`: asked for now or before, the run still going; `finished`: it ended first. */
-  readonly state: 'cancelling' | 'cancelled' | 'finished';
-  /** This call asked for the cancel (false: someone asked before, or the run had ended). */
-  readonly requested: boolean;
-  readonly cancellation?: Cancellation;
-  /** The run's outcome, once it has one. */
-  readonly outcome?: string;
+export interface CancelReport extends CancelResult {
   /** For a window's reconciliation: the window stays in force. */
   readonly note?: string;
 }
@@ -26,7 +19,7 @@ interface CancelFlags {
   json?: boolean;
 }
 
-function report(result: CancelResult, json: boolean | undefined): void {
+function report(result: CancelReport, json: boolean | undefined): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
@@ -57,28 +50,27 @@ async function cancel(
   runtime: RedisRuntime,
   runId: string,
   flags: CancelFlags,
-  by: string,
-): Promise<CancelResult> {
-  const recorded = await runtime.history.get(runId);
-  if (recorded)
-    return recorded.outcome === 'cancelled'
-      ? {
-          runId,
-          state: 'cancelled',
-          requested: false,
-          cancellation: recorded.cancellation,
-          outcome: 'cancelled',
-        }
-      : { runId, state: 'finished', requested: false, outcome: recorded.outcome };
-  const queued = await runtime.queue.getJob(runId);
-  if (!queued)
-    throw new UsageError(`no run "${runId}" in the queue or the history (see \`nightshift history\`)`);
-  const { requested, cancellation } = await runtime.cancellations.request(runId, {
-    by,
-    reason: flags.reason,
-  });
-  const note = await windowNote(runtime, queued.data.job);
-  return { runId, state: 'cancelling', requested, cancellation, ...(note ? { note } : {}) };
+  origin: Origin,
+): Promise<CancelReport> {
+  try {
+    const result = await requestCancel(
+      {
+        history: runtime.history,
+        queued: async (id) => (await runtime.queue.getJob(id))?.data,
+        cancellations: runtime.cancellations,
+        audit: runtime.audit,
+      },
+      runId,
+      { reason: flags.reason },
+      origin,
+    );
+    const note = result.job === undefined ? undefined : await windowNote(runtime, result.job);
+    return { ...result, ...(note ? { note } : {}) };
+  } catch (error) {
+    if (error instanceof UnknownRunError)
+      throw new UsageError(`${error.message} (see \`nightshift history\`)`);
+    throw error;
+  }
 }
 
 export function registerCancelCommand(program: Command, settings: Settings): void {
@@ -109,7 +101,7 @@ export function registerCancelCommand(program: Command, settings: Settings): voi
       reportingUsageErrors(async (runId: string, flags: CancelFlags) => {
         const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
         try {
-          const result = await cancel(runtime, runId, flags, actor(flags.by, settings));
+          const result = await cancel(runtime, runId, flags, cliOrigin(flags.by, settings));
           report(result, flags.json);
           if (result.state === 'finished') process.exitCode = EXIT.failed;
         } finally {

@@ -1,20 +1,13 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
 import { outcomeStyle, painterFor } from '../color.js';
 import { reportingUsageErrors } from '../exit.js';
+import { positiveInt } from '../option-parsers.js';
 import { policyInForce, unknownName } from '../policy-in-force.js';
 import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
 import { runReason } from '../summary-view.js';
 import { alignColumns, type Cell, styled } from '../table.js';
-
-function positiveInt(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    throw new InvalidArgumentError('expected a whole number of at least 1');
-  return value;
-}
 
 /** How many request IDs a row shows; `--json` has every one. */
 const SHOWN_REQUEST_IDS = 2;

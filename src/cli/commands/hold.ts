@@ -1,9 +1,9 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Settings } from '../../config/index.js';
+import { placeHold, releaseHold } from '../../control/index.js';
 import { HOLD_STATES, type Hold, type HoldState, holdPatternProblem } from '../../engine/index.js';
 import type { Logger } from '../../log/index.js';
-import { parseDuration } from '../../policy/index.js';
-import { actor } from '../actor.js';
+import { cliOrigin } from '../actor.js';
 import { UsageError } from '../exit.js';
 import {
   type HoldContext,
@@ -14,29 +14,9 @@ import {
   idleList,
   refuseUnmatched,
 } from '../hold-report.js';
+import { exceptionEnd, parseFor, parseUntil } from '../option-parsers.js';
 import { cliLogger, type RedisRuntime, redisRuntime } from '../runtime.js';
 import { alignColumns } from '../table.js';
-
-/** The longest hold: a year. A hold is an exception; anything longer belongs in the policy. */
-const MAX_HOLD_MS = 366 * 86_400_000;
-
-function parseFor(text: string): number {
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('expected a duration like 90m, 2h or 3d');
-  if (ms > MAX_HOLD_MS)
-    throw new InvalidArgumentError('a hold lasts at most 366d; put a longer exception in the policy');
-  return ms;
-}
-
-function parseUntil(text: string): Date {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text))
-    throw new InvalidArgumentError(
-      'expected an ISO 8601 instant with Z or an offset, e.g. 2026-12-01T08:00:00Z',
-    );
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('not a valid date and time');
-  return date;
-}
 
 function checkPattern(pattern: string, options: { shapeOnly?: boolean } = {}): string {
   const problem = holdPatternProblem(pattern, options);
@@ -64,7 +44,8 @@ interface HoldFlags {
   state: HoldState;
   for?: number;
   until?: Date;
-  reason: string;
+  reason?: string;
+  dryRun?: boolean;
   by?: string;
   json?: boolean;
   force?: boolean;
@@ -80,33 +61,65 @@ export function registerHoldCommands(program: Command, settings: Settings): void
 /** The hold `hold <pattern>` places, from its flags; refuses a bad pattern, time or reason (exit 2). */
 function holdFromFlags(pattern: string, flags: HoldFlags, settings: Settings): Hold {
   checkPattern(pattern);
-  if ((flags.for === undefined) === (flags.until === undefined))
-    throw new UsageError('give exactly one of --for <duration> and --until <instant>');
   const now = new Date();
-  const until = flags.until ?? new Date(now.getTime() + (flags.for ?? 0));
-  if (until.getTime() <= now.getTime()) throw new UsageError(`--until ${until.toISOString()} is in the past`);
-  if (!flags.reason.trim()) throw new UsageError('--reason must say why');
+  const until = exceptionEnd(flags, now, { required: true }) ?? now;
+  const reason = flags.reason?.trim();
+  if (!reason) throw new UsageError('--reason must say why');
   return {
     pattern,
     state: flags.state,
     until: until.toISOString(),
-    reason: flags.reason.trim(),
-    by: actor(flags.by, settings),
+    reason,
+    by: cliOrigin(flags.by, settings).who,
     createdAt: now.toISOString(),
   };
 }
 
-/** Places a hold once the fresh fleet and the policy have judged its pattern (refused, or warned about). */
-async function placeHold(settings: Settings, hold: Hold, flags: HoldFlags): Promise<void> {
+/** What `hold --dry-run` prints: the workspaces the pattern matches, and those of them nothing acts on. */
+function matchReport(
+  pattern: string,
+  reach: HoldReach | undefined,
+  context: HoldContext,
+  json: boolean | undefined,
+): string {
+  const name = (ws: HoldReach['matched'][number]) => `${ws.workgroupName}/${ws.workspaceName}`;
+  if (json)
+    return `${JSON.stringify({
+      pattern,
+      listing: context.listing,
+      matches: reach ? reach.matched.map((ws) => ({ workspace: name(ws), status: ws.status ?? null })) : null,
+      ...reachJson(reach),
+    })}\n`;
+  if (!reach) return `cannot tell what "${pattern}" matches: ${context.listing}\n`;
+  const rows = reach.matched.map((ws) => [name(ws), ws.status ?? 'status unknown']);
+  return `"${pattern}" matches ${reach.matched.length} workspace(s) (${context.listing}); dry run: no hold placed\n${rows.length > 0 ? `${alignColumns([['WORKSPACE', 'STATUS'], ...rows])}\n` : ''}`;
+}
+
+/**
+ * Judges a hold's pattern against the fresh fleet and the policy (refused, or warned about), then
+ * places it; with `--dry-run`, prints what it matches instead.
+ */
+async function judgeAndPlace(settings: Settings, pattern: string, flags: HoldFlags): Promise<void> {
+  const hold = flags.dryRun ? undefined : holdFromFlags(pattern, flags, settings);
+  if (flags.dryRun) checkPattern(pattern);
   const log = cliLogger(settings, 'stderr');
   const runtime = redisRuntime(settings, log, 'cli', { oneShot: true });
   try {
     const context = await holdContext(settings, runtime, log, { fresh: true, policyFile: flags.policy });
-    const reach = holdReach(hold.pattern, context);
-    if (reach && !flags.force) refuseUnmatched(hold.pattern, reach, context);
-    for (const warning of holdWarnings(hold.pattern, reach, context))
+    const reach = holdReach(pattern, context);
+    if (reach && !flags.force) refuseUnmatched(pattern, reach, context);
+    for (const warning of holdWarnings(pattern, reach, context))
       process.stderr.write(`warning: ${warning}\n`);
-    await runtime.state.holds.place(hold);
+    if (!hold) {
+      process.stdout.write(matchReport(pattern, reach, context, flags.json));
+      return;
+    }
+    await placeHold(
+      { holds: runtime.state.holds, audit: runtime.audit },
+      hold,
+      cliOrigin(flags.by, settings),
+    );
+    process.stdout.write(flags.json ? `${JSON.stringify(hold)}\n` : `${describe(hold)}\n`);
   } finally {
     await runtime.close();
   }
@@ -123,11 +136,18 @@ function registerHold(program: Command, settings: Settings): void {
     )
     .option('--for <duration>', 'how long, e.g. 2h or 3d', parseFor)
     .option('--until <iso>', 'until this instant, e.g. 2026-12-01T08:00:00Z', parseUntil)
-    .requiredOption('--reason <text>', 'why: shown in holds, plan, drift and the hold log')
+    .option(
+      '--reason <text>',
+      'why: shown in holds, plan, drift, the hold log and the audit trail (required)',
+    )
     .option('--by <name>', 'who holds it (default: user@host)')
     .option('--json', 'print the hold as JSON')
     .option('--force', 'place it even if it matches no workspace of the fleet (one yet to be created)')
     .option('--policy <file>', 'judge it against this policy instead of the one the schedulers run')
+    .option(
+      '--dry-run',
+      'list the workspaces the pattern matches, and place nothing (--for and --reason not needed)',
+    )
     .addHelpText(
       'after',
       [
@@ -143,12 +163,12 @@ function registerHold(program: Command, settings: Settings): void {
         'Examples:',
         '  nightshift hold dev-alpha/kg --state active --for 2h --reason "customer demo"',
         '  nightshift hold "dev-*/*" --state stopped --until 2026-12-01T08:00:00Z --reason "budget freeze"',
+        '  nightshift hold "dev-*/*" --state active --dry-run   # what it would match',
+        'Every hold placed or released is in the audit trail (`nightshift audit`).',
       ].join('\n'),
     )
     .action(async (pattern: string, flags: HoldFlags) => {
-      const hold = holdFromFlags(pattern, flags, settings);
-      await placeHold(settings, hold, flags);
-      process.stdout.write(flags.json ? `${JSON.stringify(hold)}\n` : `${describe(hold)}\n`);
+      await judgeAndPlace(settings, pattern, flags);
     });
 }
 
@@ -269,7 +289,12 @@ function registerRelease(program: Command, settings: Settings): void {
       let released: Hold | undefined;
       let others: Hold[] = [];
       try {
-        released = await runtime.state.holds.release(pattern, actor(flags.by, settings), new Date());
+        released = await releaseHold(
+          { holds: runtime.state.holds, audit: runtime.audit },
+          pattern,
+          cliOrigin(flags.by, settings),
+          new Date(),
+        );
         if (!released) others = await runtime.state.holds.active(new Date());
       } finally {
         await runtime.close();

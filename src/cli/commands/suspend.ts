@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
+import { suspendJob, unsuspendJob } from '../../control/index.js';
+import { cliOrigin } from '../actor.js';
 import { reportingUsageErrors, UsageError } from '../exit.js';
+import { exceptionEnd, parseFor, parseUntil } from '../option-parsers.js';
 import {
   checkSuspendable,
   type KnownPolicy,
@@ -15,6 +18,8 @@ export interface SuspendResult {
   readonly job: string;
   readonly suspended: boolean;
   readonly changed: boolean;
+  /** When the suspension ends by itself (ISO); absent: until someone unsuspends the job. */
+  readonly until?: string;
 }
 
 function report(result: SuspendResult, json: boolean | undefined): void {
@@ -22,16 +27,27 @@ function report(result: SuspendResult, json: boolean | undefined): void {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  const { job, suspended, changed } = result;
-  if (suspended) process.stdout.write(changed ? `suspended ${job}\n` : `${job} was already suspended\n`);
+  const { job, suspended, changed, until } = result;
+  const end = until ? ` until ${until}` : '';
+  if (suspended)
+    process.stdout.write(changed ? `suspended ${job}${end}\n` : `${job} was already suspended${end}\n`);
   else process.stdout.write(changed ? `unsuspended ${job}\n` : `${job} was not suspended\n`);
 }
 
 interface SuspendFlags {
   reason?: string;
   by?: string;
+  for?: number;
+  until?: Date;
   policy?: string;
   force?: boolean;
+  json?: boolean;
+}
+
+interface UnsuspendFlags {
+  reason?: string;
+  by?: string;
+  policy?: string;
   json?: boolean;
 }
 
@@ -74,8 +90,10 @@ function registerSuspend(program: Command, settings: Settings): void {
     .description(
       "stop a job's schedule without editing the policy (kept in Redis; ticks are recorded as skipped)",
     )
-    .option('--reason <text>', 'why, shown in history and next')
-    .option('--by <name>', 'who suspended it (default: $USER)')
+    .option('--reason <text>', 'why, shown in history, next and the audit trail')
+    .option('--by <name>', 'who suspended it (default: user@host)')
+    .option('--for <duration>', 'end the suspension by itself after this long, e.g. 2h or 3d', parseFor)
+    .option('--until <iso>', 'end it by itself at this instant, e.g. 2026-12-01T08:00:00Z', parseUntil)
     .option(...POLICY_OPTION)
     .option('--force', 'suspend a name no policy has (yet): a job about to be deployed')
     .option('--json', 'print { "job", "suspended", "changed" }; a usage error as { "error", "message", … }')
@@ -87,10 +105,14 @@ function registerSuspend(program: Command, settings: Settings): void {
         'or in the file given with --policy; the variables the policy reads need not be set here. An unknown name',
         'exits 2 naming the closest job, and so does any name when no scheduler has run on this Redis yet;',
         '--force suspends it anyway, for a job about to be deployed.',
+        'With --for or --until the suspension ends by itself: ticks from that instant run again (no unsuspend',
+        'needed); without either it lasts until `nightshift unsuspend`. Suspending a suspended job again sets its',
+        'end anew (none without --for/--until) and keeps when it began. Each change is in the audit trail.',
         'Exit code 0 whether or not the job was already suspended ("changed" tells them apart).',
         '',
         'Examples:',
         '  nightshift suspend nightly-pause --reason "release freeze" --by alice',
+        '  nightshift suspend nightly-pause --for 2h --reason "keep staging up for the demo"',
         '  REDIS_URL=redis://127.0.0.1:6379 nightshift suspend nightly-pause --json',
         '  nightshift suspend weekly-drill --policy config/policy.yaml --force   # before deploying it',
       ].join('\n'),
@@ -101,11 +123,14 @@ function registerSuspend(program: Command, settings: Settings): void {
         try {
           const policy = await policyInForce(runtime.policies, flags.policy, runtime.prefix);
           checkBeforeSuspend(job, policy, flags.force);
-          const changed = await runtime.suspensions.suspend(job, {
-            reason: flags.reason,
-            by: flags.by ?? settings.user,
-          });
-          report({ job, suspended: true, changed }, flags.json);
+          const until = exceptionEnd(flags, new Date(), { required: false })?.toISOString();
+          const changed = await suspendJob(
+            { suspensions: runtime.suspensions, audit: runtime.audit },
+            job,
+            { reason: flags.reason, until },
+            cliOrigin(flags.by, settings),
+          );
+          report({ job, suspended: true, changed, ...(until ? { until } : {}) }, flags.json);
         } finally {
           await runtime.close();
         }
@@ -117,6 +142,8 @@ function registerUnsuspend(program: Command, settings: Settings): void {
   program
     .command('unsuspend <job>')
     .description("restart a suspended job's schedule")
+    .option('--reason <text>', 'why, kept in the audit trail')
+    .option('--by <name>', 'who unsuspends it (default: user@host)')
     .option(...POLICY_OPTION)
     .option('--json', 'print { "job", "suspended", "changed" }; a usage error as { "error", "message", … }')
     .addHelpText(
@@ -133,10 +160,11 @@ function registerUnsuspend(program: Command, settings: Settings): void {
       ].join('\n'),
     )
     .action(
-      reportingUsageErrors(async (job: string, flags: { policy?: string; json?: boolean }) => {
+      reportingUsageErrors(async (job: string, flags: UnsuspendFlags) => {
         const runtime = redisRuntime(settings, cliLogger(settings, 'stderr'), 'cli', { oneShot: true });
         try {
-          if (await runtime.suspensions.unsuspend(job)) {
+          const ports = { suspensions: runtime.suspensions, audit: runtime.audit };
+          if (await unsuspendJob(ports, job, { reason: flags.reason }, cliOrigin(flags.by, settings))) {
             report({ job, suspended: false, changed: true }, flags.json);
             return;
           }

@@ -201,7 +201,11 @@ describe('holds from the command line', () => {
       ['hold', 'a/b', '--state', 'active', '--reason', 'x'],
       'give exactly one of --for <duration> and --until <instant>',
     ],
-    [['hold', 'a/b', '--state', 'active', '--for', '2h'], "required option '--reason <text>' not specified"],
+    [['hold', 'a/b', '--state', 'active', '--for', '2h'], '--reason must say why'],
+    [
+      ['hold', 'a/b', '--state', 'active', '--for', '2h', '--until', '2099-01-01T00:00:00Z', '--reason', 'x'],
+      'give one of --for <duration> and --until <instant>, not both',
+    ],
     [
       ['hold', 'a/b', '--state', 'active', '--until', '2020-01-01T00:00:00Z', '--reason', 'x'],
       'is in the past',

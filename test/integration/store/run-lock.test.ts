@@ -56,6 +56,26 @@ describe('RunLock', () => {
     expect(await redis.get(redisKeys(prefix).runLock('nightly'))).toBe('nightly@2');
   });
 
+  it("judges a suspension with an end by the run's tick: a tick before the end is not admitted, one at or after it is, lock taken", async () => {
+    const prefix = uniquePrefix('run-lock');
+    const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });
+    const end = Date.parse('2026-11-27T10:00:00Z');
+    await redis.hset(
+      redisKeys(prefix).suspended,
+      'nightly',
+      JSON.stringify({ job: 'nightly', since: '2026-11-27T08:00:00Z', until: new Date(end).toISOString() }),
+    );
+    expect(await lock.admit('nightly', 'nightly@1', { ...taking, suspendedAt: end - 1 })).toMatchObject({
+      verdict: 'suspended',
+    });
+    expect(await redis.exists(redisKeys(prefix).runLock('nightly'))).toBe(0);
+    expect(await lock.admit('nightly', 'nightly@2', { ...taking, suspendedAt: end })).toEqual({
+      verdict: 'admitted',
+      seq: 0,
+    });
+    expect(await redis.get(redisKeys(prefix).runLock('nightly'))).toBe('nightly@2');
+  });
+
   it('reads a suspension record nobody can read as a suspension (failing safe), and overlapping runs take no lock', async () => {
     const prefix = uniquePrefix('run-lock');
     const lock = new RunLock(redis, { prefix, ttlMs: 60_000, log: silentLogger });

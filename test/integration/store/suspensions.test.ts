@@ -94,4 +94,35 @@ describe('Suspensions', () => {
     expect(await suspensions.get('nightly')).toMatchObject({ reason: 'fixed' });
     expect(Date.parse((await suspensions.get('nightly'))?.since ?? '')).toBeGreaterThan(0);
   });
+
+  it('a suspension with an end is in force until it and gone from it: get and all leave it out, unsuspend finds nothing', async () => {
+    const { suspensions, clock } = setup();
+    const until = '2026-11-27T11:00:00.000Z';
+    expect(await suspensions.suspend('nightly', { reason: 'demo', until })).toBe(true);
+    expect(await suspensions.get('nightly')).toMatchObject({ until, reason: 'demo' });
+    await clock.advance(2 * 3_600_000 - 1);
+    expect((await suspensions.all()).has('nightly')).toBe(true);
+    await clock.advance(1);
+    expect(await suspensions.get('nightly')).toBeUndefined();
+    expect((await suspensions.all()).has('nightly')).toBe(false);
+    expect(await suspensions.unsuspend('nightly')).toBe(false);
+  });
+
+  it('suspending again after an end has passed starts a new suspension; without an end it is open-ended again', async () => {
+    const { suspensions, clock } = setup();
+    await suspensions.suspend('nightly', { until: '2026-11-27T09:30:00.000Z' });
+    await clock.advance(3_600_000);
+    expect(await suspensions.suspend('nightly', { reason: 'again', until: '2026-11-27T12:00:00.000Z' })).toBe(
+      true,
+    );
+    expect(await suspensions.get('nightly')).toEqual({
+      job: 'nightly',
+      since: '2026-11-27T10:00:00.000Z',
+      reason: 'again',
+      until: '2026-11-27T12:00:00.000Z',
+    });
+    expect(await suspensions.suspend('nightly', { until: null })).toBe(true);
+    expect((await suspensions.get('nightly'))?.until).toBeUndefined();
+    expect(await suspensions.suspend('nightly', { until: null })).toBe(false);
+  });
 });

@@ -61,6 +61,7 @@ describe('--help with examples', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'adopt',
+        'audit',
         'cancel',
         'demo',
         'drift',

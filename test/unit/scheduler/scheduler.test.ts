@@ -254,6 +254,28 @@ describe('Scheduler suspensions on a fake clock', () => {
     expect(ports.runs()).toEqual(['per-second@2026-11-27T10:00:03.000Z (schedule)']);
   });
 
+  it('a suspension with an end skips the ticks before it and runs the ticks from it, with nobody unsuspending', async () => {
+    const clock = new FakeClock(START);
+    const ports = new MemorySchedulerPorts();
+    // the memory port hands out every record; the end is judged against each tick's own instant
+    ports.suspended.set('per-second', {
+      job: 'per-second',
+      since: '2026-11-27T09:00:00.000Z',
+      until: '2026-11-27T10:00:02.500Z',
+    });
+    const replica = await started(ports, clock, perSecondPolicy('none'));
+    await clock.advance(4_000);
+    await replica.stop();
+    expect(ports.recorded.map((summary) => summary.reason)).toEqual([
+      'skipped: suspended since 2026-11-27T09:00:00.000Z until 2026-11-27T10:00:02.500Z',
+      'skipped: suspended since 2026-11-27T09:00:00.000Z until 2026-11-27T10:00:02.500Z',
+    ]);
+    expect(ports.runs()).toEqual([
+      'per-second@2026-11-27T10:00:03.000Z (schedule)',
+      'per-second@2026-11-27T10:00:04.000Z (schedule)',
+    ]);
+  });
+
   it('records the ticks of a job suspended in the policy as skipped', async () => {
     const clock = new FakeClock(START);
     const ports = new MemorySchedulerPorts();

@@ -1,0 +1,4 @@
+export { type CancelPorts, type CancelResult, requestCancel, UnknownRunError } from './cancel.js';
+export { type HoldPorts, placeHold, releaseHold } from './holds.js';
+export { type AuditLog, type Origin, recordChange } from './origin.js';
+export { type SuspensionPorts, suspendJob, unsuspendJob } from './suspensions.js';
