@@ -57,11 +57,14 @@ export function outcomeStyle(outcome: string): Style | undefined {
     case 'skipped':
     case 'missed':
     case 'cancelled':
+    case 'rejected':
+    case 'expired':
       return 'yellow';
     case 'failed':
     case 'halted':
       return 'red';
     case 'planned':
+    case 'awaiting-approval':
       return 'cyan';
     default:
       return undefined;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { processEnvironment, type Settings } from '../config/index.js';
 import { emptyProgram, type Registrar } from './command-modules.js';
 import { registerAdoptCommand } from './commands/adopt.js';
+import { registerApprovalCommands } from './commands/approve.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCancelCommand } from './commands/cancel.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -33,6 +34,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerPlanCommand,
   registerHistoryCommand,
   registerCancelCommand,
+  registerApprovalCommands,
   registerSuspendCommands,
   registerHoldCommands,
   registerDriftCommands,

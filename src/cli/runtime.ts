@@ -19,6 +19,7 @@ import type { Metrics } from '../ops/index.js';
 import type { PolicyJob } from '../policy/index.js';
 import { createRunQueue } from '../queue/index.js';
 import {
+  Approvals,
   AuditTrail,
   connectRedis,
   describeRedis,
@@ -210,6 +211,8 @@ export interface RedisRuntime {
   cancellations: RunCancellations;
   /** Who changed what: every command a person runs appends to it. */
   audit: AuditTrail;
+  /** Runs waiting for a person's approval. */
+  approvals: Approvals;
   close(): Promise<void>;
 }
 
@@ -273,6 +276,7 @@ export function redisRuntime(
     state: fleetStateStores(stores, keyPrefix),
     runStarts: new RunStarts(stores, { prefix: keyPrefix }),
     cancellations: new RunCancellations(redis, { prefix: keyPrefix }),
+    approvals: new Approvals(redis, { prefix: keyPrefix }),
     audit: new AuditTrail(redis, { prefix: keyPrefix, maxAgeMs: settings.history.days * 86_400_000 }),
     async close() {
       // with Redis down, BullMQ's close would wait for it forever

@@ -2,6 +2,7 @@ import { DEFAULT_LOCK_MS, type Settings } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { RunWorkerOptions, RunWorkerStores } from '../queue/index.js';
 import {
+  Approvals,
   FindingsLedger,
   type RedisConnection,
   RedisFleetListings,
@@ -62,5 +63,6 @@ export function workerStores(options: WorkerStoresOptions): RunWorkerStores {
     findings: new FindingsLedger(connection, { prefix, clock }),
     lastListings: new RedisFleetListings(connection, { prefix, clock }),
     runListings: new RunListings(connection, { prefix, clock }),
+    approvals: new Approvals(connection, { prefix, clock }),
   };
 }

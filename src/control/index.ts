@@ -1,3 +1,11 @@
+export {
+  type ApprovalPorts,
+  approveRun,
+  type DecisionResult,
+  NotAnApproverError,
+  rejectRun,
+  UnknownApprovalError,
+} from './approvals.js';
 export { type CancelPorts, type CancelResult, requestCancel, UnknownRunError } from './cancel.js';
 export { type HoldPorts, placeHold, releaseHold } from './holds.js';
 export { type AuditLog, type Origin, recordChange } from './origin.js';

@@ -24,6 +24,7 @@ export {
   workgroupRef,
   workspaceRef,
 } from './action.js';
+export * from './approval.js';
 export { callScope, recordApiCall } from './call-scope.js';
 export {
   type Cancellation,

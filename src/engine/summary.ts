@@ -12,6 +12,9 @@ export const RUN_OUTCOMES = [
   'missed',
   'cancelled',
   'halted',
+  'awaiting-approval',
+  'rejected',
+  'expired',
 ] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
@@ -71,6 +74,26 @@ export const RunCountsSchema = z.object({
 });
 export type RunCounts = z.infer<typeof RunCountsSchema>;
 
+/** What a run's summary says of its approval. */
+export const ApprovalNoteSchema = z.object({
+  state: z.enum(['pending', 'approved', 'rejected', 'expired']),
+  /** How many times the run has asked (a plan that changed since its approval asks again). */
+  round: z.int().positive(),
+  expiresAt: z.iso.datetime(),
+  /** Who may decide; empty: anyone allowed to approve. */
+  approvers: z.array(z.string()),
+  /** Who approved or rejected it, when, and their note. */
+  decision: z.object({ by: z.string(), at: z.iso.datetime(), note: z.string().optional() }).optional(),
+  /** What changed since the plan last approved: each change not approved, and what it was. */
+  changedSince: z.array(z.string()).optional(),
+});
+export type ApprovalNote = z.infer<typeof ApprovalNoteSchema>;
+
+/** Outcomes a run is recorded with before its end: it is still to act (awaiting a person's approval). */
+export function isFinalOutcome(outcome: RunOutcome): boolean {
+  return outcome !== 'awaiting-approval';
+}
+
 export const RunSummarySchema = z.object({
   runId: z.string(),
   job: z.string(),
@@ -99,6 +122,8 @@ export const RunSummarySchema = z.object({
   takenOverFrom: z.string().optional(),
   /** Who cancelled the run, why and when (outcome `cancelled`). */
   cancellation: CancellationSchema.optional(),
+  /** For a job that needs approval: where its approval stands, and who decided. */
+  approval: ApprovalNoteSchema.optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 

@@ -40,6 +40,7 @@ export {
   type ScheduleKind,
 } from './schedule.js';
 export {
+  type Approval,
   DEFAULT_NOTIFY_EVENTS,
   DurationSchema,
   type JobDocument,

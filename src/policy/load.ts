@@ -25,6 +25,7 @@ import { resolveTarget, resolveWindow } from './resolve-window.js';
 import { jobRisks } from './risks.js';
 import { checkCron, type Schedule, type ScheduleKind } from './schedule.js';
 import {
+  type Approval,
   type JobDocument,
   type MaxTargets,
   type NotificationSink,
@@ -106,6 +107,8 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly maxTargets: MaxTargets | undefined;
   /** When a run stops starting targets because too many failed; undefined: the action's default. */
   readonly stopAfter: StopAfter | undefined;
+  /** Whether runs wait for a person's approval before they act; absent: they do not. */
+  readonly approval?: Approval | undefined;
   /** The job's name in the file, for messages about it (e.g. a run refused by maxTargets). */
   readonly location: SourceLocation;
   /** A window's uptime and rules; undefined for a job. */
@@ -345,6 +348,7 @@ function resolve(
       skipDates: skipDatesOf(skip),
       maxTargets: document.maxTargets,
       stopAfter: document.stopAfter,
+      ...(document.approval?.required ? { approval: document.approval } : {}),
       dryRun: document.dryRun ?? false,
       confirm: document.confirm ?? false,
       suspend: document.suspend ?? false,

@@ -208,6 +208,36 @@ export const NotificationSchema = z
   })
   .meta({ description: 'A named webhook that jobs send run outcomes to.' });
 
+/** The longest a run may wait for its approval: a week (a pending approval is a page, not a queue). */
+const ApprovalExpirySchema = durationSchema({ ms: 7 * 86_400_000, text: '7d' });
+
+/** A job whose runs wait for a person's approval, their plan attached, before they act. */
+export const ApprovalSchema = z
+  .strictObject({
+    required: z.boolean().default(true).meta({ description: 'Whether runs wait for an approval.' }),
+    expires: ApprovalExpirySchema.prefault('4h').meta({
+      description: 'How long a run waits for its approval before it ends expired.',
+    }),
+    approvers: z.array(z.string().min(1)).min(1).optional().meta({
+      description: 'Who may approve or reject; default: anyone allowed to approve (CLI, console approvers).',
+    }),
+  })
+  .transform(
+    (value): Approval => ({
+      required: value.required,
+      expiresMs: value.expires,
+      approvers: value.approvers ?? [],
+    }),
+  )
+  .meta({ description: "Runs wait, their plan attached, for a person's approval before they act." });
+
+/** What a job's `approval:` says once loaded: `approvers` empty means anyone allowed to approve. */
+export interface Approval {
+  readonly required: boolean;
+  readonly expiresMs: number;
+  readonly approvers: readonly string[];
+}
+
 export const JobSchema = SettingsSchema.extend({
   description: z.string().optional().meta({ description: 'What the job is for; shown in listings.' }),
   schedule: z
@@ -234,6 +264,7 @@ export const JobSchema = SettingsSchema.extend({
     .meta({ description: 'Calendars whose dates the job does not fire on.' }),
   maxTargets: MaxTargetsSchema.optional(),
   stopAfter: StopAfterSchema.optional(),
+  approval: ApprovalSchema.optional(),
   dryRun: z.boolean().optional().meta({ description: 'Plan and log, but change nothing.', default: false }),
   confirm: z
     .boolean()

@@ -1,3 +1,4 @@
+export { queueApprovedRun } from './approval-gate.js';
 export {
   compactInstant,
   createRunQueue,

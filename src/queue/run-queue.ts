@@ -24,6 +24,11 @@ export const RunJobDataSchema = z.object({
   overlapWaits: z.number().int().nonnegative().optional(),
   /** Times a worker found an earlier execution of this run (or part) still holding its lease, and put this delivery back. */
   leaseWaits: z.number().int().nonnegative().optional(),
+  /**
+   * Set on a delivery of a run that needs approval, past its first: `act` once approved (the
+   * approval's round), `expire` when its approval runs out.
+   */
+  approval: z.object({ round: z.int().positive(), step: z.enum(['act', 'expire']) }).optional(),
   /** Set on a part of a split run (`runId` is the run's): which of the run's targets it works. */
   part: z.object({ index: z.number().int().nonnegative(), keys: z.array(z.string()) }).optional(),
 });
@@ -90,6 +95,11 @@ export function compactInstant(at: Date): string {
 /** The BullMQ job id of part `index` of run `runId`: the same on every enqueue, so enqueuing again is a no-op. */
 export function partJobId(runId: string, index: number): string {
   return `${runId}#${index}`;
+}
+
+/** The queue id of a run's delivery for one step of its approval's round (its own id is its tick's). */
+export function approvalJobId(runId: string, round: number, step: 'act' | 'expire'): string {
+  return `${runId}#approval-${round}-${step}`;
 }
 
 export function manualRunId(job: string): string {

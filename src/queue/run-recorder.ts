@@ -1,5 +1,6 @@
 import {
   type CheckpointStore,
+  isFinalOutcome,
   type RunIdentity,
   type RunSummary,
   skippedRunSummary,
@@ -121,7 +122,8 @@ export class RunRecorder {
    */
   async failed(delivery: RunDelivery, error: Error): Promise<void> {
     const data = RunJobDataSchema.parse(delivery.data);
-    if (await this.#options.history.get(data.runId)) return;
+    const recorded = await this.#options.history.get(data.runId);
+    if (recorded && isFinalOutcome(recorded.outcome)) return;
     const run = await this.#options.policies.find(data);
     const abandoned = delivery.deferredFailure !== undefined;
     const deliveries = deliveriesOf(delivery, { abandoned });

@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { Notifier } from '../notify/index.js';
 import type { ActionCatalog, PolicyEnv } from '../policy/index.js';
 import type {
+  Approvals,
   FindingsLedger,
   PolicyStore,
   RedisConnection,
@@ -36,6 +37,8 @@ export interface RunWorkerStores {
   lastListings: RedisFleetListings;
   /** The listings split runs leave their parts. */
   runListings: RunListings;
+  /** Runs waiting for a person's approval (jobs with `approval:`), and those approved. */
+  approvals: Approvals;
 }
 
 /** What a worker is made of and how it behaves (src/cli wires it from the Settings). */

@@ -13,6 +13,7 @@ import {
 import {
   executePart,
   executeRun,
+  isFinalOutcome,
   LeaseExpiredError,
   partRefusal,
   type RunDependencies,
@@ -35,6 +36,7 @@ import {
   type RunLock,
 } from '../store/index.js';
 import { type Clock, systemClock } from '../time/index.js';
+import { ApprovalGate, dryRunPlan } from './approval-gate.js';
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import {
@@ -98,6 +100,7 @@ export class RunWorker {
   readonly #turn = turns(RUNS_PER_TURN);
   /** The client its runs call the API with: listings overlapping in time share one request. */
   readonly #listings: SharedListings;
+  readonly #approvals: ApprovalGate;
 
   constructor(options: RunWorkerOptions) {
     this.#options = options;
@@ -136,6 +139,12 @@ export class RunWorker {
       queue: createRunQueue({ connection: options.redis, prefix: options.prefix }),
       listings: stores.runListings,
     };
+    this.#approvals = new ApprovalGate({
+      approvals: stores.approvals,
+      queue: this.#parts.queue,
+      clock: this.#clock,
+      log: options.log,
+    });
     this.worker = new Worker<RunJobData, RunJobResult>(
       RUN_QUEUE,
       (delivery, token) => this.#process(delivery, token),
@@ -243,13 +252,20 @@ export class RunWorker {
     // an earlier execution may have finished the run after BullMQ handed its delivery on
     if (deliveriesOf(delivery) > 1) {
       const recorded = await this.#options.history.get(data.runId);
-      if (recorded) {
+      if (recorded && isFinalOutcome(recorded.outcome)) {
         log.info({ outcome: recorded.outcome }, 'run already recorded by an earlier execution of it');
         if (recorded.outcome === 'failed') throw new UnrecoverableError(recorded.reason ?? 'the run failed');
         return runJobResult(recorded);
       }
     }
     const run = await this.#policies.resolve(data);
+    if (data.approval?.step === 'expire') {
+      const expired = await this.#approvals.expire(data);
+      if (!expired) return { runId: data.runId, outcome: 'decided', counts: {} };
+      await this.#recorder.record(expired);
+      await this.#recorder.notify(run, expired);
+      return runJobResult(expired);
+    }
     const admission = await this.#gate.admit(data, run.job, lease);
     switch (admission.verdict) {
       case 'closing':
@@ -292,14 +308,21 @@ export class RunWorker {
     try {
       const signal = AbortSignal.any([this.#shutdown.signal, lease.signal]);
       const deps = this.#runDependencies({ delivery, data }, signal, lease, exclusive);
-      const summary = await executeRun(
-        { ...deps, slots: shared.slots, listingAhead: listing?.listing },
-        {
-          ...runRequest(delivery, data, { policy, job: policyJob }),
-          startedAt: start?.startedAt ?? startedAt,
-          takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
-        },
-      );
+      const runDeps = { ...deps, slots: shared.slots, listingAhead: listing?.listing };
+      const request = {
+        ...runRequest(delivery, data, { policy, job: policyJob }),
+        startedAt: start?.startedAt ?? startedAt,
+        takenOverFrom: start?.previousWorker === this.id ? undefined : start?.previousWorker,
+      };
+      const identity = runIdentity(data, policyJob.action, deliveriesOf(delivery));
+      const awaiting = request.dryRun
+        ? undefined
+        : await this.#approvals.judge(data, policyJob, identity, () =>
+            dryRunPlan(runDeps, request, this.#options.checkpoints),
+          );
+      const ran = awaiting ?? (await executeRun(runDeps, request));
+      const summary =
+        awaiting || !policyJob.approval || request.dryRun ? ran : await this.#approvals.acted(ran);
       await this.#recorder.finished(summary);
       return summary;
     } catch (error) {

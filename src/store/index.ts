@@ -1,3 +1,4 @@
+export { Approvals, type DecisionRefusal } from './approvals.js';
 export {
   AUDIT_ACTIONS,
   type AuditAction,

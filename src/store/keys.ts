@@ -89,6 +89,8 @@ export function redisKeys(prefix = DEFAULT_REDIS_PREFIX) {
      * entry ids are Redis's own clock, so entries from every host are ordered by one clock.
      */
     audit: `${base}:audit`,
+    /** Hash of runs waiting for (or approved for) a person's approval: run id → record (JSON). */
+    approvals: `${base}:approvals`,
     /** Hash of windows' reconciliation state: window → state (JSON). */
     windowState: `${base}:windows`,
     /** Hash of a run's first start and the worker running it now, to tell a takeover. */

@@ -159,6 +159,7 @@ const FAILED_SUMMARY_GRACE_MS = 3_000;
  * findings, 1 otherwise.
  */
 export function runExitCode(summary: RunSummary): number {
+  if (summary.outcome === 'awaiting-approval') return EXIT.ok;
   if (summary.outcome !== 'succeeded' && summary.outcome !== 'skipped') return EXIT.failed;
   return summary.findings.length > 0 ? EXIT.findings : EXIT.ok;
 }

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSchedulerRole } from '../../../src/cli/commands/scheduler.js';
 import type { RedisRuntime } from '../../../src/cli/runtime.js';
 import { loadSettings } from '../../../src/config/index.js';
-import { AuditTrail, RunCancellations } from '../../../src/store/index.js';
+import { Approvals, AuditTrail, RunCancellations } from '../../../src/store/index.js';
 import { Engine, eventually } from '../../helpers/engine.js';
 import { startTestRedis, type TestRedis } from '../../helpers/redis.js';
 
@@ -71,6 +71,7 @@ function runtime(engine: Engine): RedisRuntime {
     runStarts: engine.runStarts,
     cancellations: new RunCancellations(engine.redis, { prefix: engine.prefix }),
     audit: new AuditTrail(engine.redis, { prefix: engine.prefix }),
+    approvals: new Approvals(engine.redis, { prefix: engine.prefix }),
     close: async () => {},
   };
 }

@@ -61,6 +61,8 @@ describe('--help with examples', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'adopt',
+        'approvals',
+        'approve',
         'audit',
         'cancel',
         'demo',
@@ -70,6 +72,7 @@ describe('--help with examples', () => {
         'holds',
         'next',
         'plan',
+        'reject',
         'release',
         'run',
         'savings',
