@@ -2,6 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import {
   type ActionCatalog,
+  type JobParameters,
   type Policy,
   type PolicyEnv,
   type PolicyJob,
@@ -89,7 +90,12 @@ export class PolicyCache {
   }
 
   async #resolve(data: RunJobData): Promise<RunPolicy> {
-    const policy = await this.#policy(data.policySha);
+    // A run with parameters gets a policy of its own, read again with them merged into its job's
+    // `with:`: whatever the job data in Redis says, they pass the action's schema, as the file would.
+    const policy =
+      data.parameters && Object.keys(data.parameters).length > 0
+        ? await this.#read(data.policySha, { job: data.job, values: data.parameters })
+        : await this.#policy(data.policySha);
     const job = policy.jobs.find((candidate) => candidate.name === data.job);
     if (!job)
       throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
@@ -114,7 +120,7 @@ export class PolicyCache {
     return policy;
   }
 
-  async #read(sha: string): Promise<Policy> {
+  async #read(sha: string, parameters?: JobParameters): Promise<Policy> {
     const { policies } = this.#options;
     const stored = await policies.read(sha);
     if (stored === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
@@ -124,6 +130,7 @@ export class PolicyCache {
       registry: this.#options.registry,
       env: this.#options.env,
       allowEnv: this.#options.allowEnv,
+      parameters,
     });
   }
 }
