@@ -118,7 +118,8 @@ export function withParameters(
 
 /**
  * The value as YAML reads it, or the text itself where the schema takes that and not the YAML
- * reading: `backupId=123` is the string a backup id is, `vertices=123` the number a count is.
+ * reading (`backupId=123` is the string a backup id is, `vertices=123` the number a count is), or
+ * where YAML cannot read it at all (`workspace=*`, which YAML takes for an alias).
  */
 function readValue(
   text: string,
@@ -126,17 +127,17 @@ function readValue(
   key: string,
   options: ParameterOptions,
 ): ReadValue | { problem: string } {
-  const read = readYaml(text, `--with ${key}`, options.env, { allowEnv: options.allowEnv });
-  const [first] = read.problems;
-  if (first) return { problem: first.message };
-  const yaml: ReadValue = { value: read.value, interpolated: interpolationsOf(read) };
-  if (typeof read.value === 'string' || schema.safeParse(read.value).success) return yaml;
   const plain = interpolate(text, options.env, new Set(options.allowEnv));
-  if (!plain.ok || !schema.safeParse(plain.value).success) return yaml;
-  return {
+  if (!plain.ok) return { problem: plain.message };
+  const asText: ReadValue = {
     value: plain.value,
     interpolated: new Map(plain.interpolated ? [['', { template: text, reads: plain.reads }]] : []),
   };
+  const read = readYaml(text, `--with ${key}`, options.env, { allowEnv: options.allowEnv });
+  if (read.problems.length > 0) return asText;
+  const asYaml: ReadValue = { value: read.value, interpolated: interpolationsOf(read) };
+  if (typeof read.value === 'string' || schema.safeParse(read.value).success) return asYaml;
+  return schema.safeParse(plain.value).success ? asText : asYaml;
 }
 
 /** A read value's interpolated strings by `pathKey` below it; the value itself is `''`. */

@@ -91,6 +91,12 @@ describe('run parameters (run --with key=value)', () => {
     expect(drill({ backupId: 'true' }).params.backupId).toBe('true');
   });
 
+  it('read a value YAML cannot read as text, so the schema says what is wrong with it', () => {
+    expect(refusals({ workspace: '*' })).toEqual([
+      expect.stringMatching(/^policy\.yaml:3:3: --with workspace=\*: name one workspace exactly/),
+    ]);
+  });
+
   it('resolve a ${VAR} where the policy is read, a secret one hidden as the policy hides its own', () => {
     const job = drill({ backupId: '${DRILL_TOKEN}', workspace: '${PLAIN_ID}' });
     expect(job.params.backupId).toBe('tok-9Hd2Kq7w');
