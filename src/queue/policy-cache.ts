@@ -7,8 +7,14 @@ import {
   type PolicyEnv,
   type PolicyJob,
   parsePolicy,
+  type RunParameters,
 } from '../policy/index.js';
-import { PolicyRefusedError, type PolicyStore, type PolicyVerdict } from '../store/index.js';
+import {
+  PolicyRefusedError,
+  type PolicyStore,
+  type PolicyVerdict,
+  RunParametersRefusedError,
+} from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {
@@ -90,16 +96,27 @@ export class PolicyCache {
   }
 
   async #resolve(data: RunJobData): Promise<RunPolicy> {
+    const parameters =
+      data.parameters && Object.keys(data.parameters).length > 0 ? data.parameters : undefined;
     // A run with parameters gets a policy of its own, read again with them merged into its job's
-    // `with:`: whatever the job data in Redis says, they pass the action's schema, as the file would.
-    const policy =
-      data.parameters && Object.keys(data.parameters).length > 0
-        ? await this.#read(data.policySha, { job: data.job, values: data.parameters })
-        : await this.#policy(data.policySha);
+    // `with:` once their signatures hold: they pass the action's schema, as the file's values would.
+    const policy = parameters
+      ? await this.#read(data.policySha, this.#signed(data, parameters))
+      : await this.#policy(data.policySha);
     const job = policy.jobs.find((candidate) => candidate.name === data.job);
     if (!job)
       throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
     return { policy, job };
+  }
+
+  /** The run's parameters, once a key of this worker is found to have signed them for this very run. */
+  #signed(data: RunJobData, parameters: RunParameters): JobParameters {
+    const verdict = this.#options.policies.verifyParameters(
+      { runId: data.runId, job: data.job, policySha: data.policySha, parameters },
+      data.parameterSignatures ?? {},
+    );
+    if (verdict !== 'signed') throw new RunParametersRefusedError(data.runId, verdict);
+    return { job: data.job, values: parameters };
   }
 
   #policy(sha: string): Promise<Policy> {

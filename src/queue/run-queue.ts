@@ -23,10 +23,15 @@ export const RunJobDataSchema = z.object({
   dryRun: z.boolean(),
   /**
    * A person's parameters for the job (`run --with`), as typed: a secret stays its `${NAME}`. Each
-   * worker merges them into the job's `with:` as it parses the signed policy, so they pass the
-   * action's schema there as the policy's own values do.
+   * worker checks their signatures, then merges them into the job's `with:` as it parses the signed
+   * policy, so they pass the action's schema there as the policy's own values do.
    */
   parameters: RunParametersSchema.optional(),
+  /**
+   * The parameters' signatures (`PolicyStore.signParameters`), bound to this run, its job and its
+   * policy: a worker refuses parameters without a signature its keys vouch for.
+   */
+  parameterSignatures: z.record(z.string(), z.string()).optional(),
   /** Times a worker found the job's previous run still going and put this one back (`overlap: queue`). */
   overlapWaits: z.number().int().nonnegative().optional(),
   /** Times a worker found an earlier execution of this run (or part) still holding its lease, and put this delivery back. */

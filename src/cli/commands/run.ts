@@ -200,8 +200,9 @@ async function runQueued(
 
 /**
  * Stores the policy's text (signed), records who asked for the run in the audit trail, then queues
- * it: the request is on record before any worker can act on it. The parameters travel as typed, a
- * secret as its `${NAME}`, and each worker reads them again with the signed policy.
+ * it: the request is on record before any worker can act on it. The parameters travel as typed (a
+ * secret as its `${NAME}`), signed for this run with the policy's key, and each worker checks the
+ * signatures and reads them again with the signed policy.
  */
 async function enqueueRun(
   runtime: RedisRuntime,
@@ -230,8 +231,14 @@ async function enqueueRun(
       ...Object.fromEntries(Object.entries(shown).map(([key, value]) => [`with.${key}`, value])),
     },
   });
+  const signed = given
+    ? {
+        parameters,
+        parameterSignatures: runtime.policies.signParameters({ runId, job: job.name, policySha, parameters }),
+      }
+    : {};
   await enqueueRuns(runtime.queue, [
-    { runId, job: job.name, policySha, trigger: 'manual', dryRun, ...(given ? { parameters } : {}) },
+    { runId, job: job.name, policySha, trigger: 'manual', dryRun, ...signed },
   ]);
   return runId;
 }

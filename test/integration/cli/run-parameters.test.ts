@@ -141,26 +141,47 @@ describe('nightshift run --with (child process, Redis, a worker, simulator)', ()
     expect(await engine.queue.count()).toBe(0);
   });
 
-  it('is checked again by the worker: job data in Redis given a value the schema refuses fails the run, restoring nothing', async () => {
-    const engine = harness.engine('run-parameters-tampered');
+  /** Queues a drill with `parameters` as the job data in Redis carries them, signed or not. */
+  async function queueDrill(
+    engine: Engine,
+    parameters: Record<string, string>,
+    { signed }: { signed: boolean },
+  ) {
+    const policySha = await engine.policies.put(POLICY);
+    const runId = manualRunId('drill');
+    const parameterSignatures = signed
+      ? engine.policies.signParameters({ runId, job: 'drill', policySha, parameters })
+      : undefined;
+    await enqueueRuns(engine.queue, [
+      { runId, job: 'drill', policySha, trigger: 'manual', dryRun: false, parameters, parameterSignatures },
+    ]);
+    return eventually('the refused run recorded', () => engine.history.get(runId), 15_000);
+  }
+
+  it('is checked again by the worker: signed parameters the schema refuses fail the run, restoring nothing', async () => {
+    const engine = harness.engine('run-parameters-schema');
     engine.worker(harness.sim.url);
     const { drill, backup } = drillAndBackup(harness.sim);
     const since = harness.sim.requests().at(-1)?.seq ?? 0;
-    const policySha = await engine.policies.put(POLICY);
-    const runId = manualRunId('drill');
-    await enqueueRuns(engine.queue, [
-      {
-        runId,
-        job: 'drill',
-        policySha,
-        trigger: 'manual',
-        dryRun: false,
-        parameters: { backupId: backup.backup_id, workspace: '*' },
-      },
-    ]);
-    const summary = await eventually('the refused run recorded', () => engine.history.get(runId), 15_000);
+    const summary = await queueDrill(
+      engine,
+      { backupId: backup.backup_id, workspace: '*' },
+      { signed: true },
+    );
     expect(summary).toMatchObject({ outcome: 'failed', parameters: { workspace: '*' } });
     expect(summary.reason).toMatch(/--with workspace=\*: name one workspace exactly/);
+    expect(restoresOf(harness.sim, drill.workspace_id, since)).toBe(0);
+  });
+
+  it('is refused by the worker when written into Redis without a signature of its key, restoring nothing', async () => {
+    const engine = harness.engine('run-parameters-unsigned');
+    engine.worker(harness.sim.url);
+    const { drill, backup } = drillAndBackup(harness.sim);
+    const since = harness.sim.requests().at(-1)?.seq ?? 0;
+    const summary = await queueDrill(engine, { backupId: backup.backup_id }, { signed: false });
+    expect(summary).toMatchObject({ outcome: 'failed' });
+    expect(summary.reason).toContain('parameters of run drill@manual-');
+    expect(summary.reason).toContain('refused (unsigned)');
     expect(restoresOf(harness.sim, drill.workspace_id, since)).toBe(0);
   });
 });
