@@ -1,7 +1,7 @@
 import type { Settings } from '../config/index.js';
 import { executeRun, MemoryCheckpointStore, nodeActionIo, type RunSummary } from '../engine/index.js';
 import { InMemoryNotificationMemory, Notifier, RedisNotificationMemory } from '../notify/index.js';
-import type { Policy, PolicyJob } from '../policy/index.js';
+import type { Policy, PolicyJob, RunParameters } from '../policy/index.js';
 import { keepRun, manualRunId, type RunKeeping } from '../queue/index.js';
 import { FindingsLedger } from '../store/index.js';
 import { actionApiClient, actions, apiSettings, cliLogger, redisFleetState, runHistory } from './runtime.js';
@@ -17,13 +17,15 @@ import { actionApiClient, actions, apiSettings, cliLogger, redisFleetState, runH
 export interface InlineRunner {
   /**
    * Runs the job and sends its summary to the job's notification sinks (a dry run sends nothing);
-   * `onProgress` hears of every target done.
+   * `onProgress` hears of every target done. `parameters`: what `job` was read with (`run --with`),
+   * as typed, for the summary.
    */
   run(
     policy: Policy,
     job: PolicyJob,
     dryRun: boolean,
     onProgress?: (done: number, total: number) => void,
+    parameters?: RunParameters,
   ): Promise<RunSummary>;
   close(): Promise<void>;
 }
@@ -66,7 +68,7 @@ export function inlineRunner(
   const onSignal = () => abort.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   return {
-    async run(policy, job, dryRun, onProgress) {
+    async run(policy, job, dryRun, onProgress, parameters) {
       const summary = await executeRun(
         {
           api,
@@ -79,7 +81,7 @@ export function inlineRunner(
           onProgress,
           state: fleetState?.state,
         },
-        { runId: manualRunId(job.name), job, trigger: 'manual', dryRun, pricing: policy.pricing },
+        { runId: manualRunId(job.name), job, trigger: 'manual', dryRun, parameters, pricing: policy.pricing },
       );
       // the run happened whatever Redis does now: its summary is still printed, its exit code its own
       if (keeping)

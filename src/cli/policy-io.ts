@@ -8,6 +8,7 @@ import {
   formatProblem,
   hideSecrets,
   isWarning,
+  type JobParameters,
   type Policy,
   type PolicyCheck,
   type PolicyJob,
@@ -69,12 +70,13 @@ export function policyCommandDeps(
 /**
  * Loads a policy, or throws a UsageError (`invalid-policy`) carrying every problem. Warnings alone
  * do not stop the command: they are printed on stderr (`file:line:col: warning: message`). With
- * `only`, the command runs that one job or window: the others' unset `${VAR}`s are warnings.
+ * `only`, the command runs that one job or window: the others' unset `${VAR}`s are warnings; with
+ * `parameters`, that job's `with:` takes them (`run --with`), checked as the file's own values.
  */
 export async function loadPolicy(
   file: string,
   deps: PolicyCommandDeps,
-  { only }: { only?: string } = {},
+  { only, parameters }: { only?: string; parameters?: JobParameters } = {},
 ): Promise<Policy> {
   const check = await checkPolicyFile(file, {
     registry: deps.registry,
@@ -82,6 +84,7 @@ export async function loadPolicy(
     allowEnv: deps.allowEnv,
     now: deps.now(),
     only,
+    parameters,
   });
   const { problems, policy } = withSinkCommands(check, deps.sinkCommands);
   if (!policy) throw invalidPolicy(problems);

@@ -40,6 +40,9 @@ export function formatSummary(summary: RunSummary, options: SummaryViewOptions =
     `${summary.job} (${summary.action}) ${summary.runId}: ${painter.paint(outcomeStyle(summary.outcome), summary.outcome)}${summary.dryRun ? ' [dry run]' : ''}`,
     `  ${counts.total} ${counts.total === 1 ? 'target' : 'targets'}: ${counts.succeeded} succeeded, ${counts.skipped} skipped, ${counts.failed} failed${counts.planned ? `, ${counts.planned} planned` : ''}; ${summary.durationMs ?? 0} ms${throttled ? `; ${throttled} throttled tries` : ''}`,
   ];
+  const parameters = Object.entries(summary.parameters ?? {});
+  if (parameters.length > 0)
+    head.push(`  with ${parameters.map(([key, value]) => `${key}=${value}`).join(', ')}`);
   if (summary.reason) head.push(`  ${summary.reason}`);
   // the run's own error (the fleet listing refused, say) is what a person needs to act on
   if (summary.error && summary.error.message !== summary.reason) head.push(`  ${summary.error.message}`);

@@ -33,6 +33,7 @@ function identity(request: ExecutionRequest): RunIdentity {
     action: request.job.action,
     trigger: request.trigger,
     dryRun: request.dryRun,
+    parameters: request.parameters,
     scheduledAt: request.scheduledAt?.toISOString(),
     deliveries: request.deliveries,
     takenOverFrom: request.takenOverFrom,

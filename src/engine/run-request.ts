@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/index.js';
 import type { Logger } from '../log/index.js';
-import type { PolicyJob, Pricing } from '../policy/index.js';
+import type { PolicyJob, Pricing, RunParameters } from '../policy/index.js';
 import type { Clock } from '../time/index.js';
 import type { Action, ActionIo } from './action.js';
 import type { CheckpointStore } from './checkpoint.js';
@@ -21,6 +21,11 @@ export interface RunRequest {
   /** The tick this run belongs to; absent for a manual run. */
   scheduledAt?: Date;
   dryRun: boolean;
+  /**
+   * The parameters `job` was read with (`run --with`), as typed, for the summary: `job.params`
+   * holds them already. Default: none.
+   */
+  parameters?: RunParameters | undefined;
   /** How many times a worker has started this run, this time included. */
   deliveries?: number;
   /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type RunParameters, RunParametersSchema } from '../policy/index.js';
 import { type Cancellation, CancellationSchema } from './cancel.js';
 
 export const TARGET_OUTCOMES = ['succeeded', 'skipped', 'failed', 'planned'] as const;
@@ -100,6 +101,11 @@ export const RunSummarySchema = z.object({
   action: z.string(),
   trigger: z.enum(RUN_TRIGGERS),
   dryRun: z.boolean(),
+  /**
+   * What the person who started the run gave on top of the job's `with:` (`run --with`), as typed:
+   * a secret as its `${NAME}`. Absent when none.
+   */
+  parameters: RunParametersSchema.optional(),
   /** The tick this run belongs to (ISO, UTC); absent for a manual run. */
   scheduledAt: z.string().optional(),
   startedAt: z.string().optional(),
@@ -134,6 +140,8 @@ export interface RunIdentity {
   action: string;
   trigger: RunTrigger;
   dryRun: boolean;
+  /** The run's parameters (`run --with`), as typed. */
+  parameters?: RunParameters | undefined;
   /** The tick the run belongs to (ISO, UTC); absent for a manual run. */
   scheduledAt?: string;
   /** How many times a worker started the run. */
@@ -180,6 +188,7 @@ export function summarize(run: RunIdentity, end: RunEnd): RunSummary {
     action: run.action,
     trigger: run.trigger,
     dryRun: run.dryRun,
+    ...(run.parameters && Object.keys(run.parameters).length > 0 ? { parameters: run.parameters } : {}),
     scheduledAt: run.scheduledAt,
     ...(run.deliveries !== undefined ? { deliveries: run.deliveries } : {}),
     ...(run.takenOverFrom ? { takenOverFrom: run.takenOverFrom } : {}),

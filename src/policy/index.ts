@@ -26,6 +26,12 @@ export {
   type PolicyVariables,
   parsePolicy,
 } from './load.js';
+export {
+  type JobParameters,
+  PARAMETER_NAME,
+  type RunParameters,
+  RunParametersSchema,
+} from './parameters.js';
 export type { ValuePath } from './paths.js';
 export { type Pricing, PricingSchema } from './pricing.js';
 export {

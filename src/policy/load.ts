@@ -20,6 +20,7 @@ import { readPolicyText, sizeProblem } from './file.js';
 import type { PolicyEnv } from './interpolate.js';
 import { kindOf, parseWithProblems, problemAt } from './issues.js';
 import { applySettings, BUILTIN_DEFAULTS, type EffectiveSettings } from './job-settings.js';
+import { type JobParameters, parameterPaths, withParameters } from './parameters.js';
 import type { Pricing } from './pricing.js';
 import { resolveTarget, resolveWindow } from './resolve-window.js';
 import { jobRisks } from './risks.js';
@@ -52,6 +53,11 @@ export interface LoadPolicyOptions extends PolicyVariables {
   readonly registry: ActionCatalog;
   /** The instant calendars are judged past at. Default: now. */
   readonly now?: Date;
+  /**
+   * A run's parameters (`run --with`), merged into its job's `with:` before the job is checked, so
+   * the job they make is checked as if the file declared it. Default: none.
+   */
+  readonly parameters?: JobParameters | undefined;
 }
 
 export interface CheckPolicyOptions extends LoadPolicyOptions {
@@ -154,18 +160,22 @@ export function parsePolicy(text: string, file: string, options: LoadPolicyOptio
 export function checkPolicy(text: string, file: string, options: CheckPolicyOptions): PolicyCheck {
   const tooLarge = sizeProblem(file, Buffer.byteLength(text, 'utf8'));
   if (tooLarge) return { problems: [tooLarge], policy: undefined };
-  const source = readYaml(text, file, options.env, {
+  const read = readYaml(text, file, options.env, {
     unsetVariables: unsetFor(options),
     allowEnv: options.allowEnv,
   });
-  if (source.value === undefined) return { problems: sortProblems(source.problems), policy: undefined };
-  const problems: PolicyProblem[] = [...source.problems];
-  const root = source.value;
-  if (!isMap(root)) {
-    const got = root === null ? 'the file is empty' : `got ${kindOf(root)}`;
-    problems.push(problemAt(source, [], `expected a map with "version" and "jobs"; ${got}`));
-    return { problems: sortProblems(problems), policy: undefined };
+  if (read.value === undefined) return { problems: sortProblems(read.problems), policy: undefined };
+  if (!isMap(read.value)) {
+    const got = read.value === null ? 'the file is empty' : `got ${kindOf(read.value)}`;
+    const refused = problemAt(read, [], `expected a map with "version" and "jobs"; ${got}`);
+    return { problems: sortProblems([...read.problems, refused]), policy: undefined };
   }
+  const given = options.parameters
+    ? withParameters(read, options.parameters, options)
+    : { source: read, problems: [] };
+  const source = given.source;
+  const root = source.value as RawMap;
+  const problems: PolicyProblem[] = [...source.problems, ...given.problems];
 
   const outline = parseWithProblems(OutlineSchema, root, source, { at: [] });
   problems.push(...outline.problems);
@@ -241,10 +251,17 @@ function missingJobsProblem(source: YamlSource, root: RawMap): PolicyProblem | u
 function unsetFor({
   unsetVariables = 'error',
   only,
+  parameters,
 }: CheckPolicyOptions): Severity | ((path: ValuePath) => Severity) {
-  if (only === undefined || unsetVariables === 'warning') return unsetVariables;
+  if (unsetVariables === 'warning' || (only === undefined && parameters === undefined)) return unsetVariables;
+  // a value a parameter replaces is not read: the warning is dropped with the value (parameters.ts)
+  const replaced = parameters ? parameterPaths(parameters) : () => false;
   return (path) =>
-    (path[0] === 'jobs' || path[0] === 'windows') && path.length > 1 && path[1] !== only
+    replaced(path) ||
+    (only !== undefined &&
+      (path[0] === 'jobs' || path[0] === 'windows') &&
+      path.length > 1 &&
+      path[1] !== only)
       ? 'warning'
       : unsetVariables;
 }

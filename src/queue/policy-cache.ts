@@ -2,12 +2,19 @@ import { UnrecoverableError } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import {
   type ActionCatalog,
+  type JobParameters,
   type Policy,
   type PolicyEnv,
   type PolicyJob,
   parsePolicy,
+  type RunParameters,
 } from '../policy/index.js';
-import { PolicyRefusedError, type PolicyStore, type PolicyVerdict } from '../store/index.js';
+import {
+  PolicyRefusedError,
+  type PolicyStore,
+  type PolicyVerdict,
+  RunParametersRefusedError,
+} from '../store/index.js';
 import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {
@@ -89,11 +96,27 @@ export class PolicyCache {
   }
 
   async #resolve(data: RunJobData): Promise<RunPolicy> {
-    const policy = await this.#policy(data.policySha);
+    const parameters =
+      data.parameters && Object.keys(data.parameters).length > 0 ? data.parameters : undefined;
+    // A run with parameters gets a policy of its own, read again with them merged into its job's
+    // `with:` once their signatures hold: they pass the action's schema, as the file's values would.
+    const policy = parameters
+      ? await this.#read(data.policySha, this.#signed(data, parameters))
+      : await this.#policy(data.policySha);
     const job = policy.jobs.find((candidate) => candidate.name === data.job);
     if (!job)
       throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
     return { policy, job };
+  }
+
+  /** The run's parameters, once a key of this worker is found to have signed them for this very run. */
+  #signed(data: RunJobData, parameters: RunParameters): JobParameters {
+    const verdict = this.#options.policies.verifyParameters(
+      { runId: data.runId, job: data.job, policySha: data.policySha, parameters },
+      data.parameterSignatures ?? {},
+    );
+    if (verdict !== 'signed') throw new RunParametersRefusedError(data.runId, verdict);
+    return { job: data.job, values: parameters };
   }
 
   #policy(sha: string): Promise<Policy> {
@@ -114,7 +137,7 @@ export class PolicyCache {
     return policy;
   }
 
-  async #read(sha: string): Promise<Policy> {
+  async #read(sha: string, parameters?: JobParameters): Promise<Policy> {
     const { policies } = this.#options;
     const stored = await policies.read(sha);
     if (stored === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
@@ -124,6 +147,7 @@ export class PolicyCache {
       registry: this.#options.registry,
       env: this.#options.env,
       allowEnv: this.#options.allowEnv,
+      parameters,
     });
   }
 }

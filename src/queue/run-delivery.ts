@@ -120,6 +120,7 @@ export function runRequest(
     scheduledAt: data.scheduledAt ? new Date(data.scheduledAt) : undefined,
     // a job the signed policy makes a dry run stays one, whatever a run's data in Redis says
     dryRun: data.dryRun || policyJob.dryRun,
+    parameters: data.parameters,
     deliveries: deliveriesOf(delivery),
     pricing: policy.pricing,
   };

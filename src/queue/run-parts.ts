@@ -40,6 +40,9 @@ export function queueSplitter(options: QueueSplitterOptions, run: RunJobData): R
             trigger: run.trigger,
             scheduledAt: run.scheduledAt,
             dryRun: run.dryRun,
+            ...(run.parameters
+              ? { parameters: run.parameters, parameterSignatures: run.parameterSignatures }
+              : {}),
             part: { index: part.index, keys: [...part.keys] },
           };
           return { name: run.job, data, opts: { jobId: partJobId(runId, part.index) } };

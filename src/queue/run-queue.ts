@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { Queue } from 'bullmq';
 import { z } from 'zod';
 import { RUN_TRIGGERS, type RunIdentity, type RunSummary } from '../engine/index.js';
+import { RunParametersSchema } from '../policy/index.js';
 import type { RedisConnection } from '../store/index.js';
 
 /** The BullMQ queue every run goes through. */
@@ -20,6 +21,17 @@ export const RunJobDataSchema = z.object({
   trigger: z.enum(RUN_TRIGGERS),
   scheduledAt: z.iso.datetime().optional(),
   dryRun: z.boolean(),
+  /**
+   * A person's parameters for the job (`run --with`), as typed: a secret stays its `${NAME}`. Each
+   * worker checks their signatures, then merges them into the job's `with:` as it parses the signed
+   * policy, so they pass the action's schema there as the policy's own values do.
+   */
+  parameters: RunParametersSchema.optional(),
+  /**
+   * The parameters' signatures (`PolicyStore.signParameters`), bound to this run, its job and its
+   * policy: a worker refuses parameters without a signature its keys vouch for.
+   */
+  parameterSignatures: z.record(z.string(), z.string()).optional(),
   /** Times a worker found the job's previous run still going and put this one back (`overlap: queue`). */
   overlapWaits: z.number().int().nonnegative().optional(),
   /** Times a worker found an earlier execution of this run (or part) still holding its lease, and put this delivery back. */
@@ -57,6 +69,7 @@ export function runIdentity(data: RunJobData, action: string, deliveries?: numbe
     action,
     trigger: data.trigger,
     dryRun: data.dryRun,
+    parameters: data.parameters,
     scheduledAt: data.scheduledAt,
     deliveries,
   };

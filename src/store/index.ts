@@ -25,9 +25,11 @@ export {
   PolicyRefusedError,
   type PolicySignatures,
   type PolicyVerdict,
+  RunParametersRefusedError,
 } from './policy-signing.js';
 export {
   type CurrentPolicy,
+  type ParameterBinding,
   PolicyStore,
   policySha,
   type RejectedEdit,

@@ -119,3 +119,21 @@ function refusalReason(verdict: Exclude<PolicyVerdict, 'signed'>, local: boolean
       return 'this process holds no NIGHTSHIFT_POLICY_KEY to check it with';
   }
 }
+
+/**
+ * A worker will not honour parameters its keys do not vouch for (`PolicyStore.verifyParameters`):
+ * given in Redis, they could aim a signed job at what nobody with the key asked for.
+ */
+export class RunParametersRefusedError extends NightshiftError {
+  override name = 'RunParametersRefusedError';
+  readonly code = 'NS_PARAMETERS_NOT_SIGNED';
+
+  constructor(
+    readonly runId: string,
+    readonly verdict: Exclude<PolicyVerdict, 'signed'>,
+  ) {
+    super(
+      `the parameters of run ${runId} refused (${verdict}): a worker honours only parameters signed, with the run they were given to, by a \`nightshift run\` holding a key of its NIGHTSHIFT_POLICY_KEY`,
+    );
+  }
+}

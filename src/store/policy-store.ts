@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { POLICY_TTL_MS } from '../config/index.js';
 import { parseJson } from './json.js';
-import type { PolicyKeyring, PolicyVerdict } from './policy-signing.js';
+import type { PolicyKeyring, PolicySignatures, PolicyVerdict } from './policy-signing.js';
 import type { RedisConnection } from './redis.js';
 import { positiveInteger, RedisStore, type StoreOptions } from './redis-store.js';
 
@@ -55,6 +55,23 @@ export interface CurrentPolicy extends z.infer<typeof CurrentRecordSchema> {
   readonly text: string | undefined;
   /** Its text and verdict whatever they are, for a reader that only lists names; undefined when expired. */
   readonly stored: StoredPolicy | undefined;
+}
+
+/** A run's parameters and what they were given to: what their signatures cover. */
+export interface ParameterBinding {
+  readonly runId: string;
+  readonly job: string;
+  readonly policySha: string;
+  readonly parameters: Readonly<Record<string, string>>;
+}
+
+/**
+ * What a run's parameters are signed as. Its first line keeps it from ever reading as a policy
+ * text a key signed (a policy is a YAML map), and the other way round.
+ */
+function parametersText({ runId, job, policySha: sha, parameters }: ParameterBinding): string {
+  const sorted = Object.entries(parameters).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `nightshift run parameters v1\n${JSON.stringify([runId, job, sha, sorted])}`;
 }
 
 /**
@@ -111,6 +128,21 @@ export class PolicyStore extends RedisStore {
       .pexpire(this.keys.currentPolicy, this.#ttlMs)
       .pexpire(this.keys.rejectedPolicy, this.#ttlMs)
       .exec();
+  }
+
+  /**
+   * Signatures of a run's parameters, bound to the run, its job and its policy, for its job data:
+   * a worker honours parameters only with them (`verifyParameters`), so whoever can write to Redis
+   * cannot add parameters to a run, change them, or move them to another run.
+   */
+  signParameters(run: ParameterBinding): PolicySignatures {
+    if (!this.#keyring) throw new Error('PolicyStore: no policy key to sign with');
+    return this.#keyring.sign(parametersText(run));
+  }
+
+  /** What the signatures of a run's parameters say to this store's keys. */
+  verifyParameters(run: ParameterBinding, signatures: PolicySignatures): PolicyVerdict {
+    return this.#keyring ? this.#keyring.verify(parametersText(run), signatures) : 'unchecked';
   }
 
   /** The text stored under `sha` if one of this store's keys signed it; undefined otherwise. */

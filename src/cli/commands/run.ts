@@ -3,16 +3,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
 import type { RunSummary } from '../../engine/index.js';
-import type { Policy, PolicyJob } from '../../policy/index.js';
+import {
+  hideSecrets,
+  PARAMETER_NAME,
+  type Policy,
+  type PolicyJob,
+  type RunParameters,
+} from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/index.js';
 import { isRedisUnreachable, type Suspension } from '../../store/index.js';
+import { actor } from '../actor.js';
 import { painterFor } from '../color.js';
-import { EXIT, RunFailedError, reportingUsageErrors } from '../exit.js';
+import { EXIT, RunFailedError, reportingUsageErrors, UsageError } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
 import { unknownName } from '../policy-in-force.js';
 import { describeSuspension, loadPolicy, policyCommandDeps } from '../policy-io.js';
 import { jobProgress, ProgressDisplay, progressMode } from '../progress.js';
-import { cliLogger, redisRuntime, redisSuspensions, requiredPolicyKeyring } from '../runtime.js';
+import {
+  cliLogger,
+  type RedisRuntime,
+  redisRuntime,
+  redisSuspensions,
+  requiredPolicyKeyring,
+} from '../runtime.js';
 import { formatSummary } from '../summary-view.js';
 
 interface RunFlags {
@@ -21,6 +34,42 @@ interface RunFlags {
   json?: boolean;
   quiet?: boolean;
   details?: boolean;
+  with: string[];
+  by?: string;
+  reason?: string;
+}
+
+/** Who asked for a run and why, for the audit trail. */
+interface RunRequester {
+  parameters: RunParameters;
+  by?: string | undefined;
+  reason?: string | undefined;
+}
+
+/** Each `--with` is kept in order; `runParameters` reads them. */
+function collect(value: string, previous: readonly string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * The `--with key=value` options as the run's parameters, each value as typed (a `${VAR}` stays a
+ * reference). Only their form is checked here: the job's action checks the rest as the policy loads.
+ */
+export function runParameters(given: readonly string[]): RunParameters {
+  const parameters: RunParameters = {};
+  for (const option of given) {
+    const split = option.indexOf('=');
+    if (split === -1)
+      throw new UsageError(`--with ${option}: expected key=value, e.g. --with backupId=bk-1234`);
+    const key = option.slice(0, split);
+    if (!PARAMETER_NAME.test(key))
+      throw new UsageError(
+        `--with ${option}: "${key}" is not a parameter's name (a key of the job's "with:": letters, digits, "_" and "-"; a map is given whole, as in --with 'expect={ vertices: 5 }')`,
+      );
+    if (Object.hasOwn(parameters, key)) throw new UsageError(`--with ${key}: given twice`);
+    parameters[key] = option.slice(split + 1);
+  }
+  return parameters;
 }
 
 export function findJob(policy: Policy, name: string): PolicyJob {
@@ -58,12 +107,14 @@ async function runInline(
   job: PolicyJob,
   dryRun: boolean,
   progress: ProgressDisplay,
+  parameters: RunParameters,
 ): Promise<RunSummary> {
   const runner = inlineRunner(settings, [job], { keep: true });
   try {
     const suspension = await inlineSuspension(settings, job.name);
     if (suspension) noteSuspended(job.name, suspension);
-    return await runner.run(policy, job, dryRun, (done, total) => progress.update(done, total));
+    const onProgress = (done: number, total: number) => progress.update(done, total);
+    return await runner.run(policy, job, dryRun, onProgress, parameters);
   } finally {
     await runner.close();
   }
@@ -82,6 +133,7 @@ async function runQueued(
   job: PolicyJob,
   dryRun: boolean,
   progress: ProgressDisplay,
+  requester: RunRequester,
 ): Promise<RunSummary> {
   const keyring = requiredPolicyKeyring(
     settings,
@@ -92,10 +144,7 @@ async function runQueued(
   try {
     const suspension = await runtime.suspensions.get(job.name);
     if (suspension) noteSuspended(job.name, suspension);
-    const text = await readFile(file, 'utf8');
-    const policySha = await runtime.policies.put(text);
-    const runId = manualRunId(job.name);
-    await enqueueRuns(runtime.queue, [{ runId, job: job.name, policySha, trigger: 'manual', dryRun }]);
+    const runId = await enqueueRun(runtime, settings, { file, job, dryRun, requester });
     log.info({ runId }, 'run enqueued; waiting for a worker');
     const enqueuedAt = Date.now();
     let warned = false;
@@ -149,6 +198,51 @@ async function runQueued(
   }
 }
 
+/**
+ * Stores the policy's text (signed), records who asked for the run in the audit trail, then queues
+ * it: the request is on record before any worker can act on it. The parameters travel as typed (a
+ * secret as its `${NAME}`), signed for this run with the policy's key, and each worker checks the
+ * signatures and reads them again with the signed policy.
+ */
+async function enqueueRun(
+  runtime: RedisRuntime,
+  settings: Settings,
+  {
+    file,
+    job,
+    dryRun,
+    requester,
+  }: { file: string; job: PolicyJob; dryRun: boolean; requester: RunRequester },
+): Promise<string> {
+  const policySha = await runtime.policies.put(await readFile(file, 'utf8'));
+  const runId = manualRunId(job.name);
+  const { parameters } = requester;
+  const given = Object.keys(parameters).length > 0;
+  const shown = hideSecrets(job.secrets)(parameters);
+  await runtime.audit.append({
+    who: actor(requester.by, settings),
+    action: 'run',
+    subject: runId,
+    where: `cli ${actor(undefined, settings)}`,
+    ...(requester.reason?.trim() ? { why: requester.reason.trim() } : {}),
+    details: {
+      job: job.name,
+      ...(dryRun ? { dryRun } : {}),
+      ...Object.fromEntries(Object.entries(shown).map(([key, value]) => [`with.${key}`, value])),
+    },
+  });
+  const signed = given
+    ? {
+        parameters,
+        parameterSignatures: runtime.policies.signParameters({ runId, job: job.name, policySha, parameters }),
+      }
+    : {};
+  await enqueueRuns(runtime.queue, [
+    { runId, job: job.name, policySha, trigger: 'manual', dryRun, ...signed },
+  ]);
+  return runId;
+}
+
 /** How long a queued run may wait for a worker before `run` says none seems to be there. */
 const NO_WORKER_WARNING_MS = 10_000;
 /** How long `run` waits for the summary of a run BullMQ already holds as failed. */
@@ -164,6 +258,40 @@ export function runExitCode(summary: RunSummary): number {
   return summary.findings.length > 0 ? EXIT.findings : EXIT.ok;
 }
 
+/** What `run --help` says after the options. */
+const RUN_HELP = [
+  '',
+  'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running; the policy',
+  'is signed with NIGHTSHIFT_POLICY_KEY, the key the workers check (a `nightshift start` without the key runs',
+  'only its own policies).',
+  "The table lists failed targets first; a target's structured details (an update's before and after) are",
+  'named, not shown: --details shows them, --json gives everything.',
+  'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
+  'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
+  "--with key=value gives this run a parameter over the job's `with:` (repeat it for more). The value is read",
+  'as YAML reads a value in the policy (10m, true, 5, [a, b], { min: 5 }), kept as text where the action wants',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the help shows the policy's own ${VAR} syntax
+  "text; a ${VAR} in it resolves where the policy's own do (a worker reads it from its own environment) and",
+  "is recorded as written. The action's schema checks the job it makes as if the policy said so: a key it",
+  'does not take or a value it refuses exits 2, at the job in the file. The summary, `history --json`, the',
+  "console's run page and the audit trail (queued runs, with --by and --reason) record the parameters.",
+  'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',
+  'a note on stderr says since when, by whom and why.',
+  'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage or an',
+  'invalid policy (with --json a JSON object on stdout: { "error", "message", "problems"?, "suggestion"? }),',
+  '3 the run succeeded and reported findings (audits).',
+  'Once its run is queued, `run` waits out Redis not answering (a Sentinel failover, a restart) for up to the',
+  "job's timeout, saying so once on stderr; before that, it gives up after a few tries (exit 1).",
+  '',
+  'Examples:',
+  '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
+  '  nightshift run config/policy.yaml nightly-pause --inline --json > summary.json',
+  '  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --quiet',
+  '  nightshift run config/examples/runbooks.yaml weekly-restore-drill --with backupId=bk-89511a60 \\',
+  '    --reason "drill of the backup before the upgrade"',
+  "  nightshift run config/examples/runbooks.yaml weekly-restore-drill --inline --dry-run --with 'expect={ vertices: 5 }'",
+].join('\n');
+
 export function registerRunCommand(program: Command, settings: Settings): void {
   program
     .command('run <policy> <job>')
@@ -176,35 +304,23 @@ export function registerRunCommand(program: Command, settings: Settings): void {
     )
     .option('-q, --quiet', 'no progress display on stderr')
     .option('--details', "show targets' structured details too (an update's before and after, as JSON)")
-    .addHelpText(
-      'after',
-      [
-        '',
-        'Without --inline the run goes through the queue in Redis (REDIS_URL) and a worker must be running; the policy',
-        'is signed with NIGHTSHIFT_POLICY_KEY, the key the workers check (a `nightshift start` without the key runs',
-        'only its own policies).',
-        "The table lists failed targets first; a target's structured details (an update's before and after) are",
-        'named, not shown: --details shows them, --json gives everything.',
-        'Progress (targets done / total) goes to stderr: a bar redrawn in place on a terminal, a line',
-        'every 10% or few seconds otherwise (and when CI is set); none with --quiet or NIGHTSHIFT_LOG_FORMAT=json.',
-        'A job suspended with "nightshift suspend" still runs when started here: its schedule is what stops;',
-        'a note on stderr says since when, by whom and why.',
-        'Exit codes: 0 every target succeeded or was skipped, 1 the run failed or partly failed, 2 bad usage or an',
-        'invalid policy (with --json a JSON object on stdout: { "error", "message", "problems"?, "suggestion"? }),',
-        '3 the run succeeded and reported findings (audits).',
-        'Once its run is queued, `run` waits out Redis not answering (a Sentinel failover, a restart) for up to the',
-        "job's timeout, saying so once on stderr; before that, it gives up after a few tries (exit 1).",
-        '',
-        'Examples:',
-        '  nightshift run config/policy.yaml nightly-pause --inline --dry-run',
-        '  nightshift run config/policy.yaml nightly-pause --inline --json > summary.json',
-        '  REDIS_URL=redis://127.0.0.1:6379 nightshift run config/policy.yaml morning-resume --quiet',
-      ].join('\n'),
+    .option(
+      '--with <key=value>',
+      "a parameter for this run, over the job's `with:` (repeatable); checked by the action's schema",
+      collect,
+      [],
     )
+    .option('--by <name>', 'who asks for the run, for the audit trail (default: user@host)')
+    .option('--reason <text>', 'why, for the audit trail')
+    .addHelpText('after', RUN_HELP)
     .action(
       reportingUsageErrors(async (file: string, name: string, flags: RunFlags) => {
+        const parameters = runParameters(flags.with);
         // this job's variables (and the shared sections'): the others are checked as validate does
-        const policy = await loadPolicy(file, policyCommandDeps(settings), { only: name });
+        const policy = await loadPolicy(file, policyCommandDeps(settings), {
+          only: name,
+          parameters: { job: name, values: parameters },
+        });
         const job = findJob(policy, name);
         const dryRun = flags.dryRun === true || job.dryRun;
         const progress = new ProgressDisplay({
@@ -214,8 +330,12 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         let summary: RunSummary;
         try {
           summary = flags.inline
-            ? await runInline(settings, policy, job, dryRun, progress)
-            : await runQueued(settings, file, job, dryRun, progress);
+            ? await runInline(settings, policy, job, dryRun, progress, parameters)
+            : await runQueued(settings, file, job, dryRun, progress, {
+                parameters,
+                by: flags.by,
+                reason: flags.reason,
+              });
           // polling can miss the last report: the summary accounts for every target
           progress.update(summary.counts.total, summary.counts.total);
         } finally {

@@ -127,10 +127,10 @@ describe('--help with examples', () => {
 
   it('the example checker catches a flag a command does not have', () => {
     const calls = invocations(
-      `nightshift run p.yaml job -q --inline --dryrun -x --reason "a --fake flag" | jq '.--x' > a-b.json`,
+      `nightshift run p.yaml job -q --inline --dryrun -x --because "a --fake flag" | jq '.--x' > a-b.json`,
     );
-    expect(calls).toEqual([{ command: 'run', flags: ['-q', '--inline', '--dryrun', '-x', '--reason'] }]);
+    expect(calls).toEqual([{ command: 'run', flags: ['-q', '--inline', '--dryrun', '-x', '--because'] }]);
     const known = knownFlags(byName.get('run') as Command);
-    expect(calls[0]?.flags.filter((flag) => !known.has(flag))).toEqual(['--dryrun', '-x', '--reason']);
+    expect(calls[0]?.flags.filter((flag) => !known.has(flag))).toEqual(['--dryrun', '-x', '--because']);
   });
 });

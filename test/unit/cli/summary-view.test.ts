@@ -21,6 +21,14 @@ describe('a run summary for people', () => {
     expect(text).toMatch(/^prod-core\/recs\/bk-2 +succeeded/m);
   });
 
+  it("names the run's parameters under its counts, as typed: a secret as its reference", () => {
+    const summary = runSummary({ succeeded: 1 });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a secret parameter is kept as its ${NAME}
+    summary.parameters = { backupId: 'bk-1', token: '${DRILL_TOKEN}' };
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: as above
+    expect(formatSummary(summary).split('\n')[2]).toBe('  with backupId=bk-1, token=${DRILL_TOKEN}');
+  });
+
   it('names a plain workspace target and a workgroup target without their ids', () => {
     const summary = runSummary({ succeeded: 1 });
     summary.targets.push({

@@ -37,6 +37,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   ],
   PolicyError: (C) => [new C([{ file: 'p.yaml', line: 1, col: 1, message: 'bad' }])],
   PolicyRefusedError: (C) => [new C('a'.repeat(64), 'unsigned')],
+  RunParametersRefusedError: (C) => [new C('drill@manual-1', 'unsigned')],
   RedisServerMissingError: (C) => [new C('redis-server')],
   RunHaltedError: (C) => [
     new C({ failures: 1 }, [{ key: 'cp-1', outcome: 'failed', attempts: 1, requestIds: [] }], 1),

@@ -1,6 +1,8 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PolicyKeyring, PolicyRefusedError } from '../../../src/store/policy-signing.js';
+import { type ParameterBinding, PolicyStore } from '../../../src/store/policy-store.js';
+import type { RedisConnection } from '../../../src/store/redis.js';
 
 const KEY = 'k'.repeat(32);
 const OTHER = 'x'.repeat(48);
@@ -60,5 +62,46 @@ describe('PolicyRefusedError', () => {
     expect(new PolicyRefusedError(SHA, 'unknown-key', { local: true }).message).toContain(
       'start without NIGHTSHIFT_POLICY_KEY',
     );
+  });
+});
+
+describe("a run's parameters, signed by the process that queued the run", () => {
+  // signing and checking touch no Redis
+  const storeWith = (keyring?: PolicyKeyring) => new PolicyStore({} as RedisConnection, { keyring });
+  const RUN: ParameterBinding = {
+    runId: 'drill@manual-1',
+    job: 'drill',
+    policySha: SHA,
+    parameters: { backupId: 'bk-1', waitReady: '10m' },
+  };
+
+  it('hold for that run, whatever order the parameters are listed in', () => {
+    const store = storeWith(PolicyKeyring.of([KEY]));
+    const signatures = store.signParameters(RUN);
+    const reordered = { waitReady: '10m', backupId: 'bk-1' };
+    expect(store.verifyParameters({ ...RUN, parameters: reordered }, signatures)).toBe('signed');
+  });
+
+  it('do not hold for other parameters, another run, job or policy, or another key', () => {
+    const store = storeWith(PolicyKeyring.of([KEY]));
+    const signatures = store.signParameters(RUN);
+    for (const changed of [
+      { ...RUN, parameters: { ...RUN.parameters, backupId: 'bk-2' } },
+      { ...RUN, parameters: { ...RUN.parameters, workspace: 'prod' } },
+      { ...RUN, runId: 'drill@manual-2' },
+      { ...RUN, job: 'other' },
+      { ...RUN, policySha: 'b'.repeat(64) },
+    ])
+      expect(store.verifyParameters(changed, signatures)).toBe('bad-signature');
+    expect(store.verifyParameters(RUN, {})).toBe('unsigned');
+    expect(storeWith(PolicyKeyring.of([OTHER])).verifyParameters(RUN, signatures)).toBe('unknown-key');
+    expect(storeWith().verifyParameters(RUN, signatures)).toBe('unchecked');
+  });
+
+  it('never pass for a policy text, nor a policy text for them', () => {
+    const keyring = PolicyKeyring.of([KEY]);
+    const signatures = storeWith(keyring).signParameters(RUN);
+    expect(keyring.verify(TEXT, signatures)).toBe('bad-signature');
+    expect(storeWith(keyring).verifyParameters(RUN, keyring.sign(TEXT))).toBe('bad-signature');
   });
 });

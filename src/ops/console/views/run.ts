@@ -98,6 +98,7 @@ function summary(run: RunDetailView, now: string): Html {
 <dt>Action</dt><dd><code>${run.action}</code></dd>
 <dt>Trigger</dt><dd>${run.trigger}</dd>
 <dt>Dry run</dt><dd>${run.dryRun ? 'yes: nothing was changed' : 'no'}</dd>
+${run.parameters ? html`<dt>Parameters</dt><dd>${Object.entries(run.parameters).map(([key, value]) => html`<code>${key}=${value}</code> `)}</dd>` : ''}
 <dt>Outcome</dt><dd>${outcomeBadge(run.outcome)} <span class="muted">${counts(run.counts)}</span></dd>
 ${run.reason ? html`<dt>Reason</dt><dd>${run.reason}</dd>` : ''}
 ${run.error ? html`<dt>Error</dt><dd>${errorText(run.error)}</dd>` : ''}

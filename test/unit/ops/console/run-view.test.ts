@@ -37,6 +37,14 @@ describe('the run detail page', () => {
     expect(page).toContain('&quot;rows&quot;: 12');
   });
 
+  it("names the run's parameters as typed, escaped, and leaves the row out for a run without any", () => {
+    const run = { ...runDetail(), parameters: { backupId: 'bk-1', note: HOSTILE } };
+    const page = renderRun(run, run.runId, ctx);
+    expect(page).toContain('<dt>Parameters</dt><dd><code>backupId=bk-1</code>');
+    expect(page).not.toContain(HOSTILE);
+    expect(renderRun(runDetail(), run.runId, ctx)).not.toContain('<dt>Parameters</dt>');
+  });
+
   it('escapes a workspace named like markup', () => {
     const run = runDetail();
     const page = renderRun(run, run.runId, ctx);
