@@ -323,6 +323,10 @@ export function registerRunCommand(program: Command, settings: Settings): void {
         });
         const job = findJob(policy, name);
         const dryRun = flags.dryRun === true || job.dryRun;
+        if (flags.inline && job.approval && !dryRun)
+          throw new UsageError(
+            `job "${job.name}" needs approval before it acts: run it without --inline (it waits, its plan attached, for \`nightshift approve\`), or with --dry-run`,
+          );
         const progress = new ProgressDisplay({
           mode: progressMode(process.stderr, settings, { quiet: flags.quiet }),
           stream: process.stderr,

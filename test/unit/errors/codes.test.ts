@@ -30,6 +30,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   LeaseExpiredError: (C) => [new C('its lease was not confirmed by Redis within 30000 ms')],
   LedgerUnansweredError: (C) => [new C('Redis did not answer the ownership ledger')],
   NoCloudProvidersError: (C) => [new C('no cloud providers')],
+  NotAnApproverError: (C) => [new C('bo', ['ana'])],
   NotFoundInFleetError: (C) => [new C('no workspace named "x"')],
   OpsServerError: (C) => [
     new C('a token is required', 'NS_OPS_TOKEN_REQUIRED'),
@@ -48,6 +49,8 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   SecretSinkError: (C) => [new C('secret sink /s: cannot write')],
   SimError: (C) => [new C('Not-Found', 'workspace_id', 'no such workspace')],
   StateError: (C) => [new C('state.json: (root): invalid')],
+  UnknownApprovalError: (C) => [new C('drill@manual-1')],
+  UnknownRunError: (C) => [new C('drill@manual-1')],
   UpgradeFailedError: (C) => [new C('the provider is not upgraded')],
   UsageError: (C) => [new C('unknown job "x"', { kind: 'unknown-job' })],
   WaitAbandonedError: (C) => [new C('the workspace was deleted')],
