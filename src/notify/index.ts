@@ -6,21 +6,17 @@ export {
   runChange,
   type SinkState,
   SinkStateSchema,
+  windowEvidence,
 } from './events.js';
 export {
+  actedText,
   formatNotification,
-  formatPolicyNotice,
   jsonPayload,
   MAX_PAYLOAD_FINDINGS,
-  MAX_PAYLOAD_PROBLEMS,
   MAX_PAYLOAD_TARGETS,
   type Notification,
-  type PolicyNotice,
-  type PolicyPayload,
-  policyJsonPayload,
-  policySlackPayload,
   type RunPayload,
-  type SlackMessage,
+  runLink,
   slackPayload,
 } from './format.js';
 export {
@@ -30,6 +26,15 @@ export {
   type RedisNotificationMemoryOptions,
 } from './memory.js';
 export { type NotificationSinks, Notifier, type NotifierOptions, type SinkReport } from './notifier.js';
+export {
+  formatPolicyNotice,
+  MAX_PAYLOAD_PROBLEMS,
+  type PolicyNotice,
+  type PolicyPayload,
+  policyJsonPayload,
+  policySlackPayload,
+} from './policy-format.js';
+export type { SlackMessage } from './slack.js';
 export {
   type Delivery,
   type PostWebhookOptions,

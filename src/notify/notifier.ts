@@ -4,8 +4,9 @@ import type { Finding, RunSummary } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
 import { isStranded, runChange } from './events.js';
-import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';
+import { formatNotification, type Notification, runLink } from './format.js';
 import type { NotificationMemory } from './memory.js';
+import { formatPolicyNotice, type PolicyNotice } from './policy-format.js';
 import {
   type Delivery,
   postWebhook,
@@ -22,6 +23,8 @@ export interface NotifierOptions extends WebhookRetryOptions {
   log?: Logger;
   /** The undici dispatcher for webhooks. Default: a keep-alive Agent the notifier owns and closes. */
   dispatcher?: Dispatcher;
+  /** The console's address (`NIGHTSHIFT_CONSOLE_URL`): each message links to its run's page there. Default: no link. */
+  consoleUrl?: string | undefined;
 }
 
 /** What happened for one sink of the job. */
@@ -60,6 +63,7 @@ export class Notifier {
   #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #closing = new AbortController();
+  readonly #consoleUrl: string | undefined;
 
   constructor(options: NotifierOptions) {
     checkPositive('attempts', options.attempts);
@@ -72,6 +76,7 @@ export class Notifier {
       backoffMs: options.backoffMs ?? WEBHOOK_DEFAULTS.backoffMs,
       maxDelayMs: options.maxDelayMs ?? WEBHOOK_DEFAULTS.maxDelayMs,
     };
+    this.#consoleUrl = options.consoleUrl;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher;
   }
@@ -179,6 +184,8 @@ export class Notifier {
       previousOutcome: change.previousOutcome,
       newFindings: change.newFindings.filter(heard),
       resolvedFindings: change.resolvedFindings.filter(heard),
+      window: change.window,
+      link: this.#consoleUrl === undefined ? undefined : runLink(this.#consoleUrl, summary.runId),
     };
     let delivery: Delivery;
     try {

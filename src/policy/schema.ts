@@ -54,23 +54,31 @@ export const WebhookTimeoutSchema = durationSchema({ ms: 60_000, text: '1m' });
 
 export const OVERLAP_POLICIES = ['skip', 'queue', 'allow'] as const;
 export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
+/** In the order a message names them: what needs a person first, news last. */
 export const NOTIFY_EVENTS = [
   'failure',
   'partial',
   'halted',
   'cancelled',
   'stranded',
+  'drift-persists',
   'findings',
   'recovered',
+  'acted',
+  'succeeded',
 ] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
-/** What a sink hears about when its `on:` is left out: the runs that need a person. */
+/**
+ * What a sink hears about when its `on:` is left out: the runs that need a person, and what a
+ * window did to the fleet (only windows raise `acted`, at most once an edge).
+ */
 export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = [
   'failure',
   'partial',
   'halted',
   'cancelled',
   'stranded',
+  'acted',
 ];
 
 export const RetrySchema = z
@@ -200,7 +208,7 @@ export const NotificationSchema = z
       .default([...DEFAULT_NOTIFY_EVENTS])
       .meta({
         description:
-          'Events that are sent: failure, partial, findings (new and resolved ones only), recovered.',
+          'Events that are sent: failure, partial, halted, cancelled, stranded, drift-persists, findings (new and resolved ones only), recovered, acted (a window paused or resumed workspaces), succeeded.',
       }),
     timeout: WebhookTimeoutSchema.prefault('10s').meta({
       description: 'How long one attempt waits for the webhook to answer.',
@@ -306,6 +314,11 @@ export const WindowSchema = SharedWithJobs.extend({
   grace: GraceSchema.optional().meta({
     description: 'A workspace created less than this ago is left alone.',
     default: '0s',
+  }),
+  driftPersistsAfter: z.int().min(1).max(1000).optional().meta({
+    description:
+      'Consecutive reconciliations that leave the same workspaces drifting before drift-persists is raised (once per streak).',
+    default: 3,
   }),
   maxTargets: MaxTargetsSchema.optional(),
   stopAfter: StopAfterSchema.optional(),

@@ -23,16 +23,16 @@ describe('failure and partial', () => {
   it('a cancelled run raises cancelled, and a success after it is no recovery', () => {
     const cancelled = runSummary({ outcome: 'cancelled', reason: 'cancelled by ana: wrong fleet' });
     expect(runChange(cancelled, undefined)?.events).toEqual(['cancelled']);
-    expect(runChange(runSummary(), heard(cancelled))?.events).toEqual([]);
+    expect(runChange(runSummary(), heard(cancelled))?.events).toEqual(['succeeded']);
   });
 
   it('a run with some failed targets raises partial', () => {
     expect(runChange(runSummary({ failed: 1, succeeded: 3 }), undefined)?.events).toEqual(['partial']);
   });
 
-  it('a run that succeeded with nothing new raises nothing, but still moves the state on', () => {
+  it('a run that succeeded with nothing new raises succeeded alone (which no sink hears by default), and moves the state on', () => {
     const change = runChange(runSummary(), undefined);
-    expect(change?.events).toEqual([]);
+    expect(change?.events).toEqual(['succeeded']);
     expect(change?.next.outcome).toBe('succeeded');
   });
 });
@@ -41,30 +41,30 @@ describe('recovered', () => {
   it('is raised when a run succeeds after a failed one', () => {
     const failed = heard(runSummary({ failed: 2, succeeded: 0 }));
     const change = runChange(runSummary(), failed);
-    expect(change?.events).toEqual(['recovered']);
+    expect(change?.events).toEqual(['recovered', 'succeeded']);
     expect(change?.previousOutcome).toBe('failed');
   });
 
   it('is raised when a run succeeds after a partial one', () => {
     const partial = heard(runSummary({ failed: 1 }));
-    expect(runChange(runSummary(), partial)?.events).toEqual(['recovered']);
+    expect(runChange(runSummary(), partial)?.events).toEqual(['recovered', 'succeeded']);
   });
 
   it('is not raised by a success after a success, nor by the first run ever', () => {
-    expect(runChange(runSummary(), heard(runSummary()))?.events).toEqual([]);
-    expect(runChange(runSummary(), undefined)?.events).toEqual([]);
+    expect(runChange(runSummary(), heard(runSummary()))?.events).toEqual(['succeeded']);
+    expect(runChange(runSummary(), undefined)?.events).toEqual(['succeeded']);
   });
 });
 
 describe('findings', () => {
   it('the first run reports every finding as new', () => {
     const change = runChange(runSummary({ findings: [A, B] }), undefined);
-    expect(change?.events).toEqual(['findings']);
+    expect(change?.events).toEqual(['findings', 'succeeded']);
     expect(change?.newFindings).toEqual([A, B]);
     expect(change?.resolvedFindings).toEqual([]);
   });
 
-  it('the same findings again raise nothing, even with a new message or severity', () => {
+  it('the same findings again raise no findings event, even with a new message or severity', () => {
     const before = heard(runSummary({ findings: [A, B] }));
     const again = runChange(
       runSummary({
@@ -75,14 +75,14 @@ describe('findings', () => {
       }),
       before,
     );
-    expect(again?.events).toEqual([]);
+    expect(again?.events).toEqual(['succeeded']);
     expect(again?.newFindings).toEqual([]);
   });
 
   it('reports a new finding and a resolved one together', () => {
     const before = heard(runSummary({ findings: [A, B] }));
     const change = runChange(runSummary({ findings: [A, C] }), before);
-    expect(change?.events).toEqual(['findings']);
+    expect(change?.events).toEqual(['findings', 'succeeded']);
     expect(change?.newFindings).toEqual([C]);
     expect(change?.resolvedFindings).toEqual([B]);
     expect(change?.next.findings.map(findingKey)).toEqual([A, C].map(findingKey));
@@ -111,7 +111,11 @@ describe('findings', () => {
 
   it('raises recovered and findings together, in a fixed order', () => {
     const failed = heard(runSummary({ failed: 2, succeeded: 0 }));
-    expect(runChange(runSummary({ findings: [A] }), failed)?.events).toEqual(['findings', 'recovered']);
+    expect(runChange(runSummary({ findings: [A] }), failed)?.events).toEqual([
+      'findings',
+      'recovered',
+      'succeeded',
+    ]);
   });
 });
 

@@ -14,6 +14,8 @@ function notification(overrides: Partial<Notification> & Pick<Notification, 'sum
     previousOutcome: undefined,
     newFindings: [],
     resolvedFindings: [],
+    window: undefined,
+    link: undefined,
     ...overrides,
   };
 }
@@ -23,6 +25,10 @@ describe('json format', () => {
     const summary = runSummary({ job: 'nightly-pause', failed: 1, succeeded: 2 });
     const payload = jsonPayload(notification({ summary, events: ['partial'], previousOutcome: 'succeeded' }));
     expect(payload).toEqual({
+      link: null,
+      evidence: null,
+      acted: null,
+      driftPersists: null,
       kind: 'nightshift.run',
       version: 1,
       events: ['partial'],
