@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findingKey, runChange, type SinkState } from '../../../src/notify/index.js';
-import { finding, runSummary } from '../../helpers/summaries.js';
+import { finding, runSummary, windowRun } from '../../helpers/summaries.js';
 
 /** The state a sink keeps after hearing about a run, as the notifier stores it. */
 function heard(summary: ReturnType<typeof runSummary>, previous?: SinkState): SinkState {
@@ -129,5 +129,56 @@ describe('runs that say nothing', () => {
   it('a run the sink already heard about (delivered twice) raises nothing', () => {
     const failed = runSummary({ failed: 2, succeeded: 0, findings: [A] });
     expect(runChange(failed, heard(failed))).toBeUndefined();
+  });
+});
+
+describe('acted', () => {
+  it('is raised by a reconciliation that paused or resumed a workspace, with its counts', () => {
+    const change = runChange(windowRun({ paused: 4, failed: 1 }), undefined);
+    expect(change?.events).toContain('acted');
+    expect(change?.window?.done).toMatchObject({ paused: 4, resumed: 0, failed: 1 });
+    expect(runChange(windowRun({ resumed: 2 }), undefined)?.events).toContain('acted');
+  });
+
+  it('is not raised by a reconciliation that changed nothing, nor by a job run, nor by an older record without counts', () => {
+    expect(runChange(windowRun(), undefined)?.events).not.toContain('acted');
+    expect(runChange(windowRun({ paused: 1, evidence: false }), undefined)?.events).not.toContain('acted');
+    const jobRun = { ...windowRun({ paused: 3 }), action: 'pause' };
+    expect(runChange(jobRun, undefined)?.events).not.toContain('acted');
+  });
+});
+
+describe('drift-persists', () => {
+  it('is raised once the same drift has lasted driftPersistsAfter reconciliations, and once per streak', () => {
+    const second = runChange(windowRun({ streak: ['s1@t0', 2] }), undefined);
+    expect(second?.events).not.toContain('drift-persists');
+    const third = runChange(windowRun({ streak: ['s1@t0', 3] }), second?.next);
+    expect(third?.events).toContain('drift-persists');
+    const fourth = runChange(windowRun({ streak: ['s1@t0', 4] }), third?.next);
+    expect(fourth?.events).not.toContain('drift-persists');
+  });
+
+  it('is raised again for a new streak, after the drift cleared or other workspaces drift', () => {
+    const told = heard(windowRun({ streak: ['s1@t0', 3] }));
+    const cleared = heard(windowRun(), told);
+    expect(runChange(windowRun({ streak: ['s1@t9', 3] }), cleared)?.events).toContain('drift-persists');
+    expect(runChange(windowRun({ streak: ['s2@t5', 5] }), told)?.events).toContain('drift-persists');
+  });
+
+  it('keeps the streak told through a reconciliation that ended before its record', () => {
+    const told = heard(windowRun({ streak: ['s1@t0', 1], after: 1 }));
+    const broken = heard({ ...windowRun({ evidence: false }), outcome: 'failed' }, told);
+    expect(broken.driftStreak).toBe('s1@t0');
+    expect(runChange(windowRun({ streak: ['s1@t0', 3], after: 1 }), broken)?.events).not.toContain(
+      'drift-persists',
+    );
+  });
+});
+
+describe('succeeded', () => {
+  it('is raised by every run that succeeded, and by no other', () => {
+    expect(runChange(runSummary(), heard(runSummary()))?.events).toContain('succeeded');
+    expect(runChange(runSummary({ failed: 1 }), undefined)?.events).not.toContain('succeeded');
+    expect(runChange(runSummary({ dryRun: true }), undefined)).toBeUndefined();
   });
 });
