@@ -160,6 +160,7 @@ const EMOJI: Record<NotifyEvent, string> = {
   partial: ':large_orange_circle:',
   halted: ':octagonal_sign:',
   cancelled: ':no_entry_sign:',
+  overdue: ':hourglass:',
   stranded: ':rotating_light:',
   'drift-persists': ':warning:',
   findings: ':mag:',
@@ -189,6 +190,7 @@ const HEADLINE_ORDER: readonly NotifyEvent[] = [
   'partial',
   'halted',
   'cancelled',
+  'overdue',
   'stranded',
   'drift-persists',
   'recovered',
@@ -233,6 +235,8 @@ const SAYS: Record<NotifyEvent, (notification: Notification, findings: string) =
   halted: ({ summary }) => slackEscape(summary.reason ?? 'halted'),
   cancelled: ({ summary: { reason, counts } }) =>
     `${slackEscape(reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)`,
+  // raised by the scheduler's watch, never by a run (overdue-format.ts words its notices)
+  overdue: () => 'is overdue',
   stranded: ({ newFindings }) =>
     `${plural(newFindings.filter(isStranded).length, 'workspace')} paused by nightshift and owned by nobody (stranded): nothing hands them back until \`nightshift adopt\` makes their owner own them again`,
   'drift-persists': ({ window }) => driftText(window),

@@ -27,6 +27,23 @@ export {
 } from './memory.js';
 export { type NotificationSinks, Notifier, type NotifierOptions, type SinkReport } from './notifier.js';
 export {
+  OVERDUE_CHECK_MS,
+  type OverdueEpisode,
+  OverdueEpisodeSchema,
+  type OverdueEpisodeStore,
+  type OverdueNotice,
+  OverdueWatch,
+  type OverdueWatchOptions,
+  overdueOf,
+} from './overdue.js';
+export {
+  formatOverdueNotice,
+  jobRunsLink,
+  type OverduePayload,
+  overdueJsonPayload,
+  overdueSlackPayload,
+} from './overdue-format.js';
+export {
   formatPolicyNotice,
   MAX_PAYLOAD_PROBLEMS,
   type PolicyNotice,

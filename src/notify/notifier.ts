@@ -6,6 +6,8 @@ import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.j
 import { isStranded, runChange } from './events.js';
 import { formatNotification, type Notification, runLink } from './format.js';
 import type { NotificationMemory } from './memory.js';
+import type { OverdueNotice } from './overdue.js';
+import { formatOverdueNotice, jobRunsLink } from './overdue-format.js';
 import { formatPolicyNotice, type PolicyNotice } from './policy-format.js';
 import {
   type Delivery,
@@ -129,18 +131,48 @@ export class Notifier {
     const event: NotifyEvent = notice.event === 'rejected' ? 'failure' : 'recovered';
     const log = this.#log.child({ policyEvent: notice.event, rejectedSha: notice.rejectedSha });
     const sinks = Object.entries(notifications).filter(([, sink]) => sink.on.includes(event));
+    const body = (format: NotificationSink['format']) => formatPolicyNotice(format, notice);
+    return this.#broadcast(sinks, { event, what: 'policy notification', body }, log);
+  }
+
+  /**
+   * Tells a job's sinks that listen to `overdue` that it is overdue, or no longer (`cleared`),
+   * in parallel, with a link to its runs in the console. Never throws; one report per sink told.
+   */
+  async notifyOverdue(
+    notifications: NotificationSinks,
+    job: Pick<PolicyJob, 'name' | 'notify'>,
+    notice: OverdueNotice,
+  ): Promise<SinkReport[]> {
+    const log = this.#log.child({ job: job.name, overdueEvent: notice.event });
+    const sinks = [...new Set(job.notify)].flatMap((name) => {
+      const sink = notifications[name];
+      return sink?.on.includes('overdue') ? [[name, sink] as const] : [];
+    });
+    const link = this.#consoleUrl === undefined ? undefined : jobRunsLink(this.#consoleUrl, job.name);
+    const body = (format: NotificationSink['format']) => formatOverdueNotice(format, notice, link);
+    return this.#broadcast(sinks, { event: 'overdue', what: 'overdue notification', body }, log);
+  }
+
+  /** Sends one body per sink (by its format), each logged as `<what> sent` by the sink's name; never throws. */
+  async #broadcast(
+    sinks: readonly (readonly [string, NotificationSink])[],
+    message: { event: NotifyEvent; what: string; body: (format: NotificationSink['format']) => unknown },
+    log: Logger,
+  ): Promise<SinkReport[]> {
+    const { event, what, body } = message;
     return Promise.all(
       sinks.map(async ([name, sink]): Promise<SinkReport> => {
         try {
           const delivery = await postWebhook(
             { name, url: sink.url, timeoutMs: sink.timeout },
-            formatPolicyNotice(sink.format, notice),
+            body(sink.format),
             { ...this.#retry, dispatcher: this.#webhookDispatcher(), signal: this.#closing.signal, log },
           );
-          log.info({ sink: name, attempts: delivery.attempts }, 'policy notification sent');
+          log.info({ sink: name, attempts: delivery.attempts }, `${what} sent`);
           return { sink: name, result: 'sent', events: [event], attempts: delivery.attempts };
         } catch (error) {
-          log.error({ sink: name, ...failure(error, sink.url) }, 'policy notification not sent');
+          log.error({ sink: name, ...failure(error, sink.url) }, `${what} not sent`);
           return { sink: name, result: 'failed', events: [event] };
         }
       }),

@@ -60,6 +60,7 @@ export const NOTIFY_EVENTS = [
   'partial',
   'halted',
   'cancelled',
+  'overdue',
   'stranded',
   'drift-persists',
   'findings',
@@ -69,14 +70,15 @@ export const NOTIFY_EVENTS = [
 ] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
 /**
- * What a sink hears about when its `on:` is left out: the runs that need a person, and what a
- * window did to the fleet (only windows raise `acted`, at most once an edge).
+ * What a sink hears about when its `on:` is left out: the runs that need a person, a job that
+ * stopped succeeding on time, and what a window did to the fleet (`acted`, at most once an edge).
  */
 export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = [
   'failure',
   'partial',
   'halted',
   'cancelled',
+  'overdue',
   'stranded',
   'acted',
 ];
@@ -208,7 +210,7 @@ export const NotificationSchema = z
       .default([...DEFAULT_NOTIFY_EVENTS])
       .meta({
         description:
-          'Events that are sent: failure, partial, halted, cancelled, stranded, drift-persists, findings (new and resolved ones only), recovered, acted (a window paused or resumed workspaces), succeeded.',
+          'Events that are sent: failure, partial, halted, cancelled, overdue (a job not succeeding on time), stranded, drift-persists, findings (new and resolved ones only), recovered, acted (a window paused or resumed workspaces), succeeded.',
       }),
     timeout: WebhookTimeoutSchema.prefault('10s').meta({
       description: 'How long one attempt waits for the webhook to answer.',
@@ -251,6 +253,11 @@ export const JobSchema = SettingsSchema.extend({
     .boolean()
     .optional()
     .meta({ description: 'Keep the job defined but never fire it.', default: false }),
+  expectSuccessWithin: DurationSchema.optional().meta({
+    description:
+      'Raise overdue when the job has not succeeded for this long. Default: when two of its firings (and its timeout) have passed since its last success.',
+    examples: ['26h'],
+  }),
 });
 
 export const WINDOW_RESUME_MODES = ['owned', 'all', 'none'] as const;
