@@ -18,10 +18,11 @@ export const OverdueEpisodeSchema = z.object({
   /**
    * - `late`: no success within `expectSuccessWithin`, or by the second firing after the last
    *   success (plus the job's timeout).
-   * - `missed`: a firing was recorded missed (no scheduler ran at its tick) after the last success.
+   * - `missed`: a firing was recorded missed (no scheduler ran at its tick) after the last success,
+   *   and no success came within the job's timeout after (a catch-up run's chance).
    */
   reason: z.enum(['late', 'missed']),
-  /** When a success was due (ISO, UTC); for `missed`, when the firing was recorded missed. */
+  /** When a success was due (ISO, UTC); for `missed`, the miss's record plus the job's timeout. */
   dueBy: z.string(),
 });
 export type OverdueEpisode = z.infer<typeof OverdueEpisodeSchema>;
@@ -51,16 +52,18 @@ function dueAfter(job: PolicyJob, since: number): number | undefined {
 /**
  * Whether `job` is overdue at `now`, by the newest run of each outcome the history keeps. A job
  * is measured from its last success, or (never succeeded) from its oldest run on record; one with
- * no run on record, a suspended one and a window are never overdue. Pure.
+ * no run on record, a suspended or dry-run one and a window are never overdue. Pure.
  */
 export function overdueOf(job: PolicyJob, runs: readonly LastRun[], now: number): OverdueEpisode | undefined {
-  if (job.kind !== 'job' || job.suspend) return undefined;
+  // a dry-run job's runs are not kept as its last runs: it has no success to count from
+  if (job.kind !== 'job' || job.suspend || job.dryRun) return undefined;
   const own = runs.filter((run) => run.job === job.name);
   const success = own.find((run) => run.outcome === 'succeeded')?.at;
   const lastSuccessAt = success === undefined ? null : iso(success);
   const missed = own.find((run) => run.outcome === 'missed')?.at;
-  if (missed !== undefined && (success === undefined || missed > success))
-    return { lastSuccessAt, reason: 'missed', dueBy: iso(missed) };
+  // the catch-up run of a missed firing gets its timeout to succeed before the miss is news
+  if (missed !== undefined && (success === undefined || missed > success) && now > missed + job.timeout)
+    return { lastSuccessAt, reason: 'missed', dueBy: iso(missed + job.timeout) };
   const since = success ?? (own.length > 0 ? Math.min(...own.map((run) => run.at)) : undefined);
   const due = since === undefined ? undefined : dueAfter(job, since);
   if (due === undefined || now <= due) return undefined;

@@ -27,6 +27,7 @@ jobs:
   weekdays: { schedule: "0 20 * * 1-5", action: audit }
   within: { schedule: "0 6 * * *", action: audit, expectSuccessWithin: 26h }
   resting: { schedule: "0 6 * * *", action: audit, suspend: true }
+  rehearsal: { schedule: "0 6 * * *", action: audit, dryRun: true }
 windows:
   office: { target: { workgroups: ["*"] }, uptime: "Mon-Fri 08:00-18:00" }
 `,
@@ -77,25 +78,26 @@ describe('overdue: when a job has not succeeded on time', () => {
     });
   });
 
-  it('is overdue at once when a firing after the last success was missed', () => {
+  it('is overdue when a firing after the last success was missed and no success came within the job’s timeout', () => {
     const runs = [
       run('daily', 'succeeded', '2026-11-23T06:05:00Z'),
       run('daily', 'missed', '2026-11-24T09:00:00Z'),
     ];
-    expect(overdueOf(job('daily'), runs, at('2026-11-24T09:01:00Z'))).toEqual({
+    expect(overdueOf(job('daily'), runs, at('2026-11-24T09:30:00Z'))).toBeUndefined();
+    expect(overdueOf(job('daily'), runs, at('2026-11-24T09:31:00Z'))).toEqual({
       lastSuccessAt: '2026-11-23T06:05:00.000Z',
       reason: 'missed',
-      dueBy: '2026-11-24T09:00:00.000Z',
+      dueBy: '2026-11-24T09:30:00.000Z',
     });
     // the history keeps the newest run of each outcome: the catch-up's success replaces the old one
     const caughtUp = [
       run('daily', 'succeeded', '2026-11-24T09:02:00Z'),
       run('daily', 'missed', '2026-11-24T09:00:00Z'),
     ];
-    expect(overdueOf(job('daily'), caughtUp, at('2026-11-24T09:03:00Z'))).toBeUndefined();
+    expect(overdueOf(job('daily'), caughtUp, at('2026-11-24T10:00:00Z'))).toBeUndefined();
   });
 
-  it('measures a job that never succeeded from its oldest run on record; one with no run, a suspended job and a window never are', () => {
+  it('measures a job that never succeeded from its oldest run on record; one with no run, a suspended or dry-run job and a window never are', () => {
     const failing = [
       run('daily', 'failed', '2026-11-24T06:01:00Z'),
       run('daily', 'partial', '2026-11-22T06:01:00Z'),
