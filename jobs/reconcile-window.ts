@@ -3,7 +3,9 @@ import {
   type Action,
   type ActionContext,
   decideWindow,
+  driftStreakEvidence,
   type Finding,
+  nextDriftStreak,
   type PlanContext,
   type StepContext,
   type StepResult,
@@ -11,9 +13,12 @@ import {
   strandedFinding,
   type TargetRecord,
   WINDOW_ACTION,
+  type WindowActed,
   type WindowDecision,
+  type WindowEvidence,
   type WindowState,
   type WorkspaceDecision,
+  windowActed,
   workspaceRef,
 } from '../src/engine/index.js';
 import { earlierPause, PAUSED, pauseStep, resumeStep } from './support/owned-steps.js';
@@ -84,7 +89,7 @@ export const reconcileWindow: Action<typeof params> = {
           (d) => workspaceRef(d.ws),
           (d, step) => act(ctx, d, step),
         );
-        await settle(ctx, begun, pending, succeededIn([...records.values(), ...rest]));
+        await settle(ctx, begun, pending, [...records.values(), ...rest]);
       },
     };
   },
@@ -113,7 +118,7 @@ export const reconcileWindow: Action<typeof params> = {
       (d) => workspaceRef(d.ws),
       (d, step) => act(ctx, d, step),
     );
-    await settle(ctx, begun, pending, succeededIn(records));
+    await settle(ctx, begun, pending, records);
   },
 };
 
@@ -182,16 +187,24 @@ function succeededIn(records: readonly TargetRecord[]): Set<string> {
 /**
  * The window's state once the reconciliation had its way: what the period's edge owes a workspace
  * is paid once the window acted on it (a held one keeps its debt until its hold ends); stranded
- * workspaces reported; the state written unless it is what the last reconciliation found.
+ * workspaces reported; the drift streak carried on; the state written unless it is what the last
+ * reconciliation found. Its evidence says what it did (the `acted` notification's counts).
  */
-async function settle(ctx: ActionContext, begun: Begun, pending: Set<string>, done: ReadonlySet<string>) {
+async function settle(
+  ctx: ActionContext,
+  begun: Begun,
+  pending: Set<string>,
+  records: readonly TargetRecord[],
+) {
   const { decision, state, windowStates } = begun;
+  const done = succeededIn(records);
   const stranded = await strandedOf(ctx, decision);
   for (const finding of stranded) ctx.finding(finding);
   for (const d of decision.decisions) {
     if (!d.hold && (done.has(d.key) || d.act === undefined)) pending.delete(d.key);
   }
   const found = { ...evidence(decision, done), stranded: stranded.length };
+  const streak = nextDriftStreak(state?.driftStreak, drifting(decision, done), ctx.now());
   const settled: WindowState = {
     period: decision.period,
     pending: [...pending],
@@ -199,17 +212,49 @@ async function settle(ctx: ActionContext, begun: Begun, pending: Set<string>, do
     drift: found.drift,
     held: found.held,
     stranded: found.stranded,
+    ...(streak ? { driftStreak: streak } : {}),
   };
   // a reconciliation that found what the last one found writes nothing
   const before = decision.newPeriod ? undefined : state;
   if (!before || JSON.stringify(before) !== JSON.stringify(settled))
     await windowStates.save(ctx.job.name, settled);
-  ctx.evidence({ window: found });
+  const report: WindowEvidence = {
+    ...found,
+    done: await actedBy(ctx, decision, records),
+    ...(streak ? { driftStreak: driftStreakEvidence(streak) } : {}),
+    driftPersistsAfter: windowOf(ctx).driftPersistsAfter,
+  };
+  ctx.evidence({ window: report });
+}
+
+/** What the reconciliation paused and resumed, its pauses priced by the ledger's records of them. */
+async function actedBy(
+  ctx: ActionContext,
+  decision: WindowDecision,
+  records: readonly TargetRecord[],
+): Promise<WindowActed> {
+  const byKey = new Map(decision.decisions.map((d) => [d.key, d]));
+  const targets = records.flatMap((record) => {
+    const d = byKey.get(record.key);
+    if (!d) return [];
+    // a pause an earlier execution of this run made is this run's pause too
+    const act = d.act ?? (pausedBy(d, ctx.job.name) ? 'pause' : undefined);
+    return [{ record, act }];
+  });
+  const paused = targets.some((t) => t.act === 'pause' && t.record.outcome === 'succeeded');
+  // parts of a split run wrote their pauses through other views of the ledger: read it afresh
+  if (paused) ctx.ownership?.refresh();
+  return windowActed(targets, paused ? ((await ctx.ownership?.records()) ?? new Map()) : new Map());
+}
+
+function windowOf(ctx: PlanContext): NonNullable<PlanContext['job']['window']> {
+  const window = ctx.job.window;
+  if (!window) throw new Error(`${ctx.job.name} is not a window`);
+  return window;
 }
 
 async function decide(ctx: PlanContext, state: WindowState | undefined): Promise<WindowDecision> {
-  const window = ctx.job.window;
-  if (!window) throw new Error(`${ctx.job.name} is not a window`);
+  const window = windowOf(ctx);
   const owned = (await ctx.ownership?.records()) ?? new Map();
   const decision = decideWindow({
     name: ctx.job.name,
@@ -327,14 +372,20 @@ async function strandedOf(ctx: ActionContext, decision: WindowDecision): Promise
   return [...journal.values()].map(strandedFinding);
 }
 
+/** The workspaces a reconciliation leaves different from what the window wants, held ones aside. */
+function drifting(decision: WindowDecision, done: ReadonlySet<string> | undefined): string[] {
+  return decision.decisions
+    .filter((d) => d.drift && !d.hold && !(done?.has(d.key) && d.act))
+    .map((d) => d.key);
+}
+
 /** What a reconciliation found, for its summary and the window's state (the drift gauge reads it). */
 function evidence(decision: WindowDecision, done: ReadonlySet<string> | undefined) {
-  const drift = decision.decisions.filter((d) => d.drift && !d.hold && !(done?.has(d.key) && d.act)).length;
   return {
     up: decision.up,
     period: decision.period,
     workspaces: decision.decisions.length,
-    drift,
+    drift: drifting(decision, done).length,
     held: decision.decisions.filter((d) => d.hold).length,
     acted: done?.size ?? 0,
   };

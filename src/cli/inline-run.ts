@@ -55,6 +55,7 @@ export function inlineRunner(
       ? new RedisNotificationMemory(fleetState.redis, { prefix })
       : new InMemoryNotificationMemory(),
     log,
+    consoleUrl: settings.http.consoleUrl,
   });
   const keeping: RunKeeping | undefined =
     keep && fleetState

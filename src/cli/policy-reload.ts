@@ -227,6 +227,11 @@ export class PolicyReloader {
     return policy;
   }
 
+  /** The policy in force, once one was loaded: what the overdue watch checks. */
+  get policy(): Policy | undefined {
+    return this.#policy;
+  }
+
   #accepted(policy: Policy): void {
     const sha = this.#options.scheduler.policySha;
     this.#policy = policy;

@@ -98,6 +98,28 @@ function programList(value: string): ReadonlySet<string> | Problem {
   return new Set(programs);
 }
 
+/**
+ * The console's address as people reach it (behind a proxy, perhaps under a path): an http(s) URL
+ * without query or fragment, since run pages are appended to it.
+ */
+function consoleUrl(value: string): string | Problem {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return new Problem(
+      `must be an http:// or https:// URL such as https://nightshift.example.com, got "${value}"`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return new Problem(`must be an http:// or https:// URL, got "${value}"`);
+  if (url.search !== '' || url.hash !== '')
+    return new Problem(
+      `must have no ?query or #fragment (run pages are added after its path), got "${value}"`,
+    );
+  return value.replace(/\/+$/, '');
+}
+
 /** Where a Redis node or a Sentinel listens. */
 export interface RedisAddress {
   readonly host: string;
@@ -200,6 +222,7 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_HTTP_HOST: text(),
     NIGHTSHIFT_HTTP_PORT: variable(port),
     NIGHTSHIFT_UI_TOKEN: text(),
+    NIGHTSHIFT_CONSOLE_URL: variable(consoleUrl),
     NIGHTSHIFT_UI_TOKEN_FILE: text(),
     NIGHTSHIFT_POLICY_KEY: variable(policyKeyList),
     NIGHTSHIFT_POLICY_KEY_FILE: text(),

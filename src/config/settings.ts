@@ -68,6 +68,8 @@ export interface Settings {
     readonly port: number | 'off' | undefined;
     readonly uiToken: string | undefined;
     readonly uiTokenFile: string | undefined;
+    /** `NIGHTSHIFT_CONSOLE_URL`: where people open the console; notifications link to runs there. */
+    readonly consoleUrl: string | undefined;
   };
   readonly policy: {
     /** The keys policy texts in Redis are signed and checked with; `policyKeys` reads them. */
@@ -152,6 +154,7 @@ export function loadSettings(env: Environment): Settings {
       port: v.NIGHTSHIFT_HTTP_PORT,
       uiToken: v.NIGHTSHIFT_UI_TOKEN,
       uiTokenFile: v.NIGHTSHIFT_UI_TOKEN_FILE,
+      consoleUrl: v.NIGHTSHIFT_CONSOLE_URL,
     },
     policy: {
       keys: v.NIGHTSHIFT_POLICY_KEY,

@@ -107,6 +107,7 @@ export {
   type WindowDecision,
   type WorkspaceDecision,
 } from './window-decision.js';
+export * from './window-report.js';
 export * from './window-state.js';
 export { TIMED_OUT, within } from './within.js';
 export { STATUS } from './workspace-status.js';

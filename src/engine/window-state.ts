@@ -1,5 +1,20 @@
 import { z } from 'zod';
 
+/**
+ * Consecutive reconciliations that left the same workspaces different from what the window wants
+ * (held ones aside): drift it did not or could not fix. A different set of workspaces starts a
+ * new streak; none drifting ends it.
+ */
+export const DriftStreakSchema = z.object({
+  /** A hash of the drifting workspaces' keys: the same set, the same streak. */
+  set: z.string(),
+  count: z.number().int().positive(),
+  workspaces: z.number().int().positive(),
+  /** When its first reconciliation finished (ISO, UTC). */
+  since: z.string(),
+});
+export type DriftStreak = z.infer<typeof DriftStreakSchema>;
+
 /** What a window's reconciliations remember between runs. */
 export const WindowStateSchema = z.object({
   /**
@@ -16,6 +31,7 @@ export const WindowStateSchema = z.object({
   held: z.number().int().nonnegative().optional(),
   /** Workspaces of its target that nightshift paused and no longer owns (see `strandedOf`). */
   stranded: z.number().int().nonnegative().optional(),
+  driftStreak: DriftStreakSchema.optional(),
 });
 export type WindowState = z.infer<typeof WindowStateSchema>;
 

@@ -5,8 +5,10 @@ import {
   type RunOutcome,
   type RunSummary,
   STRANDED_RULE,
+  type WindowEvidence,
+  WindowEvidenceSchema,
 } from '../engine/index.js';
-import { NOTIFY_EVENTS, type NotifyEvent } from '../policy/index.js';
+import { NOTIFY_EVENTS, type NotifyEvent, WINDOW_ACTION } from '../policy/index.js';
 
 /** The outcomes that say something about a job's health; `skipped` and `missed` runs say nothing. */
 export const NOTIFIABLE_OUTCOMES = ['succeeded', 'partial', 'failed', 'cancelled', 'halted'] as const;
@@ -25,6 +27,8 @@ export const SinkStateSchema = z.object({
   outcome: z.enum(NOTIFIABLE_OUTCOMES),
   /** Open findings the sink has been told about (none when it does not listen to `findings`). */
   findings: z.array(FindingSchema),
+  /** The window's drift streak that has lasted `driftPersistsAfter` reconciliations, once raised. */
+  driftStreak: z.string().optional(),
 });
 export type SinkState = z.infer<typeof SinkStateSchema>;
 
@@ -38,6 +42,8 @@ export interface RunChange {
   readonly newFindings: readonly Finding[];
   /** Findings the sink was told about that this run no longer reports. */
   readonly resolvedFindings: readonly Finding[];
+  /** A window reconciliation's record; undefined for a job's run (or one that ended before its record). */
+  readonly window: WindowEvidence | undefined;
   /** The state to store once the sink has heard about this run. */
   readonly next: SinkState;
 }
@@ -57,6 +63,18 @@ export function isStranded(finding: Pick<Finding, 'rule'>): boolean {
 
 function isNotifiable(outcome: RunOutcome): outcome is NotifiableOutcome {
   return (NOTIFIABLE_OUTCOMES as readonly string[]).includes(outcome);
+}
+
+/** What a window's reconciliation reports of itself; undefined for a job's run or an older record. */
+export function windowEvidence(summary: RunSummary): WindowEvidence | undefined {
+  if (summary.action !== WINDOW_ACTION) return undefined;
+  return WindowEvidenceSchema.safeParse(summary.evidence?.window).data;
+}
+
+/** The drift streak a reconciliation reports once it is as long as its window's `driftPersistsAfter`. */
+function persistingDrift(window: WindowEvidence | undefined): string | undefined {
+  const streak = window?.driftStreak;
+  return streak && streak.reconciliations >= window.driftPersistsAfter ? streak.id : undefined;
 }
 
 function byKey(findings: readonly Finding[]): Map<string, Finding> {
@@ -80,6 +98,11 @@ function byKey(findings: readonly Finding[]): Map<string, Finding> {
  *   was told about (resolved). Only a run that succeeded can resolve a finding: a failed target
  *   reports nothing, which must not read as "fixed". After a failed or partial run the open set
  *   is what was known plus what is new.
+ * - `acted`: a window's reconciliation paused or resumed at least one workspace. Its record is made
+ *   once per run, by the run (never by a part of a split one), so an edge raises it once.
+ * - `drift-persists`: a window's reconciliation left the same workspaces drifting for its
+ *   `driftPersistsAfter` reconciliations in a row; once per streak (the sink remembers the streak).
+ * - `succeeded`: the run succeeded.
  *
  * Dry runs, skipped and missed runs raise nothing and change nothing: undefined. So does a run the
  * sink already heard about (the same run delivered twice).
@@ -112,17 +135,26 @@ export function runChange(summary: RunSummary, previous: SinkState | undefined):
     raised.add('recovered');
   if (newFindings.some(isStranded)) raised.add('stranded');
   if (newFindings.length > 0 || resolvedFindings.length > 0) raised.add('findings');
+  if (outcome === 'succeeded') raised.add('succeeded');
+  const window = windowEvidence(summary);
+  if (window && window.done.paused + window.done.resumed > 0) raised.add('acted');
+  const drift = persistingDrift(window);
+  if (drift !== undefined && previous?.driftStreak !== drift) raised.add('drift-persists');
+  // a reconciliation that ended before its record says nothing of drift: the streak told stays told
+  const driftStreak = window ? drift : previous?.driftStreak;
 
   return {
     events: NOTIFY_EVENTS.filter((event) => raised.has(event)),
     previousOutcome: previous?.outcome,
     newFindings,
     resolvedFindings,
+    window,
     next: {
       runId: summary.runId,
       at: summary.finishedAt ?? new Date().toISOString(),
       outcome,
       findings: open,
+      ...(driftStreak === undefined ? {} : { driftStreak }),
     },
   };
 }

@@ -1,6 +1,24 @@
-import type { ErrorRecord, Finding, RunCounts, RunOutcome, RunSummary, RunTrigger } from '../engine/index.js';
-import type { NotifyEvent, NotifyFormat, PolicyProblem } from '../policy/index.js';
+import type {
+  ErrorRecord,
+  Finding,
+  RunCounts,
+  RunOutcome,
+  RunSummary,
+  RunTrigger,
+  WindowActed,
+  WindowEvidence,
+} from '../engine/index.js';
+import type { NotifyEvent, NotifyFormat } from '../policy/index.js';
 import { isStranded, type NotifiableOutcome } from './events.js';
+import {
+  clip,
+  listSection,
+  mrkdwn,
+  plural,
+  type SlackBlock,
+  type SlackMessage,
+  slackEscape,
+} from './slack.js';
 
 /** What one sink is told about one run: the events it listens to, and what changed. */
 export interface Notification {
@@ -12,6 +30,15 @@ export interface Notification {
   readonly newFindings: readonly Finding[];
   /** As `newFindings`. */
   readonly resolvedFindings: readonly Finding[];
+  /** A window reconciliation's record of what it found and did; undefined for a job's run. */
+  readonly window: WindowEvidence | undefined;
+  /** The run's page in the console (`NIGHTSHIFT_CONSOLE_URL`); undefined without one. */
+  readonly link: string | undefined;
+}
+
+/** The run's page in the console at `consoleUrl` (its route `/runs/:id`). */
+export function runLink(consoleUrl: string, runId: string): string {
+  return `${consoleUrl.replace(/\/+$/, '')}/runs/${encodeURIComponent(runId)}`;
 }
 
 /** Most findings of each list a JSON payload carries; the `findings` counts are always complete. */
@@ -54,6 +81,14 @@ export interface RunPayload {
   findings: { open: number; new: number; resolved: number };
   newFindings: Finding[];
   resolvedFindings: Finding[];
+  /** The run's page in the console; null without `NIGHTSHIFT_CONSOLE_URL`. */
+  link: string | null;
+  /** The run's action-specific record (a drill's evidence, a window's counts), as `nightshift history` keeps it. */
+  evidence: Record<string, unknown> | null;
+  /** What a window's reconciliation paused and resumed, and the hourly cost it avoids; null without `acted`. */
+  acted: WindowActed | null;
+  /** The drift streak that raised `drift-persists`; null without it. */
+  driftPersists: { workspaces: number; reconciliations: number; since: string } | null;
 }
 
 const SEVERITY_ORDER: Record<Finding['severity'], number> = { critical: 0, warning: 1, info: 2 };
@@ -107,42 +142,17 @@ export function jsonPayload(notification: Notification): RunPayload {
     },
     newFindings: bySeverity(notification.newFindings).slice(0, MAX_PAYLOAD_FINDINGS),
     resolvedFindings: bySeverity(notification.resolvedFindings).slice(0, MAX_PAYLOAD_FINDINGS),
+    link: notification.link ?? null,
+    evidence: summary.evidence ?? null,
+    acted: notification.events.includes('acted') ? (notification.window?.done ?? null) : null,
+    driftPersists: driftPersists(notification),
   };
 }
 
-/** A Slack incoming-webhook message: `text` is the fallback shown in notifications. */
-export interface SlackMessage {
-  text: string;
-  blocks: SlackBlock[];
-}
-export type SlackBlock =
-  | { type: 'section'; text: SlackText; fields?: SlackText[] }
-  | { type: 'context'; elements: SlackText[] };
-export interface SlackText {
-  type: 'mrkdwn';
-  text: string;
-}
-
-/** Lines of findings and failed targets a Slack message lists; the rest is counted. */
-export const MAX_SLACK_LINES = 10;
-/** Slack refuses a section text over 3000 characters. */
-const MAX_SLACK_TEXT = 3000;
-
-/** Slack reads `&`, `<` and `>` as markup: text from the run is escaped. */
-export function slackEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function clip(text: string, max = MAX_SLACK_TEXT): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-function mrkdwn(text: string): SlackText {
-  return { type: 'mrkdwn', text: clip(text) };
+function driftPersists(notification: Notification): RunPayload['driftPersists'] {
+  const streak = notification.window?.driftStreak;
+  if (!notification.events.includes('drift-persists') || !streak) return null;
+  return { workspaces: streak.workspaces, reconciliations: streak.reconciliations, since: streak.since };
 }
 
 const EMOJI: Record<NotifyEvent, string> = {
@@ -150,18 +160,13 @@ const EMOJI: Record<NotifyEvent, string> = {
   partial: ':large_orange_circle:',
   halted: ':octagonal_sign:',
   cancelled: ':no_entry_sign:',
-  recovered: ':large_green_circle:',
+  overdue: ':hourglass:',
   stranded: ':rotating_light:',
+  'drift-persists': ':warning:',
   findings: ':mag:',
-};
-const PLAIN: Record<NotifyEvent, string> = {
-  failure: 'nightshift:',
-  partial: 'nightshift:',
-  halted: 'nightshift:',
-  cancelled: 'nightshift:',
-  recovered: 'nightshift:',
-  stranded: 'nightshift:',
-  findings: 'nightshift:',
+  recovered: ':large_green_circle:',
+  acted: ':crescent_moon:',
+  succeeded: ':white_check_mark:',
 };
 
 function targetCounts(counts: RunCounts): string {
@@ -179,44 +184,124 @@ function findingsChange(notification: Notification): string {
   return parts.join(', ');
 }
 
+/** The event a message's headline tells of: the most serious the sink hears, news last. */
+const HEADLINE_ORDER: readonly NotifyEvent[] = [
+  'failure',
+  'partial',
+  'halted',
+  'cancelled',
+  'overdue',
+  'stranded',
+  'drift-persists',
+  'recovered',
+  'acted',
+  'findings',
+  'succeeded',
+];
+
+const PREVIOUS: Partial<Record<NotifiableOutcome, string>> = { partial: 'partly failed', halted: 'halted' };
+
+/** `paused 12, resumed 0, 1 failed; about 14.40 EUR an hour avoided`. */
+export function actedText(done: WindowActed): string {
+  const counts = [`paused ${done.paused}`, `resumed ${done.resumed}`];
+  if (done.failed > 0) counts.push(`${done.failed} failed`);
+  const unpriced = done.unpriced > 0 ? ` (${done.unpriced} without a price)` : '';
+  const cost =
+    done.hourlyCostAvoided !== null
+      ? `; about ${done.hourlyCostAvoided.toFixed(2)} ${done.currency} an hour avoided${unpriced}`
+      : done.paused > 0
+        ? '; cost avoided unknown: no price for the workspaces paused (pricing: in the policy)'
+        : '';
+  return `${counts.join(', ')}${cost}`;
+}
+
+function driftText(window: WindowEvidence | undefined): string {
+  const streak = window?.driftStreak;
+  if (!streak) return 'drift persists';
+  return `${plural(streak.workspaces, 'workspace')} still not as the window wants after ${streak.reconciliations} reconciliations (since ${streak.since})`;
+}
+
+/** Events whose headline reads `job: what happened` rather than `job failed…`. */
+const COLON: ReadonlySet<NotifyEvent> = new Set(['stranded', 'drift-persists', 'acted', 'findings']);
+
+/** What each event's headline says after the job's name. */
+const SAYS: Record<NotifyEvent, (notification: Notification, findings: string) => string> = {
+  failure: ({ summary }) => {
+    const why = summary.reason ?? summary.error?.message;
+    return `failed${why ? `: ${slackEscape(why)}` : ''}`;
+  },
+  partial: ({ summary }) =>
+    `partly failed: ${summary.counts.failed} of ${plural(summary.counts.total, 'target')} failed`,
+  halted: ({ summary }) => slackEscape(summary.reason ?? 'halted'),
+  cancelled: ({ summary: { reason, counts } }) =>
+    `${slackEscape(reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)`,
+  // raised by the scheduler's watch, never by a run (overdue-format.ts words its notices)
+  overdue: () => 'is overdue',
+  stranded: ({ newFindings }) =>
+    `${plural(newFindings.filter(isStranded).length, 'workspace')} paused by nightshift and owned by nobody (stranded): nothing hands them back until \`nightshift adopt\` makes their owner own them again`,
+  'drift-persists': ({ window }) => driftText(window),
+  recovered: ({ previousOutcome }) =>
+    `recovered: succeeded after a ${(previousOutcome && PREVIOUS[previousOutcome]) ?? 'failed'} run`,
+  acted: ({ window }) =>
+    window ? `${window.up ? 'uptime' : 'off period'}: ${actedText(window.done)}` : 'acted',
+  findings: (_, findings) => findings,
+  succeeded: ({ summary }) => `succeeded: ${targetCounts(summary.counts)}`,
+};
+
 /**
  * One line saying what happened, most serious event first: with an icon and the job in bold for
  * the message, plain for the fallback text that phones show in notifications.
  */
 function headline(notification: Notification, plain = false): string {
   const { summary, events } = notification;
+  const event = HEADLINE_ORDER.find((candidate) => events.includes(candidate)) ?? 'findings';
   const job = plain ? slackEscape(summary.job) : `*${slackEscape(summary.job)}*`;
-  const ICONS = plain ? PLAIN : EMOJI;
   const findings = events.includes('findings') ? findingsChange(notification) : '';
-  const also = findings ? `; ${findings}` : '';
-  if (events.includes('failure')) {
-    const why = summary.reason ?? summary.error?.message;
-    return `${ICONS.failure} ${job} failed${why ? `: ${slackEscape(why)}` : ''}${also}`;
-  }
-  if (events.includes('partial')) {
-    return `${ICONS.partial} ${job} partly failed: ${summary.counts.failed} of ${plural(summary.counts.total, 'target')} failed${also}`;
-  }
-  if (events.includes('halted')) {
-    return `${ICONS.halted} ${job} ${slackEscape(summary.reason ?? 'halted')}${also}`;
-  }
-  if (events.includes('cancelled')) {
-    const { counts } = summary;
-    return `${ICONS.cancelled} ${job} ${slackEscape(summary.reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)${also}`;
-  }
-  if (events.includes('stranded')) {
-    const stranded = notification.newFindings.filter(isStranded).length;
-    return `${ICONS.stranded} ${job}: ${plural(stranded, 'workspace')} paused by nightshift and owned by nobody (stranded): nothing hands them back until \`nightshift adopt\` makes their owner own them again${also}`;
-  }
-  if (events.includes('recovered')) {
-    return `${ICONS.recovered} ${job} recovered: succeeded after a ${notification.previousOutcome === 'partial' ? 'partly failed' : notification.previousOutcome === 'halted' ? 'halted' : 'failed'} run${also}`;
-  }
-  return `${ICONS.findings} ${job}: ${findings}`;
+  const also = [
+    event !== 'acted' && events.includes('acted') && notification.window
+      ? actedText(notification.window.done)
+      : '',
+    event !== 'findings' ? findings : '',
+  ]
+    .filter(Boolean)
+    .map((part) => `; ${part}`)
+    .join('');
+  const colon = COLON.has(event) ? ':' : '';
+  return `${plain ? 'nightshift:' : EMOJI[event]} ${job}${colon} ${SAYS[event](notification, findings)}${also}`;
 }
 
-function listSection(title: string, lines: readonly string[], total: number): SlackBlock {
-  const shown = lines.slice(0, MAX_SLACK_LINES);
-  const more = total > shown.length ? `\n…and ${total - shown.length} more` : '';
-  return { type: 'section', text: mrkdwn(`*${title}*\n${shown.join('\n')}${more}`) };
+/** What a window did (`acted`) and the drift it keeps finding (`drift-persists`), when the sink hears of them. */
+function windowBlocks({ events, window, summary }: Notification): SlackBlock[] {
+  if (!window) return [];
+  const blocks: SlackBlock[] = [];
+  if (events.includes('acted')) {
+    const { done } = window;
+    const cost =
+      done.hourlyCostAvoided === null
+        ? 'unknown (no price)'
+        : `${done.hourlyCostAvoided.toFixed(2)} ${done.currency}${done.unpriced > 0 ? ` (${done.unpriced} without a price)` : ''}`;
+    blocks.push({
+      type: 'section',
+      text: mrkdwn(`*${window.up ? 'Uptime' : 'Off period'}* \`${slackEscape(window.period)}\``),
+      fields: [
+        mrkdwn(`*Paused*\n${done.paused}`),
+        mrkdwn(`*Resumed*\n${done.resumed}`),
+        mrkdwn(`*Failed*\n${done.failed}`),
+        mrkdwn(`*Est. cost avoided an hour*\n${cost}`),
+      ],
+    });
+  }
+  if (events.includes('drift-persists')) {
+    const drifting = summary.targets.filter(
+      (target) => target.outcome === 'failed' || target.reason?.startsWith('drift:'),
+    );
+    const lines = drifting.map(
+      (target) =>
+        `• ${slackEscape(`${target.workgroupName ?? target.workgroupId}/${target.workspaceName ?? target.workspaceId}`)}: ${slackEscape(target.error?.message ?? target.reason ?? '')}`,
+    );
+    if (lines.length > 0) blocks.push(listSection('Drifting', lines, drifting.length));
+  }
+  return blocks;
 }
 
 function findingLine(finding: Finding): string {
@@ -263,10 +348,14 @@ export function slackPayload(notification: Notification): SlackMessage {
     );
     blocks.push(listSection('Resolved', lines, notification.resolvedFindings.length));
   }
+  blocks.push(...windowBlocks(notification));
   const when = summary.finishedAt ? ` · finished ${summary.finishedAt}` : '';
+  const link = notification.link ? ` · <${slackEscape(notification.link)}|open in the console>` : '';
   blocks.push({
     type: 'context',
-    elements: [mrkdwn(`nightshift · run \`${slackEscape(summary.runId)}\` · ${summary.trigger}${when}`)],
+    elements: [
+      mrkdwn(`nightshift · run \`${slackEscape(summary.runId)}\` · ${summary.trigger}${when}${link}`),
+    ],
   });
   return { text: clip(headline(notification, true)), blocks };
 }
@@ -277,86 +366,4 @@ export function formatNotification(
   notification: Notification,
 ): RunPayload | SlackMessage {
   return format === 'slack' ? slackPayload(notification) : jsonPayload(notification);
-}
-
-/** What the sinks are told about the policy itself: an edit of the file rejected, or fixed. */
-export interface PolicyNotice {
-  /**
-   * - `rejected`: the scheduler refused an edit of the file and runs the policy it had.
-   * - `accepted`: an edit after a rejected one was taken; the file and the schedule agree again.
-   */
-  readonly event: 'rejected' | 'accepted';
-  /** The policy file, as the scheduler was given it. */
-  readonly file: string;
-  /** The sha256 of the policy in force (as in the log and the runs' `policySha`). */
-  readonly policySha: string;
-  /** The sha256 of the rejected text: the one just refused, or for `accepted` the one fixed. */
-  readonly rejectedSha: string;
-  /** What is wrong with the rejected text; empty for `accepted`. */
-  readonly problems: readonly PolicyProblem[];
-  /** When it happened (ISO, UTC). */
-  readonly at: string;
-}
-
-/** Most problems a policy notice lists; `problemCount` is always complete. */
-export const MAX_PAYLOAD_PROBLEMS = 50;
-
-/** The `json` format of a policy notice, version 1; keys may be added, never removed or renamed. */
-export interface PolicyPayload {
-  kind: 'nightshift.policy';
-  version: 1;
-  event: PolicyNotice['event'];
-  file: string;
-  policySha: string;
-  rejectedSha: string;
-  problemCount: number;
-  /** The first MAX_PAYLOAD_PROBLEMS problems, in file order. */
-  problems: PolicyProblem[];
-  at: string;
-}
-
-export function policyJsonPayload(notice: PolicyNotice): PolicyPayload {
-  return {
-    kind: 'nightshift.policy',
-    version: 1,
-    event: notice.event,
-    file: notice.file,
-    policySha: notice.policySha,
-    rejectedSha: notice.rejectedSha,
-    problemCount: notice.problems.length,
-    problems: notice.problems
-      .slice(0, MAX_PAYLOAD_PROBLEMS)
-      .map(({ file, line, col, message }) => ({ file, line, col, message })),
-    at: notice.at,
-  };
-}
-
-/** The `slack` format of a policy notice. */
-export function policySlackPayload(notice: PolicyNotice): SlackMessage {
-  const file = `\`${slackEscape(notice.file)}\``;
-  const sha = `\`${notice.policySha.slice(0, 12)}\``;
-  const [icon, title] =
-    notice.event === 'rejected'
-      ? [
-          ':warning:',
-          `policy edit rejected: ${file} has ${plural(notice.problems.length, 'problem')}; still running policy ${sha}`,
-        ]
-      : [':large_green_circle:', `policy reloaded: ${file} is in force again (policy ${sha})`];
-  const blocks: SlackBlock[] = [{ type: 'section', text: mrkdwn(`${icon} *nightshift* ${title}`) }];
-  if (notice.problems.length > 0) {
-    const lines = notice.problems.map(
-      (problem) => `• ${slackEscape(`${problem.file}:${problem.line}:${problem.col}: ${problem.message}`)}`,
-    );
-    blocks.push(listSection('Problems', lines, notice.problems.length));
-  }
-  blocks.push({
-    type: 'context',
-    elements: [mrkdwn(`nightshift · policy · ${notice.at}`)],
-  });
-  return { text: clip(`nightshift: ${title}`), blocks };
-}
-
-/** The request body a sink of `format` gets for a policy notice. */
-export function formatPolicyNotice(format: NotifyFormat, notice: PolicyNotice): PolicyPayload | SlackMessage {
-  return format === 'slack' ? policySlackPayload(notice) : policyJsonPayload(notice);
 }

@@ -4,8 +4,11 @@ import type { Finding, RunSummary } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import type { NotificationSink, NotifyEvent, PolicyJob } from '../policy/index.js';
 import { isStranded, runChange } from './events.js';
-import { formatNotification, formatPolicyNotice, type Notification, type PolicyNotice } from './format.js';
+import { formatNotification, type Notification, runLink } from './format.js';
 import type { NotificationMemory } from './memory.js';
+import type { OverdueNotice } from './overdue.js';
+import { formatOverdueNotice, jobRunsLink } from './overdue-format.js';
+import { formatPolicyNotice, type PolicyNotice } from './policy-format.js';
 import {
   type Delivery,
   postWebhook,
@@ -22,6 +25,8 @@ export interface NotifierOptions extends WebhookRetryOptions {
   log?: Logger;
   /** The undici dispatcher for webhooks. Default: a keep-alive Agent the notifier owns and closes. */
   dispatcher?: Dispatcher;
+  /** The console's address (`NIGHTSHIFT_CONSOLE_URL`): each message links to its run's page there. Default: no link. */
+  consoleUrl?: string | undefined;
 }
 
 /** What happened for one sink of the job. */
@@ -60,6 +65,7 @@ export class Notifier {
   #dispatcher: Dispatcher | undefined;
   readonly #ownsDispatcher: boolean;
   readonly #closing = new AbortController();
+  readonly #consoleUrl: string | undefined;
 
   constructor(options: NotifierOptions) {
     checkPositive('attempts', options.attempts);
@@ -72,6 +78,7 @@ export class Notifier {
       backoffMs: options.backoffMs ?? WEBHOOK_DEFAULTS.backoffMs,
       maxDelayMs: options.maxDelayMs ?? WEBHOOK_DEFAULTS.maxDelayMs,
     };
+    this.#consoleUrl = options.consoleUrl;
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher;
   }
@@ -124,18 +131,48 @@ export class Notifier {
     const event: NotifyEvent = notice.event === 'rejected' ? 'failure' : 'recovered';
     const log = this.#log.child({ policyEvent: notice.event, rejectedSha: notice.rejectedSha });
     const sinks = Object.entries(notifications).filter(([, sink]) => sink.on.includes(event));
+    const body = (format: NotificationSink['format']) => formatPolicyNotice(format, notice);
+    return this.#broadcast(sinks, { event, what: 'policy notification', body }, log);
+  }
+
+  /**
+   * Tells a job's sinks that listen to `overdue` that it is overdue, or no longer (`cleared`),
+   * in parallel, with a link to its runs in the console. Never throws; one report per sink told.
+   */
+  async notifyOverdue(
+    notifications: NotificationSinks,
+    job: Pick<PolicyJob, 'name' | 'notify'>,
+    notice: OverdueNotice,
+  ): Promise<SinkReport[]> {
+    const log = this.#log.child({ job: job.name, overdueEvent: notice.event });
+    const sinks = [...new Set(job.notify)].flatMap((name) => {
+      const sink = notifications[name];
+      return sink?.on.includes('overdue') ? [[name, sink] as const] : [];
+    });
+    const link = this.#consoleUrl === undefined ? undefined : jobRunsLink(this.#consoleUrl, job.name);
+    const body = (format: NotificationSink['format']) => formatOverdueNotice(format, notice, link);
+    return this.#broadcast(sinks, { event: 'overdue', what: 'overdue notification', body }, log);
+  }
+
+  /** Sends one body per sink (by its format), each logged as `<what> sent` by the sink's name; never throws. */
+  async #broadcast(
+    sinks: readonly (readonly [string, NotificationSink])[],
+    message: { event: NotifyEvent; what: string; body: (format: NotificationSink['format']) => unknown },
+    log: Logger,
+  ): Promise<SinkReport[]> {
+    const { event, what, body } = message;
     return Promise.all(
       sinks.map(async ([name, sink]): Promise<SinkReport> => {
         try {
           const delivery = await postWebhook(
             { name, url: sink.url, timeoutMs: sink.timeout },
-            formatPolicyNotice(sink.format, notice),
+            body(sink.format),
             { ...this.#retry, dispatcher: this.#webhookDispatcher(), signal: this.#closing.signal, log },
           );
-          log.info({ sink: name, attempts: delivery.attempts }, 'policy notification sent');
+          log.info({ sink: name, attempts: delivery.attempts }, `${what} sent`);
           return { sink: name, result: 'sent', events: [event], attempts: delivery.attempts };
         } catch (error) {
-          log.error({ sink: name, ...failure(error, sink.url) }, 'policy notification not sent');
+          log.error({ sink: name, ...failure(error, sink.url) }, `${what} not sent`);
           return { sink: name, result: 'failed', events: [event] };
         }
       }),
@@ -179,6 +216,8 @@ export class Notifier {
       previousOutcome: change.previousOutcome,
       newFindings: change.newFindings.filter(heard),
       resolvedFindings: change.resolvedFindings.filter(heard),
+      window: change.window,
+      link: this.#consoleUrl === undefined ? undefined : runLink(this.#consoleUrl, summary.runId),
     };
     let delivery: Delivery;
     try {

@@ -119,6 +119,8 @@ export interface PolicyJob extends EffectiveSettings, JobFlags {
   readonly location: SourceLocation;
   /** A window's uptime and rules; undefined for a job. */
   readonly window?: PolicyWindow;
+  /** `expectSuccessWithin` (ms): the job is overdue after this long without a success; undefined: by its firings. */
+  readonly expectSuccessWithin?: number | undefined;
 }
 
 /** A loaded, valid policy. */
@@ -377,6 +379,7 @@ function resolve(
       catchUp: settings.catchUp,
       notify: settings.notify,
       location: source.locate(['jobs', name], 'key'),
+      expectSuccessWithin: document.expectSuccessWithin,
     });
   }
   const selectors = windows.flatMap(({ name, document }) => {

@@ -43,6 +43,7 @@ export function resolveWindow(
     enforce: document.enforce ?? false,
     resume: document.resume ?? 'owned',
     grace: document.grace ?? 0,
+    driftPersistsAfter: document.driftPersistsAfter ?? DEFAULT_DRIFT_PERSISTS_AFTER,
     others: selectors.filter((other) => other.name !== name),
   };
   return {
@@ -69,6 +70,8 @@ export function resolveWindow(
 
 /** How often a window is reconciled when it does not say. */
 export const DEFAULT_EVERY_MS = 5 * 60_000;
+/** Three reconciliations: drift seen at one edge and two checks after it is no passing state. */
+export const DEFAULT_DRIFT_PERSISTS_AFTER = 3;
 
 export function resolveTarget(
   target: JobDocument['target'],

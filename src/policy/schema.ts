@@ -54,23 +54,33 @@ export const WebhookTimeoutSchema = durationSchema({ ms: 60_000, text: '1m' });
 
 export const OVERLAP_POLICIES = ['skip', 'queue', 'allow'] as const;
 export const RETRY_STRATEGIES = ['exponential', 'fixed'] as const;
+/** In the order a message names them: what needs a person first, news last. */
 export const NOTIFY_EVENTS = [
   'failure',
   'partial',
   'halted',
   'cancelled',
+  'overdue',
   'stranded',
+  'drift-persists',
   'findings',
   'recovered',
+  'acted',
+  'succeeded',
 ] as const;
 export const NOTIFY_FORMATS = ['slack', 'json'] as const;
-/** What a sink hears about when its `on:` is left out: the runs that need a person. */
+/**
+ * What a sink hears about when its `on:` is left out: the runs that need a person, a job that
+ * stopped succeeding on time, and what a window did to the fleet (`acted`, at most once an edge).
+ */
 export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = [
   'failure',
   'partial',
   'halted',
   'cancelled',
+  'overdue',
   'stranded',
+  'acted',
 ];
 
 export const RetrySchema = z
@@ -200,7 +210,7 @@ export const NotificationSchema = z
       .default([...DEFAULT_NOTIFY_EVENTS])
       .meta({
         description:
-          'Events that are sent: failure, partial, findings (new and resolved ones only), recovered.',
+          'Events that are sent: failure, partial, halted, cancelled, overdue (a job not succeeding on time), stranded, drift-persists, findings (new and resolved ones only), recovered, acted (a window paused or resumed workspaces), succeeded.',
       }),
     timeout: WebhookTimeoutSchema.prefault('10s').meta({
       description: 'How long one attempt waits for the webhook to answer.',
@@ -274,6 +284,11 @@ export const JobSchema = SettingsSchema.extend({
     .boolean()
     .optional()
     .meta({ description: 'Keep the job defined but never fire it.', default: false }),
+  expectSuccessWithin: DurationSchema.optional().meta({
+    description:
+      'Raise overdue when the job has not succeeded for this long. Default: when two of its firings (and its timeout) have passed since its last success.',
+    examples: ['26h'],
+  }),
 });
 
 export const WINDOW_RESUME_MODES = ['owned', 'all', 'none'] as const;
@@ -337,6 +352,11 @@ export const WindowSchema = SharedWithJobs.extend({
   grace: GraceSchema.optional().meta({
     description: 'A workspace created less than this ago is left alone.',
     default: '0s',
+  }),
+  driftPersistsAfter: z.int().min(1).max(1000).optional().meta({
+    description:
+      'Consecutive reconciliations that leave the same workspaces drifting before drift-persists is raised (once per streak).',
+    default: 3,
   }),
   maxTargets: MaxTargetsSchema.optional(),
   stopAfter: StopAfterSchema.optional(),

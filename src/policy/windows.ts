@@ -34,6 +34,8 @@ export interface PolicyWindow {
   readonly enforce: boolean;
   readonly resume: WindowResumeMode;
   readonly grace: number;
+  /** Consecutive reconciliations leaving the same workspaces drifting before `drift-persists`. */
+  readonly driftPersistsAfter: number;
   /** The other windows of the policy, so a workspace found under two is refused, never fought over. */
   readonly others: readonly { readonly name: string; readonly selector: TargetSelector }[];
 }

@@ -13,13 +13,15 @@ export { RedisCheckpointStore } from './checkpoint.js';
 export { FindingsLedger, type OpenFinding, OpenFindingSchema } from './findings.js';
 export { RedisFleetListings } from './fleet-listing.js';
 export { fleetStateStores, type RedisFleetState } from './fleet-state.js';
-export { RunHistory } from './history.js';
+export { type LastRun, RunHistory } from './history.js';
 export type { Holds } from './holds.js';
+export { parseJson } from './json.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
 export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
 export { loadScripts } from './lua.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
+export { OverdueEpisodes } from './overdue-episodes.js';
 export {
   PolicyKeyring,
   PolicyRefusedError,

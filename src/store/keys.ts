@@ -61,6 +61,11 @@ export function redisKeys(prefix = DEFAULT_REDIS_PREFIX) {
      * so replicas watching the same file send one notice, not one each.
      */
     policyNotice: (event: string, sha: string) => `${base}:policy-notice:${event}:${sha}`,
+    /**
+     * Hash of the jobs that are overdue: job → the episode told (JSON). Opened by the one scheduler
+     * whose HSETNX wins, closed by the one whose compare-and-delete does: one notice each.
+     */
+    overdue: `${base}:overdue`,
     /** What one notification sink was last told about one job (JSON string). */
     notifyState: (job: string, sink: string) => `${base}:notify:${job}:${sink}`,
     /** Hash of the ownership ledger: workspace key → the pause nightshift owns (JSON). */

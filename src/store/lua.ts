@@ -428,3 +428,17 @@ for i, key in ipairs(KEYS) do
 end
 return #KEYS
 `);
+
+// Overdue episodes (overdue-episodes.ts)
+
+/**
+ * Deletes a hash field only if it still holds the value read, so of several schedulers closing
+ * the same episode one does, and none closes an episode another opened since.
+ * KEYS: the hash. ARGV: the field, the value read. Returns 1 if deleted, 0 if not.
+ */
+export const HDEL_IF_EQUAL = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0
+`);

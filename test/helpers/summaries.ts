@@ -73,3 +73,47 @@ export function runSummary(
     requestIds: [],
   };
 }
+
+/**
+ * A window's reconciliation that paused and resumed as given, with the record `evidence.window`
+ * its action writes; `streak` is the drift streak it reports ([id, reconciliations]).
+ */
+export function windowRun(
+  options: {
+    paused?: number;
+    resumed?: number;
+    failed?: number;
+    streak?: [string, number];
+    after?: number;
+    evidence?: boolean;
+  } = {},
+): RunSummary {
+  const summary = runSummary({ job: 'office', succeeded: (options.paused ?? 0) + (options.resumed ?? 0) });
+  const [id, reconciliations] = options.streak ?? [];
+  const window = {
+    up: false,
+    period: 'down@2026-11-20T18:30:00.000Z',
+    workspaces: 10,
+    drift: id === undefined ? 0 : 2,
+    held: 0,
+    acted: (options.paused ?? 0) + (options.resumed ?? 0),
+    stranded: 0,
+    done: {
+      paused: options.paused ?? 0,
+      resumed: options.resumed ?? 0,
+      failed: options.failed ?? 0,
+      hourlyCostAvoided: options.paused ? options.paused * 1.5 : null,
+      currency: options.paused ? 'EUR' : null,
+      unpriced: 0,
+    },
+    ...(id === undefined
+      ? {}
+      : { driftStreak: { id, reconciliations, workspaces: 2, since: '2026-11-20T18:31:00.000Z' } }),
+    driftPersistsAfter: options.after ?? 3,
+  };
+  return {
+    ...summary,
+    action: 'reconcile-window',
+    ...(options.evidence === false ? {} : { evidence: { window } }),
+  };
+}

@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type Settings, SHUTDOWN_LIMIT_MS } from '../../config/index.js';
+import { within } from '../../engine/index.js';
 import type { Logger } from '../../log/index.js';
-import { InMemoryNotificationMemory, Notifier } from '../../notify/index.js';
+import { InMemoryNotificationMemory, Notifier, OverdueWatch } from '../../notify/index.js';
 import type { Metrics } from '../../ops/index.js';
 import { type Policy, PolicyError, type PolicyProblem } from '../../policy/index.js';
 import { enqueueRuns } from '../../queue/index.js';
 import { Scheduler, watchPolicy } from '../../scheduler/index.js';
-import { LastTicks, RedisWindowStates } from '../../store/index.js';
+import { LastTicks, OverdueEpisodes, RedisWindowStates } from '../../store/index.js';
 import { systemClock } from '../../time/index.js';
 import { UsageError } from '../exit.js';
 import { collectGarbage } from '../heap.js';
@@ -42,7 +43,7 @@ function collectAfterReload(): void {
   collectGarbage({ thorough: false });
 }
 
-/** How long a stopping scheduler waits for policy notifications being sent. */
+/** How long a stopping scheduler waits for policy and overdue notifications being sent. */
 const NOTICE_GRACE_MS = 2_000;
 
 /** Starts the scheduler role on a runtime; resolves to a function that stops it. */
@@ -66,8 +67,12 @@ export async function startSchedulerRole(
     leadMs: settings.scheduler.leadMs,
     onRecorded: metrics ? (summary) => metrics.runFinished(summary) : undefined,
   });
-  // policy notices only: run notifications are the workers'
-  const notifier = new Notifier({ memory: new InMemoryNotificationMemory(), log });
+  // policy and overdue notices only: run notifications are the workers'
+  const notifier = new Notifier({
+    memory: new InMemoryNotificationMemory(),
+    log,
+    consoleUrl: settings.http.consoleUrl,
+  });
   const reloader = new PolicyReloader({
     file,
     scheduler,
@@ -84,6 +89,16 @@ export async function startSchedulerRole(
   // the start's garbage goes before the first tick is handled: the collection holds the process up
   collectGarbage({ thorough: true });
   await scheduler.start();
+  const overdue = new OverdueWatch({
+    policy: () => reloader.policy,
+    lastRuns: () => runtime.history.lastRuns(),
+    suspended: async () => new Set((await runtime.suspensions.all()).keys()),
+    episodes: new OverdueEpisodes(redis, { prefix }),
+    notifier,
+    clock: systemClock,
+    log,
+  });
+  overdue.start();
   let wasDown = false;
   const onError = () => {
     wasDown = true;
@@ -111,7 +126,12 @@ export async function startSchedulerRole(
     // Redis coming back while the process stops must not start a catch-up behind the stop
     runtime.redis.off('error', onError);
     runtime.redis.off('ready', onReady);
-    await Promise.all([scheduler.stop(), reloader.settle(NOTICE_GRACE_MS)]);
+    // an overdue notice being sent gets the grace policy notices get; closing the notifier ends it
+    await Promise.all([
+      scheduler.stop(),
+      within(overdue.stop(), NOTICE_GRACE_MS),
+      reloader.settle(NOTICE_GRACE_MS),
+    ]);
     await notifier.close();
   };
 }

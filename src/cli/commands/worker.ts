@@ -47,6 +47,7 @@ export function startWorkerRole(
   const notifier = new Notifier({
     memory: new RedisNotificationMemory(runtime.redis, { prefix: runtime.prefix }),
     log,
+    consoleUrl: settings.http.consoleUrl,
   });
   const behaviour = resolveWorkerOptions(settings);
   const worker = new RunWorker({

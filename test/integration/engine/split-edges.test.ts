@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
+import { InMemoryNotificationMemory, Notifier, type RunPayload } from '../../../src/notify/index.js';
 import { workspaceStatusFields } from '../../../src/sim/status.js';
 import type { Clock } from '../../../src/time/index.js';
 import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
@@ -13,14 +15,35 @@ const harness = useEngineHarness(
   { faults: { latencyMs: 100, operations: ['pauseWorkspace', 'resumeWorkspace'] } },
 );
 
-const WINDOW = `version: 1
+/** Where the window's sink posts: what a split edge tells its sinks is read back from it. */
+let receiver: ScriptedServer;
+let notifier: Notifier;
+
+beforeAll(async () => {
+  receiver = await startScriptedServer();
+  receiver.replyJson(200, { ok: true });
+  notifier = new Notifier({ memory: new InMemoryNotificationMemory() });
+});
+
+afterAll(async () => {
+  await notifier.close();
+  await receiver.close();
+});
+
+const window = () => `version: 1
+notifications:
+  ops: { url: "${receiver.url}/ops", on: [acted] }
 windows:
   office:
     target: { workgroups: ["*"] }
     uptime: "Mon-Fri 07:30-19:30"
     timezone: Europe/Berlin
     concurrency: 4
+    notify: [ops]
 `;
+
+/** The `acted` messages the sink got, by run. */
+const acted = () => receiver.requests.map((request) => JSON.parse(request.body) as RunPayload);
 
 const JOBS = `version: 1
 jobs:
@@ -37,13 +60,14 @@ jobs:
     with: { waitReady: none, onlyPausedBy: fleet-pause }
 `;
 
-/** Two workers splitting runs into parts of 20, one run or part at a time each. */
+/** Two workers splitting runs into parts of 20, one run or part at a time each, telling one notifier. */
 function twoWorkers(engine: Engine, clock?: Clock) {
   return ['a', 'b'].map((name) =>
     engine.worker(harness.sim.url, {
       partSize: PART_SIZE,
       concurrency: 1,
       log: engine.log.child({ name }),
+      notifier,
       ...(clock ? { clock } : {}),
     }),
   );
@@ -61,11 +85,11 @@ const partWorkers = (engine: Engine, runId: string) =>
 const statuses = () => harness.sim.state.workspaces.map((ws) => ws.status);
 
 describe('window edges and resumes shared out in parts', () => {
-  it('an off edge over more workspaces than the part size is worked by both workers: each paused once and owned, the edge settled, every pause in the summary; the uptime start hands back in parts too', async () => {
+  it('an off edge over more workspaces than the part size is worked by both workers: each paused once and owned, the edge settled, every pause in the summary, one acted message for the whole edge; the uptime start hands back in parts too, and says so once', async () => {
     harness.sim.reset();
     const engine = harness.engine('split-edge');
     const evening = twoWorkers(engine, clockAt(FRIDAY_EVENING));
-    const runId = await engine.enqueue(WINDOW, 'office');
+    const runId = await engine.enqueue(window(), 'office');
     const run = await engine.waitForRun(runId, 30_000);
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { total: TARGETS, succeeded: TARGETS } });
     expect(run.evidence?.window).toMatchObject({ up: false, workspaces: TARGETS, acted: TARGETS, drift: 0 });
@@ -89,9 +113,17 @@ describe('window edges and resumes shared out in parts', () => {
       20_000,
     );
 
+    // the worker notifies after it records the run: closing it lets its send end first
     await Promise.all(evening.map((worker) => worker.close(5_000)));
+    expect(acted()).toEqual([
+      expect.objectContaining({
+        runId,
+        events: ['acted'],
+        acted: expect.objectContaining({ paused: TARGETS }),
+      }),
+    ]);
     twoWorkers(engine, clockAt(MONDAY_MORNING));
-    const startId = await engine.enqueue(WINDOW, 'office');
+    const startId = await engine.enqueue(window(), 'office');
     const start = await engine.waitForRun(startId, 30_000);
     expect(start).toMatchObject({ outcome: 'succeeded', counts: { total: TARGETS, succeeded: TARGETS } });
     expect(start.evidence?.window).toMatchObject({ up: true, acted: TARGETS, drift: 0 });
@@ -103,6 +135,12 @@ describe('window edges and resumes shared out in parts', () => {
     expect(new Set(resumes.map((call) => call.path)).size).toBe(TARGETS);
     expect(resumes).toHaveLength(TARGETS);
     expect((await engine.state.ledger.all()).size).toBe(0);
+    await eventually('the uptime start told', () => acted().length === 2);
+    expect(acted()[1]).toMatchObject({
+      runId: startId,
+      events: ['acted'],
+      acted: { paused: 0, resumed: TARGETS, failed: 0 },
+    });
   }, 90_000);
 
   it('a resume job with onlyPausedBy splits too, and its run still says what its pause job owns after every part', async () => {

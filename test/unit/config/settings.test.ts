@@ -78,6 +78,22 @@ describe('values read into their types', () => {
     expect(loadSettings({ NIGHTSHIFT_HTTP_PORT: 'OFF' }).http.port).toBe('off');
   });
 
+  it('takes the console URL as people open it, without a trailing slash, and refuses one with a query or another scheme', () => {
+    expect(
+      loadSettings({ NIGHTSHIFT_CONSOLE_URL: 'https://ops.example.com/nightshift/' }).http.consoleUrl,
+    ).toBe('https://ops.example.com/nightshift');
+    expect(loadSettings({}).http.consoleUrl).toBeUndefined();
+    expect(() => loadSettings({ NIGHTSHIFT_CONSOLE_URL: 'https://ops.example.com/?a=1' })).toThrow(
+      /NIGHTSHIFT_CONSOLE_URL must have no \?query/,
+    );
+    expect(() => loadSettings({ NIGHTSHIFT_CONSOLE_URL: 'ftp://ops.example.com' })).toThrow(
+      /NIGHTSHIFT_CONSOLE_URL must be an http/,
+    );
+    expect(() => loadSettings({ NIGHTSHIFT_CONSOLE_URL: 'ops.example.com' })).toThrow(
+      /NIGHTSHIFT_CONSOLE_URL must be an http/,
+    );
+  });
+
   it('takes any pino level or silent', () => {
     for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const)
       expect(loadSettings({ NIGHTSHIFT_LOG_LEVEL: level }).log.level).toBe(level);

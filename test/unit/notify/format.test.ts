@@ -4,9 +4,11 @@ import {
   jsonPayload,
   MAX_PAYLOAD_FINDINGS,
   type Notification,
+  runLink,
   slackPayload,
+  windowEvidence,
 } from '../../../src/notify/index.js';
-import { finding, runSummary } from '../../helpers/summaries.js';
+import { finding, runSummary, windowRun } from '../../helpers/summaries.js';
 
 function notification(overrides: Partial<Notification> & Pick<Notification, 'summary'>): Notification {
   return {
@@ -14,6 +16,8 @@ function notification(overrides: Partial<Notification> & Pick<Notification, 'sum
     previousOutcome: undefined,
     newFindings: [],
     resolvedFindings: [],
+    window: undefined,
+    link: undefined,
     ...overrides,
   };
 }
@@ -23,6 +27,10 @@ describe('json format', () => {
     const summary = runSummary({ job: 'nightly-pause', failed: 1, succeeded: 2 });
     const payload = jsonPayload(notification({ summary, events: ['partial'], previousOutcome: 'succeeded' }));
     expect(payload).toEqual({
+      link: null,
+      evidence: null,
+      acted: null,
+      driftPersists: null,
       kind: 'nightshift.run',
       version: 1,
       events: ['partial'],
@@ -157,5 +165,72 @@ describe('slack format', () => {
     for (const block of slackPayload(notification({ summary })).blocks) {
       if (block.type === 'section') expect(block.text.text.length).toBeLessThanOrEqual(3000);
     }
+  });
+});
+
+describe('window events, succeeded and console links', () => {
+  const windowNotification = (
+    events: Notification['events'],
+    summary = windowRun({ paused: 4, failed: 1 }),
+  ) => notification({ summary, events, window: windowEvidence(summary) });
+
+  it('a json acted message carries the counts and the hourly cost avoided; drift-persists its streak', () => {
+    const payload = jsonPayload(windowNotification(['acted']));
+    expect(payload.acted).toEqual({
+      paused: 4,
+      resumed: 0,
+      failed: 1,
+      hourlyCostAvoided: 6,
+      currency: 'EUR',
+      unpriced: 0,
+    });
+    expect(payload.driftPersists).toBeNull();
+    const drift = windowRun({ streak: ['s1@t0', 3] });
+    expect(jsonPayload(windowNotification(['drift-persists'], drift)).driftPersists).toEqual({
+      workspaces: 2,
+      reconciliations: 3,
+      since: '2026-11-20T18:31:00.000Z',
+    });
+  });
+
+  it('a slack acted message says what the window paused, resumed and failed, and what it saves an hour', () => {
+    const message = slackPayload(windowNotification(['acted']));
+    expect(message.text).toBe(
+      'nightshift: office: off period: paused 4, resumed 0, 1 failed; about 6.00 EUR an hour avoided',
+    );
+    const all = JSON.stringify(message.blocks);
+    expect(all).toContain('*Paused*\\n4');
+    expect(all).toContain('*Est. cost avoided an hour*\\n6.00 EUR');
+  });
+
+  it('says the cost avoided is unknown when no pause had a price', () => {
+    const summary = windowRun({ paused: 2 });
+    const window = windowEvidence(summary);
+    if (!window) throw new Error('no window record');
+    const unpriced = {
+      ...window,
+      done: { ...window.done, hourlyCostAvoided: null, currency: null, unpriced: 2 },
+    };
+    const message = slackPayload(notification({ summary, events: ['acted'], window: unpriced }));
+    expect(message.text).toMatch(/paused 2, resumed 0; cost avoided unknown: no price/);
+  });
+
+  it('a succeeded message carries the run’s evidence in json', () => {
+    const summary = { ...runSummary({ job: 'restore-drill' }), evidence: { restoredIn: '4m12s' } };
+    const payload = jsonPayload(notification({ summary, events: ['succeeded'] }));
+    expect(payload.evidence).toEqual({ restoredIn: '4m12s' });
+    expect(slackPayload(notification({ summary, events: ['succeeded'] })).text).toBe(
+      'nightshift: restore-drill succeeded: 2 succeeded (of 2)',
+    );
+  });
+
+  it('links to the run’s console page, its id encoded, in json and in slack', () => {
+    const link = runLink('https://ops.example.com/nightshift/', 'office@2026-11-20T18:31:00.000Z');
+    expect(link).toBe('https://ops.example.com/nightshift/runs/office%402026-11-20T18%3A31%3A00.000Z');
+    const n = { ...windowNotification(['acted']), link };
+    expect(jsonPayload(n).link).toBe(link);
+    const context = slackPayload(n).blocks.at(-1);
+    expect(JSON.stringify(context)).toContain(`<${link}|open in the console>`);
+    expect(JSON.stringify(slackPayload(windowNotification(['acted'])).blocks)).not.toContain('console');
   });
 });
