@@ -44,8 +44,8 @@ export interface RunChange {
   readonly resolvedFindings: readonly Finding[];
   /** A window reconciliation's record; undefined for a job's run (or one that ended before its record). */
   readonly window: WindowEvidence | undefined;
-  /** The state to store once the sink has heard about this run. */
-  readonly next: SinkState;
+  /** The state to store once the sink has heard about this run; undefined: keep what it knows (the run is not over). */
+  readonly next: SinkState | undefined;
 }
 
 /**
@@ -87,6 +87,22 @@ function byKey(findings: readonly Finding[]): Map<string, Finding> {
 }
 
 /**
+ * A run waiting for approval raises `approval-needed` each time it asks (its first ask, and again
+ * when its plan grew since it was approved), and leaves what the sink knows as it was: the run's
+ * end is yet to be told, under the same run id.
+ */
+function approvalNeeded(previous: SinkState | undefined): RunChange {
+  return {
+    events: ['approval-needed'],
+    previousOutcome: previous?.outcome,
+    newFindings: [],
+    resolvedFindings: [],
+    window: undefined,
+    next: undefined,
+  };
+}
+
+/**
  * The events a finished run raises for a sink that last heard `previous` (undefined: never).
  *
  * - `failure`: the run failed; `partial`: some of its targets failed; `halted`: its failure budget
@@ -103,11 +119,13 @@ function byKey(findings: readonly Finding[]): Map<string, Finding> {
  * - `drift-persists`: a window's reconciliation left the same workspaces drifting for its
  *   `driftPersistsAfter` reconciliations in a row; once per streak (the sink remembers the streak).
  * - `succeeded`: the run succeeded.
+ * - `approval-needed`: the run waits for a person's approval of its plan (`approval:`).
  *
  * Dry runs, skipped and missed runs raise nothing and change nothing: undefined. So does a run the
  * sink already heard about (the same run delivered twice).
  */
 export function runChange(summary: RunSummary, previous: SinkState | undefined): RunChange | undefined {
+  if (summary.outcome === 'awaiting-approval' && !summary.dryRun) return approvalNeeded(previous);
   if (summary.dryRun || !isNotifiable(summary.outcome)) return undefined;
   if (previous?.runId === summary.runId) return undefined;
   const outcome = summary.outcome;

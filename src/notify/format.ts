@@ -160,6 +160,7 @@ const EMOJI: Record<NotifyEvent, string> = {
   partial: ':large_orange_circle:',
   halted: ':octagonal_sign:',
   cancelled: ':no_entry_sign:',
+  'approval-needed': ':raised_hand:',
   overdue: ':hourglass:',
   stranded: ':rotating_light:',
   'drift-persists': ':warning:',
@@ -190,6 +191,7 @@ const HEADLINE_ORDER: readonly NotifyEvent[] = [
   'partial',
   'halted',
   'cancelled',
+  'approval-needed',
   'overdue',
   'stranded',
   'drift-persists',
@@ -222,7 +224,13 @@ function driftText(window: WindowEvidence | undefined): string {
 }
 
 /** Events whose headline reads `job: what happened` rather than `job failed…`. */
-const COLON: ReadonlySet<NotifyEvent> = new Set(['stranded', 'drift-persists', 'acted', 'findings']);
+const COLON: ReadonlySet<NotifyEvent> = new Set([
+  'approval-needed',
+  'stranded',
+  'drift-persists',
+  'acted',
+  'findings',
+]);
 
 /** What each event's headline says after the job's name. */
 const SAYS: Record<NotifyEvent, (notification: Notification, findings: string) => string> = {
@@ -235,6 +243,7 @@ const SAYS: Record<NotifyEvent, (notification: Notification, findings: string) =
   halted: ({ summary }) => slackEscape(summary.reason ?? 'halted'),
   cancelled: ({ summary: { reason, counts } }) =>
     `${slackEscape(reason ?? 'cancelled')}: stopped after ${plural(counts.total, 'target')} (${counts.succeeded} succeeded, ${counts.failed} failed)`,
+  'approval-needed': ({ summary }) => slackEscape(summary.reason ?? 'awaiting approval'),
   // raised by the scheduler's watch, never by a run (overdue-format.ts words its notices)
   overdue: () => 'is overdue',
   stranded: ({ newFindings }) =>

@@ -204,9 +204,9 @@ export class Notifier {
     // about every open finding); but those it hears of as stranded workspaces, so each is told once.
     const heard = (finding: Finding) =>
       sink.on.includes('findings') || (sink.on.includes('stranded') && isStranded(finding));
-    const next = { ...change.next, findings: change.next.findings.filter(heard) };
+    const next = change.next && { ...change.next, findings: change.next.findings.filter(heard) };
     if (events.length === 0) {
-      await this.#memory.set(jobName, name, next);
+      if (next) await this.#memory.set(jobName, name, next);
       log.debug({ sink: name, raised: change.events }, 'nothing to notify');
       return { sink: name, result: 'quiet', events };
     }
@@ -246,7 +246,7 @@ export class Notifier {
       attempts: delivery.attempts,
     };
     try {
-      await this.#memory.set(jobName, name, next);
+      if (next) await this.#memory.set(jobName, name, next);
     } catch (error) {
       log.error(
         { ...sent, reason: describe(error) },

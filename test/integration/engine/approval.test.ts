@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../bench/harness/scripted-server.js';
 import { ApiClient } from '../../../src/api/index.js';
 import type { RunSummary } from '../../../src/engine/index.js';
+import { InMemoryNotificationMemory, Notifier } from '../../../src/notify/index.js';
 import { DEFAULT_API_KEY } from '../../../src/sim/index.js';
 import { Approvals, AuditTrail } from '../../../src/store/index.js';
 import {
@@ -19,13 +21,23 @@ import {
 
 const harness = useEngineHarness({ workgroups: 1, workspacesPerWorkgroup: 3 }, {}, { built: true });
 
+let receiver: ScriptedServer;
+beforeAll(async () => {
+  receiver = await startScriptedServer();
+  receiver.replyJson(200, { ok: true });
+});
+afterAll(() => receiver.close());
+
 const policy = (expires = '1h') => `version: 1
+notifications:
+  ops: { url: "${receiver.url}/ops" }
 jobs:
   gated-pause:
     schedule: "0 3 * * *"
     action: pause
     target: { workgroups: ["*"] }
     approval: { expires: ${expires}, approvers: [ana] }
+    notify: [ops]
 `;
 
 function cli(engine: Engine, ...args: string[]) {
@@ -66,13 +78,29 @@ describe('approvals', () => {
     assertBuilt();
     harness.sim.reset();
     const engine = harness.engine('approval-approve');
-    engine.worker(harness.sim.url);
+    const notifier = new Notifier({
+      memory: new InMemoryNotificationMemory(),
+      log: engine.log,
+      consoleUrl: 'https://ops.example.com/nightshift',
+    });
+    engine.worker(harness.sim.url, { notifier });
+    receiver.requests.length = 0;
     const runId = await engine.enqueue(policy(), 'gated-pause');
     const waiting = await outcomeOf(engine, runId, 'awaiting-approval');
     expect(waiting.counts).toMatchObject({ planned: 3 });
     expect(waiting.approval).toMatchObject({ state: 'pending', round: 1, approvers: ['ana'] });
     expect(waiting.reason).toContain(`nightshift approve ${runId}`);
     expect(pauseRequests(harness.sim).size).toBe(0);
+    const told = await eventually('approval-needed sent', () => receiver.requests[0], 10_000);
+    expect(JSON.parse(told.body)).toMatchObject({
+      events: ['approval-needed'],
+      link: `https://ops.example.com/nightshift/runs/${encodeURIComponent(runId)}`,
+      runId,
+      outcome: 'awaiting-approval',
+      reason: expect.stringMatching(
+        /^awaiting approval by one of ana until \S+: 3 changes: would pause .*; `nightshift approve /,
+      ),
+    });
 
     const listed = cli(engine, 'approvals', '--json');
     expect(await listed.exited).toBe(0);
@@ -89,6 +117,9 @@ describe('approvals', () => {
     const done = await outcomeOf(engine, runId, 'succeeded');
     expect(done.counts).toMatchObject({ succeeded: 3 });
     expect(done.approval).toMatchObject({ state: 'approved', decision: { by: 'ana', note: 'checked' } });
+    // the sink heard the ask, not the success (not among its default events)
+    expect(receiver.requests).toHaveLength(1);
+    await notifier.close();
     expect(pauseRequests(harness.sim).size).toBe(3);
     expect(await new Approvals(engine.redis, { prefix: engine.prefix }).get(runId)).toBeUndefined();
     const audit = await new AuditTrail(engine.redis, { prefix: engine.prefix }).list();

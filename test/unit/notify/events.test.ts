@@ -5,7 +5,7 @@ import { finding, runSummary, windowRun } from '../../helpers/summaries.js';
 /** The state a sink keeps after hearing about a run, as the notifier stores it. */
 function heard(summary: ReturnType<typeof runSummary>, previous?: SinkState): SinkState {
   const change = runChange(summary, previous);
-  if (!change) throw new Error('the run raised nothing');
+  if (!change?.next) throw new Error('the run raised nothing to remember');
   return change.next;
 }
 
@@ -33,7 +33,19 @@ describe('failure and partial', () => {
   it('a run that succeeded with nothing new raises succeeded alone (which no sink hears by default), and moves the state on', () => {
     const change = runChange(runSummary(), undefined);
     expect(change?.events).toEqual(['succeeded']);
-    expect(change?.next.outcome).toBe('succeeded');
+    expect(change?.next?.outcome).toBe('succeeded');
+  });
+});
+
+describe('approval-needed', () => {
+  it('a run awaiting approval raises approval-needed and leaves what the sink knows, so its end is still told', () => {
+    const before = heard(runSummary({ outcome: 'cancelled', reason: 'cancelled by ana' }));
+    const waiting = runSummary({ outcome: 'awaiting-approval', reason: 'awaiting approval until …' });
+    const change = runChange(waiting, before);
+    expect(change?.events).toEqual(['approval-needed']);
+    expect(change?.next).toBeUndefined();
+    const done = runSummary();
+    expect(runChange(done, before)?.events).toEqual(['succeeded']);
   });
 });
 
@@ -85,7 +97,7 @@ describe('findings', () => {
     expect(change?.events).toEqual(['findings', 'succeeded']);
     expect(change?.newFindings).toEqual([C]);
     expect(change?.resolvedFindings).toEqual([B]);
-    expect(change?.next.findings.map(findingKey)).toEqual([A, C].map(findingKey));
+    expect(change?.next?.findings.map(findingKey)).toEqual([A, C].map(findingKey));
   });
 
   it('a run that partly failed reports new findings but resolves none: a failed target found nothing', () => {
@@ -94,14 +106,14 @@ describe('findings', () => {
     expect(change?.events).toEqual(['partial', 'findings']);
     expect(change?.newFindings).toEqual([C]);
     expect(change?.resolvedFindings).toEqual([]);
-    expect(change?.next.findings.map(findingKey).sort()).toEqual([A, B, C].map(findingKey).sort());
+    expect(change?.next?.findings.map(findingKey).sort()).toEqual([A, B, C].map(findingKey).sort());
   });
 
   it('a failed run resolves nothing either', () => {
     const before = heard(runSummary({ findings: [A] }));
     const change = runChange(runSummary({ failed: 2, succeeded: 0 }), before);
     expect(change?.events).toEqual(['failure']);
-    expect(change?.next.findings).toEqual([A]);
+    expect(change?.next?.findings).toEqual([A]);
   });
 
   it('a finding reported twice in one run counts once', () => {

@@ -202,7 +202,7 @@ jobs:
     expect(policy.notifications.ops).toEqual({
       url: SECRET_VALUES[0],
       format: 'json',
-      on: ['failure', 'partial', 'halted', 'cancelled', 'overdue', 'stranded', 'acted'],
+      on: ['failure', 'partial', 'halted', 'cancelled', 'approval-needed', 'overdue', 'stranded', 'acted'],
       timeout: 10_000,
     });
   });
