@@ -6,7 +6,13 @@ export {
   rejectRun,
   UnknownApprovalError,
 } from './approvals.js';
-export { type CancelPorts, type CancelResult, requestCancel, UnknownRunError } from './cancel.js';
+export {
+  type CancelPorts,
+  type CancelResult,
+  RunAwaitingApprovalError,
+  requestCancel,
+  UnknownRunError,
+} from './cancel.js';
 export { type HoldPorts, placeHold, releaseHold } from './holds.js';
 export { type AuditLog, type Origin, recordChange } from './origin.js';
 export { type SuspensionPorts, suspendJob, unsuspendJob } from './suspensions.js';

@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
-import { type CancelResult, type Origin, requestCancel, UnknownRunError } from '../../control/index.js';
+import {
+  type CancelResult,
+  type Origin,
+  RunAwaitingApprovalError,
+  requestCancel,
+  UnknownRunError,
+} from '../../control/index.js';
 import { describeCancellation } from '../../engine/index.js';
 import { cliOrigin } from '../actor.js';
 import { EXIT, reportingUsageErrors, UsageError } from '../exit.js';
@@ -58,6 +64,7 @@ async function cancel(
         history: runtime.history,
         queued: async (id) => (await runtime.queue.getJob(id))?.data,
         cancellations: runtime.cancellations,
+        approvals: runtime.approvals,
         audit: runtime.audit,
       },
       runId,
@@ -69,6 +76,7 @@ async function cancel(
   } catch (error) {
     if (error instanceof UnknownRunError)
       throw new UsageError(`${error.message} (see \`nightshift history\`)`);
+    if (error instanceof RunAwaitingApprovalError) throw new UsageError(error.message);
     throw error;
   }
 }

@@ -156,7 +156,7 @@ describe('approvals', () => {
     expect(pauseRequests(harness.sim).size).toBe(before);
   }, 60_000);
 
-  it('an approval nobody gives ends the run expired; a rejected run ends rejected; neither touches anything', async () => {
+  it('an approval nobody gives ends the run expired; a waiting run is rejected, not cancelled, and ends rejected; neither touches anything', async () => {
     harness.sim.reset();
     const engine = harness.engine('approval-expire');
     engine.worker(harness.sim.url);
@@ -169,6 +169,9 @@ describe('approvals', () => {
 
     const rejected = await engine.enqueue(policy(), 'gated-pause', { runId: 'gated-pause@rejected' });
     await outcomeOf(engine, rejected, 'awaiting-approval');
+    const cancel = cli(engine, 'cancel', rejected);
+    expect(await cancel.exited).toBe(2);
+    expect(cancel.stderr()).toContain(`\`nightshift reject ${rejected}\` ends it`);
     const reject = cli(engine, 'reject', rejected, '--by', 'ana', '--note', 'not tonight');
     expect(await reject.exited).toBe(0);
     const summary = await outcomeOf(engine, rejected, 'rejected');

@@ -43,6 +43,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   RunHaltedError: (C) => [
     new C({ failures: 1 }, [{ key: 'cp-1', outcome: 'failed', attempts: 1, requestIds: [] }], 1),
   ],
+  RunAwaitingApprovalError: (C) => [new C('drill@manual-1')],
   RunCancelledError: (C) => [new C({ by: 'ana', reason: 'wrong fleet', at: '2026-11-27T02:00:00.000Z' })],
   RedisUrlError: (C) => [new C('bad scheme')],
   RunFailedError: (C) => [new C('run-1', 'boom')],
