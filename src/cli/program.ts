@@ -4,6 +4,7 @@ import { emptyProgram, type Registrar } from './command-modules.js';
 import { registerAdoptCommand } from './commands/adopt.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCancelCommand } from './commands/cancel.js';
+import { registerConsoleTokenCommand } from './commands/console-token.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -38,6 +39,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerDriftCommands,
   registerAdoptCommand,
   registerAuditCommand,
+  registerConsoleTokenCommand,
   registerSimCommand,
   registerDemoCommand,
 ];

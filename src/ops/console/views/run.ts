@@ -1,6 +1,12 @@
-import type { ErrorRecord, Finding, TargetRecord } from '../../../engine/index.js';
-import type { RunDetailView } from '../model.js';
+import {
+  describeCancellation,
+  type ErrorRecord,
+  type Finding,
+  type TargetRecord,
+} from '../../../engine/index.js';
+import type { InProgressRunView, RunDetailView } from '../model.js';
 import { counts, duration, outcomeBadge, severityBadge, when } from './format.js';
+import { actionForm, textField } from './forms.js';
 import { type Html, html } from './html.js';
 import { type PageContext, page, paths, renderedAt } from './layout.js';
 
@@ -138,5 +144,29 @@ ${view.evidence && Object.keys(view.evidence).length > 0 ? html`<h2 id="evidence
     json: to.api.run(view.runId),
     generatedAt: now,
     body,
+  });
+}
+
+/** A run still queued or running: what it is, a cancel asked for, and the form to ask for one. */
+export function renderRunInProgress(view: InProgressRunView, ctx: PageContext): string {
+  const to = paths(ctx.base);
+  const now = renderedAt(ctx);
+  const cancel = view.cancellation
+    ? html`<div class="notice info" id="cancelling"><p>${describeCancellation(view.cancellation)}: it starts no new target, and ends <code>cancelled</code> once those under way finish their step.</p></div>`
+    : actionForm(ctx, 'cancel', to.cancel(view.runId), {
+        fields: html`<p>${textField('reason', 'Reason', { placeholder: 'why (optional)' })}</p>`,
+        button: 'Cancel this run',
+      });
+  return page(ctx, {
+    title: `Run of ${view.job}`,
+    active: null,
+    json: to.api.run(view.runId),
+    generatedAt: now,
+    body: html`<p class="meta">Run <code>${view.runId}</code></p>
+<dl class="facts">
+<dt>Job</dt><dd><a href="${to.runs(view.job)}">${view.job}</a></dd>
+<dt>State</dt><dd><span class="badge" id="run-state">${view.state}</span> <span class="muted">its summary is written when it ends</span></dd>
+</dl>
+${cancel}`,
   });
 }
