@@ -63,6 +63,7 @@ describe('--help with examples', () => {
         'adopt',
         'audit',
         'cancel',
+        'console-token',
         'demo',
         'drift',
         'history',
