@@ -197,7 +197,7 @@ export async function startOpsRole(
     address: server.url,
     console: `${server.url}/`,
     dashboard: `${server.url}${UI_PATH}`,
-    auth: settings.token ? 'token' : 'none',
+    auth: settings.token || settings.principals ? 'token' : 'none',
     consoleAccess: consoleMode(settings),
   };
   if (settings.fallbackPorts > 0 && server.port !== settings.port)

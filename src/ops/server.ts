@@ -47,8 +47,9 @@ export interface OpsServerOptions {
   port?: number;
   /**
    * When set, `/metrics`, the console and the dashboard (pages, assets and API) answer only requests that
-   * present it: `Authorization: Bearer <token>`, or HTTP Basic with any user and the token as
-   * password. `/healthz` and `/readyz` never need it. Default: none (loopback binds only).
+   * present it (or a principal's token): `Authorization: Bearer <token>`, or HTTP Basic with any user
+   * and the token as password. In the console it is a viewer. `/healthz` and `/readyz` never need it.
+   * Default: none (loopback binds only, unless `principals` guard the server).
    */
   token?: string;
   /**

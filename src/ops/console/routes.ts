@@ -151,7 +151,7 @@ function pageUser(
   return {
     name,
     role,
-    csrf: control ? session?.csrf : undefined,
+    csrf: session?.csrf,
     signOut: access.via === 'session' && gate.hasPrincipals,
     flash,
     may: (action) => control !== undefined && may(role, action),
