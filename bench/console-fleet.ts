@@ -18,6 +18,7 @@ import { Metrics, startOpsServer } from '../src/ops/index.js';
 import { checkPolicy } from '../src/policy/index.js';
 import { DEFAULT_API_KEY, seedState, startSimulator } from '../src/sim/index.js';
 import {
+  AuditTrail,
   createRedis,
   FindingsLedger,
   fleetStateStores,
@@ -126,6 +127,8 @@ function startConsole(
         listings: stores.listings,
         findings: new FindingsLedger(redis, { prefix }),
         timeline: new WorkspaceHistory(redis, { prefix }),
+        audit: new AuditTrail(redis, { prefix }),
+        inProgress: async () => undefined,
         readPolicy: (text, sha) =>
           checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
           'unreadable',

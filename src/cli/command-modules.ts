@@ -62,6 +62,7 @@ export const COMMAND_MODULES: Readonly<Record<string, () => Promise<Registrar>>>
   savings: async () => (await import('./commands/drift.js')).registerDriftCommands,
   adopt: async () => (await import('./commands/adopt.js')).registerAdoptCommand,
   audit: async () => (await import('./commands/audit.js')).registerAuditCommand,
+  'console-token': async () => (await import('./commands/console-token.js')).registerConsoleTokenCommand,
   sim: async () => (await import('./commands/sim.js')).registerSimCommand,
   demo: async () => (await import('./commands/demo.js')).registerDemoCommand,
 };

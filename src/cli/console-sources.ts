@@ -1,7 +1,9 @@
 import { actionRegistry } from '../../jobs/index.js';
-import type { ConsoleSources } from '../ops/index.js';
+import type { ConsoleControl, ConsoleSources, InProgressRunView } from '../ops/index.js';
 import { checkPolicy, formatProblem, type PolicyVariables } from '../policy/index.js';
+import { queueApprovedRun } from '../queue/index.js';
 import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../store/index.js';
+import { systemClock } from '../time/index.js';
 import type { RedisRuntime } from './runtime.js';
 
 /**
@@ -19,6 +21,8 @@ export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables
     listings: new RedisFleetListings(runtime.redis, { prefix }),
     findings: new FindingsLedger(runtime.redis, { prefix }),
     timeline: new WorkspaceHistory(runtime.redis, { prefix }),
+    audit: runtime.audit,
+    inProgress: (runId) => inProgress(runtime, runId),
     readPolicy(text, sha) {
       const { policy, problems } = checkPolicy(text, `policy@${sha.slice(0, 12)}`, {
         registry: actionRegistry,
@@ -29,5 +33,34 @@ export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables
       const first = problems[0];
       return `the policy in force cannot be read here${first ? `: ${formatProblem(first)}` : ''}`;
     },
+  };
+}
+
+/** A run's queue entry while the history has no summary of it: its job, how far it is, and a cancel asked for. */
+async function inProgress(runtime: RedisRuntime, runId: string): Promise<InProgressRunView | undefined> {
+  const entry = await runtime.queue.getJob(runId);
+  if (!entry) return undefined;
+  const [state, cancellation] = await Promise.all([entry.getState(), runtime.cancellations.get(runId)]);
+  return {
+    runId,
+    job: entry.data.job,
+    state:
+      state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? 'finishing' : 'queued',
+    cancellation: cancellation ?? null,
+  };
+}
+
+/** What the console changes, on a role's Redis runtime: the stores src/control writes through. */
+export function consoleControl(runtime: RedisRuntime): ConsoleControl {
+  return {
+    holds: runtime.state.holds,
+    suspensions: runtime.suspensions,
+    cancellations: runtime.cancellations,
+    queued: async (runId) => (await runtime.queue.getJob(runId))?.data,
+    audit: runtime.audit,
+    approvals: runtime.approvals,
+    queueApproved: (record) => queueApprovedRun(runtime.queue, record),
+    recordEnded: (summary) => runtime.history.record(summary),
+    clock: systemClock,
   };
 }

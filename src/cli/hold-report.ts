@@ -1,13 +1,7 @@
 import { actionRegistry } from '../../jobs/index.js';
 import type { Workgroup } from '../api/index.js';
 import type { Settings } from '../config/index.js';
-import {
-  type HoldCoverage,
-  holdCoverage,
-  honoursHolds,
-  type SelectedWorkspace,
-  workspacesHeldBy,
-} from '../engine/index.js';
+import { type HoldCoverage, type HoldReach, holdCoverage, type SelectedWorkspace } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { checkPolicy, didYouMean } from '../policy/index.js';
 import { RedisFleetListings } from '../store/index.js';
@@ -89,21 +83,8 @@ export async function holdContext(
   return { workgroups, listing, coverage: holdCoverage(policy.jobs, workgroups), policy: text.source };
 }
 
-/** The workspaces a pattern matches, and those of them nothing acts on (undefined when the policy is unknown). */
-export interface HoldReach {
-  readonly matched: readonly SelectedWorkspace[];
-  readonly idle: readonly SelectedWorkspace[] | undefined;
-}
-
-export function holdReach(pattern: string, context: HoldContext): HoldReach | undefined {
-  if (!context.workgroups) return undefined;
-  const matched = workspacesHeldBy(pattern, context.workgroups);
-  const { coverage } = context;
-  const idle = coverage
-    ? matched.filter((ws) => !honoursHolds(coverage(`${ws.workgroupId}/${ws.workspaceId}`)))
-    : undefined;
-  return { matched, idle };
-}
+// moved to the engine for the console's hold preview; `hold` and `holds` keep importing it from here
+export { type HoldReach, holdReach } from '../engine/index.js';
 
 /** `dev-gamma/lineage (Active)`, and when two windows cover it, that they leave it alone. */
 function describeIdle(ws: SelectedWorkspace, coverage: HoldContext['coverage']): string {

@@ -1,18 +1,23 @@
-import { type Settings, uiToken } from '../config/index.js';
+import { userInfo } from 'node:os';
+import { consoleTokensText, type Settings, uiToken } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import {
   assertSafeBind,
   DEFAULT_OPS_HOST,
   DEFAULT_OPS_PORT,
   fleetSnapshots,
+  isLoopback,
   Metrics,
   OpsServerError,
+  type PrincipalDirectory,
   type Readiness,
+  readPrincipals,
   startOpsServer,
+  TokensFileError,
   UI_PATH,
 } from '../ops/index.js';
 import type { PolicyVariables } from '../policy/index.js';
-import { consoleSources } from './console-sources.js';
+import { consoleControl, consoleSources } from './console-sources.js';
 import { asUsage, UsageError } from './exit.js';
 import type { RedisRuntime } from './runtime.js';
 
@@ -26,6 +31,27 @@ export interface OpsSettings {
    */
   fallbackPorts: number;
   token: string | undefined;
+  /** The console's principals (`NIGHTSHIFT_CONSOLE_TOKENS_FILE` or `NIGHTSHIFT_CONSOLE_TOKENS`). */
+  principals: PrincipalDirectory | undefined;
+  /** The OS user who may act in a loopback console without principals (`NIGHTSHIFT_CONSOLE_ACTIONS=local`). */
+  localUser: string | undefined;
+}
+
+/**
+ * Who acts in a console without principals: the OS user with `NIGHTSHIFT_CONSOLE_ACTIONS=local`, on
+ * loopback only and with no token set (a token means people sign in); nobody otherwise.
+ */
+function localUser(settings: Settings, host: string, guarded: boolean): string | undefined {
+  if (settings.http.consoleActions !== 'local') return undefined;
+  if (guarded)
+    throw new UsageError(
+      'NIGHTSHIFT_CONSOLE_ACTIONS=local is for a loopback console without tokens: with NIGHTSHIFT_UI_TOKEN or NIGHTSHIFT_CONSOLE_TOKENS_FILE set, people sign in and their roles decide',
+    );
+  if (!isLoopback(host))
+    throw new UsageError(
+      `NIGHTSHIFT_CONSOLE_ACTIONS=local is for loopback only, and NIGHTSHIFT_HTTP_HOST is ${host}: give people tokens (nightshift console-token)`,
+    );
+  return settings.user ?? userInfo().username;
 }
 
 /**
@@ -45,8 +71,10 @@ export function opsSettings(settings: Settings): OpsSettings | undefined {
   if (port === 'off') return undefined;
   const host = settings.http.host ?? DEFAULT_OPS_HOST;
   const token = asUsage(() => uiToken(settings));
+  const tokens = asUsage(() => consoleTokensText(settings));
+  const principals = tokens ? principalsOf(tokens.text, tokens.source) : undefined;
   try {
-    assertSafeBind(host, token);
+    assertSafeBind(host, token, principals);
   } catch (error) {
     if (error instanceof OpsServerError)
       throw new UsageError(`NIGHTSHIFT_HTTP_HOST=${host}: ${error.message}`);
@@ -57,6 +85,8 @@ export function opsSettings(settings: Settings): OpsSettings | undefined {
     port: port ?? DEFAULT_OPS_PORT,
     fallbackPorts: port === undefined ? OPS_FALLBACK_PORTS : 0,
     token,
+    principals,
+    localUser: localUser(settings, host, Boolean(token || principals)),
   };
 }
 
@@ -72,6 +102,23 @@ export interface OpsRole {
 }
 
 const OFF: OpsRole = { metrics: undefined, console: undefined, dashboard: undefined, close: async () => {} };
+
+/** The principals of a tokens file; one that cannot be used is bad usage (exit 2), naming the file and entry. */
+function principalsOf(text: string, source: string): PrincipalDirectory {
+  try {
+    return readPrincipals(text, source);
+  } catch (error) {
+    if (error instanceof TokensFileError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** How people use the console, for the log line that says where it listens (never a token or a name). */
+function consoleMode(settings: OpsSettings): string {
+  if (settings.principals) return `sign-in, ${settings.principals.size} principal(s)`;
+  if (settings.localUser) return 'the local user may act';
+  return 'read-only';
+}
 
 /** Whether the server could not listen because another process holds the port. */
 function portTaken(error: OpsServerError): boolean {
@@ -118,11 +165,13 @@ export async function startOpsRole(
       server = await startOpsServer({
         host: settings.host,
         token: settings.token,
+        principals: settings.principals,
+        localUser: settings.localUser,
         port,
         redis: runtime.redis,
         queue: runtime.queue,
         metrics,
-        console: { sources: consoleSources(runtime, variables) },
+        console: { sources: consoleSources(runtime, variables), control: consoleControl(runtime) },
         ready,
         log,
       });
@@ -148,7 +197,8 @@ export async function startOpsRole(
     address: server.url,
     console: `${server.url}/`,
     dashboard: `${server.url}${UI_PATH}`,
-    auth: settings.token ? 'token' : 'none',
+    auth: settings.token || settings.principals ? 'token' : 'none',
+    consoleAccess: consoleMode(settings),
   };
   if (settings.fallbackPorts > 0 && server.port !== settings.port)
     log.warn(

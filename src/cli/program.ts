@@ -5,6 +5,7 @@ import { registerAdoptCommand } from './commands/adopt.js';
 import { registerApprovalCommands } from './commands/approve.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCancelCommand } from './commands/cancel.js';
+import { registerConsoleTokenCommand } from './commands/console-token.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerHistoryCommand } from './commands/history.js';
@@ -40,6 +41,7 @@ export const REGISTRARS: readonly Registrar[] = [
   registerDriftCommands,
   registerAdoptCommand,
   registerAuditCommand,
+  registerConsoleTokenCommand,
   registerSimCommand,
   registerDemoCommand,
 ];

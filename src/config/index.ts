@@ -37,6 +37,7 @@ export {
   type ApiCredentials,
   apiCredentials,
   configuredRedis,
+  consoleTokensText,
   type Environment,
   insecureHttpAllowed,
   loadSettings,

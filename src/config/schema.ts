@@ -224,6 +224,9 @@ export const EnvironmentSchema = z
     NIGHTSHIFT_UI_TOKEN: text(),
     NIGHTSHIFT_CONSOLE_URL: variable(consoleUrl),
     NIGHTSHIFT_UI_TOKEN_FILE: text(),
+    NIGHTSHIFT_CONSOLE_TOKENS: text(),
+    NIGHTSHIFT_CONSOLE_TOKENS_FILE: text(),
+    NIGHTSHIFT_CONSOLE_ACTIONS: oneOf(['local', 'off'] as const),
     NIGHTSHIFT_POLICY_KEY: variable(policyKeyList),
     NIGHTSHIFT_POLICY_KEY_FILE: text(),
     NIGHTSHIFT_SINK_COMMANDS: variable(programList),
@@ -253,6 +256,12 @@ export const EnvironmentSchema = z
       ctx.addIssue({
         code: 'custom',
         message: 'NIGHTSHIFT_POLICY_KEY and NIGHTSHIFT_POLICY_KEY_FILE are both set; set only one of them',
+      });
+    if (env.NIGHTSHIFT_CONSOLE_TOKENS && env.NIGHTSHIFT_CONSOLE_TOKENS_FILE)
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'NIGHTSHIFT_CONSOLE_TOKENS and NIGHTSHIFT_CONSOLE_TOKENS_FILE are both set; set only one of them',
       });
     for (const problem of redisTopologyProblems(env)) ctx.addIssue({ code: 'custom', message: problem });
   });

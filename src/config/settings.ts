@@ -70,6 +70,12 @@ export interface Settings {
     readonly uiTokenFile: string | undefined;
     /** `NIGHTSHIFT_CONSOLE_URL`: where people open the console; notifications link to runs there. */
     readonly consoleUrl: string | undefined;
+    /** The console's principals as text (YAML or JSON, token hashes only). */
+    readonly consoleTokens: string | undefined;
+    /** A file holding them. */
+    readonly consoleTokensFile: string | undefined;
+    /** `local`: on loopback without principals, the OS user may act in the console; else read-only. */
+    readonly consoleActions: 'local' | 'off' | undefined;
   };
   readonly policy: {
     /** The keys policy texts in Redis are signed and checked with; `policyKeys` reads them. */
@@ -155,6 +161,9 @@ export function loadSettings(env: Environment): Settings {
       uiToken: v.NIGHTSHIFT_UI_TOKEN,
       uiTokenFile: v.NIGHTSHIFT_UI_TOKEN_FILE,
       consoleUrl: v.NIGHTSHIFT_CONSOLE_URL,
+      consoleTokens: v.NIGHTSHIFT_CONSOLE_TOKENS,
+      consoleTokensFile: v.NIGHTSHIFT_CONSOLE_TOKENS_FILE,
+      consoleActions: v.NIGHTSHIFT_CONSOLE_ACTIONS,
     },
     policy: {
       keys: v.NIGHTSHIFT_POLICY_KEY,
@@ -313,6 +322,24 @@ export function apiCredentials(settings: Settings): ApiCredentials {
 /** The token the ops server asks for: `NIGHTSHIFT_UI_TOKEN`, else the file `NIGHTSHIFT_UI_TOKEN_FILE` names. */
 export function uiToken(settings: Settings): string | undefined {
   return secret('NIGHTSHIFT_UI_TOKEN_FILE', settings.http.uiToken, settings.http.uiTokenFile);
+}
+
+/**
+ * The console's principals as text, and where it came from (for messages): `NIGHTSHIFT_CONSOLE_TOKENS`,
+ * else the file `NIGHTSHIFT_CONSOLE_TOKENS_FILE` names; undefined when neither is set. The text holds
+ * token hashes only, so a message may name the file and its entries.
+ */
+export function consoleTokensText(settings: Settings): { text: string; source: string } | undefined {
+  const { consoleTokens, consoleTokensFile } = settings.http;
+  if (consoleTokens) return { text: consoleTokens, source: 'NIGHTSHIFT_CONSOLE_TOKENS' };
+  if (!consoleTokensFile) return undefined;
+  try {
+    return { text: readFileSync(consoleTokensFile, 'utf8'), source: consoleTokensFile };
+  } catch (error) {
+    throw new ConfigError(
+      `NIGHTSHIFT_CONSOLE_TOKENS_FILE=${consoleTokensFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
 }
 
 /**

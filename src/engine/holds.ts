@@ -173,3 +173,31 @@ export function holdCoverage(
 export function honoursHolds(coverage: HoldCoverage): boolean {
   return coverage.windows.length === 1 || coverage.jobs.length > 0;
 }
+
+/** The workspaces a pattern matches, and those of them nothing acts on (undefined when the policy is unknown). */
+export interface HoldReach {
+  readonly matched: readonly SelectedWorkspace[];
+  readonly idle: readonly SelectedWorkspace[] | undefined;
+}
+
+/**
+ * What a hold on `pattern` reaches in a listing (undefined when there is none), judged by the
+ * policy's `coverage` when it is known: the CLI's `hold` and the console's hold preview ask it.
+ */
+export function holdReach(
+  pattern: string,
+  {
+    workgroups,
+    coverage,
+  }: {
+    readonly workgroups: readonly Workgroup[] | undefined;
+    readonly coverage: ((key: string) => HoldCoverage) | undefined;
+  },
+): HoldReach | undefined {
+  if (!workgroups) return undefined;
+  const matched = workspacesHeldBy(pattern, workgroups);
+  const idle = coverage
+    ? matched.filter((ws) => !honoursHolds(coverage(`${ws.workgroupId}/${ws.workspaceId}`)))
+    : undefined;
+  return { matched, idle };
+}

@@ -1,4 +1,20 @@
-export type { ConsoleSources } from './console/data/sources.js';
+export {
+  type Access,
+  AccessGate,
+  type AccessOptions,
+  presentedToken,
+} from './access/gate.js';
+export {
+  newConsoleToken,
+  type Principal,
+  PrincipalDirectory,
+  readPrincipals,
+  TokensFileError,
+  tokenHash,
+} from './access/principals.js';
+export { CONSOLE_ACTIONS, type ConsoleAction, may, ROLES, type Role } from './access/roles.js';
+export { SessionStore } from './access/sessions.js';
+export type { ConsoleControl, ConsoleSources } from './console/data/sources.js';
 export type * from './console/model.js';
 export type { ConsoleOptions } from './console/routes.js';
 export { fleetSnapshots } from './fleet-metrics.js';
@@ -20,7 +36,6 @@ export {
   OpsServerError,
   type OpsServerErrorCode,
   type OpsServerOptions,
-  presentedToken,
   type Readiness,
   startOpsServer,
   UI_PATH,

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Queue } from 'bullmq';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -6,6 +5,9 @@ import { isLoopback, REDIS_READINESS_TIMEOUT_MS } from '../config/index.js';
 import { NightshiftError } from '../errors/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
 import { pingRedis, type RedisConnection } from '../store/index.js';
+import { AccessGate } from './access/gate.js';
+import type { PrincipalDirectory } from './access/principals.js';
+import type { SessionStore } from './access/sessions.js';
 import { type ConsoleOptions, RedisUnansweredError, registerConsole } from './console/routes.js';
 import { serveDashboard } from './dashboard.js';
 import {
@@ -15,6 +17,8 @@ import {
   serverLimitOptions,
 } from './hardening.js';
 import type { Metrics } from './metrics.js';
+
+export { presentedToken } from './access/gate.js';
 
 /** Where the dashboard is mounted. */
 export const UI_PATH = '/ui';
@@ -43,10 +47,24 @@ export interface OpsServerOptions {
   port?: number;
   /**
    * When set, `/metrics`, the console and the dashboard (pages, assets and API) answer only requests that
-   * present it: `Authorization: Bearer <token>`, or HTTP Basic with any user and the token as
-   * password. `/healthz` and `/readyz` never need it. Default: none (loopback binds only).
+   * present it (or a principal's token): `Authorization: Bearer <token>`, or HTTP Basic with any user
+   * and the token as password. In the console it is a viewer. `/healthz` and `/readyz` never need it.
+   * Default: none (loopback binds only, unless `principals` guard the server).
    */
   token?: string;
+  /**
+   * The console's principals (`NIGHTSHIFT_CONSOLE_TOKENS_FILE`): each signs in with its token (a
+   * bearer header, or the `/login` form and its session cookie) and may do what its role allows.
+   * Any of them may also read `/metrics` and `/ui`. Default: none.
+   */
+  principals?: PrincipalDirectory;
+  /**
+   * With no token and no principals, on loopback: the OS user the console lets act as an operator
+   * (`NIGHTSHIFT_CONSOLE_ACTIONS=local`). Default: none, and the console is read-only.
+   */
+  localUser?: string;
+  /** Where sign-ins are kept. Default: a SessionStore of this server. */
+  sessions?: SessionStore;
   /** The Redis `/readyz` pings. */
   redis: RedisConnection;
   /** The run queue the dashboard shows (read-only). Default: none, and no dashboard. */
@@ -92,48 +110,23 @@ export { isLoopback };
  * Throws unless the bind is safe: the dashboard can see every run's data and `/metrics` names
  * every job, so a server reachable from other machines must require a token.
  */
-export function assertSafeBind(host: string, token: string | undefined): void {
-  if (isLoopback(host) || token) return;
+export function assertSafeBind(
+  host: string,
+  token: string | undefined,
+  principals?: PrincipalDirectory | undefined,
+): void {
+  if (isLoopback(host) || token || principals) return;
   throw new OpsServerError(
-    `refusing to serve the dashboard and /metrics on ${host} without a token: set NIGHTSHIFT_UI_TOKEN, ` +
-      `or bind to 127.0.0.1`,
+    `refusing to serve the dashboard and /metrics on ${host} without a token: set NIGHTSHIFT_UI_TOKEN ` +
+      `or NIGHTSHIFT_CONSOLE_TOKENS_FILE, or bind to 127.0.0.1`,
     'NS_OPS_TOKEN_REQUIRED',
   );
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-/** The credential an Authorization header presents: a bearer token, or a Basic password. */
-export function presentedToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^(\w+) +(.+)$/.exec(header.trim());
-  if (!match) return undefined;
-  const [, scheme = '', value = ''] = match;
-  if (scheme.toLowerCase() === 'bearer') return value.trim();
-  if (scheme.toLowerCase() !== 'basic') return undefined;
-  const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon === -1 ? undefined : decoded.slice(colon + 1);
-}
-
-/**
- * Whether a request presents `token`. Both sides are hashed first, so `timingSafeEqual` compares
- * equal lengths and the comparison says nothing about the token's length either.
- */
-function tokenCheck(token: string): (request: FastifyRequest) => boolean {
-  const expected = digest(token);
-  return (request) => {
-    const presented = presentedToken(request.headers.authorization);
-    return presented !== undefined && timingSafeEqual(digest(presented), expected);
-  };
-}
-
-/** An onRequest hook admitting only requests that present the token. */
-function requireToken(presents: (request: FastifyRequest) => boolean, log: Logger) {
+/** An onRequest hook admitting only requests the gate knows (or public routes); a refusal says how to sign in. */
+function requireAccess(gate: AccessGate, log: Logger) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (presents(request)) return;
+    if (gate.admit(request)) return;
     const header = request.headers.authorization;
     // never what was presented (a token with a typo is still nearly the token), only its kind
     const scheme = !header
@@ -143,14 +136,18 @@ function requireToken(presents: (request: FastifyRequest) => boolean, log: Logge
       { method: request.method, route: request.routeOptions.url ?? 'unknown', scheme },
       'ops request refused: no valid token',
     );
+    const page = request.method === 'GET' && String(request.headers.accept ?? '').includes('text/html');
+    if (page && gate.signIns && !request.url.startsWith(UI_PATH))
+      return reply.code(303).header('location', '/login').header('cache-control', 'no-store').send();
     return reply
       .code(401)
       .header('www-authenticate', 'Basic realm="nightshift", charset="UTF-8"')
       .header('cache-control', 'no-store')
       .send({
         error: 'Unauthorized',
-        message:
-          'this endpoint needs the ops token: Authorization: Bearer <token>, or HTTP Basic with the token as password',
+        message: gate.signIns
+          ? 'this endpoint needs a console token (Authorization: Bearer <token>, or sign in at /login) or the ops token'
+          : 'this endpoint needs the ops token: Authorization: Bearer <token>, or HTTP Basic with the token as password',
       });
   };
 }
@@ -179,7 +176,12 @@ async function redisReadiness(redis: RedisConnection, timeoutMs: number): Promis
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const host = options.host ?? DEFAULT_OPS_HOST;
   const port = options.port ?? DEFAULT_OPS_PORT;
-  assertSafeBind(host, options.token || undefined);
+  assertSafeBind(host, options.token || undefined, options.principals);
+  if (options.localUser && !isLoopback(host))
+    throw new OpsServerError(
+      `refusing to let the local user act in the console on ${host}: NIGHTSHIFT_CONSOLE_ACTIONS=local is for loopback only`,
+      'NS_OPS_TOKEN_REQUIRED',
+    );
   const app = await opsApp(options);
   try {
     await app.listen({ host, port });
@@ -205,7 +207,12 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
   const token = options.token || undefined;
   const log = options.log ?? silentLogger;
   const limits = { ...OPS_SERVER_LIMITS, ...options.limits };
-  const presentsToken = token ? tokenCheck(token) : () => false;
+  const gate = new AccessGate({
+    uiToken: token,
+    principals: options.principals,
+    localUser: options.localUser,
+    sessions: options.sessions,
+  });
 
   const app = Fastify({ logger: false, forceCloseConnections: true, ...serverLimitOptions(limits) });
   app.server.maxConnections = limits.maxConnections;
@@ -236,7 +243,9 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
     const failing = Object.keys(checks).filter((name) => !checks[name]?.ok);
     const degraded = Object.keys(checks).filter((name) => isDegraded(checks[name]));
     // the reasons name the policy's path and quote its problems: for this machine and token holders only
-    const detailed = isLoopback(request.socket.remoteAddress ?? '') || presentsToken(request);
+    const detailed =
+      isLoopback(request.socket.remoteAddress ?? '') ||
+      (gate.required && gate.authenticate(request) !== undefined);
     return reply
       .code(failing.length === 0 ? 200 : 503)
       .header('cache-control', 'no-store')
@@ -249,7 +258,7 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
   });
 
   await app.register(async (guarded) => {
-    if (token) guarded.addHook('onRequest', requireToken(presentsToken, log));
+    guarded.addHook('onRequest', requireAccess(gate, log));
 
     guarded.get('/metrics', async (_request, reply) => {
       const { contentType, body } = await options.metrics.scrape();
@@ -257,7 +266,8 @@ export async function opsApp(options: OpsServerOptions): Promise<FastifyInstance
     });
 
     const consoleOptions = options.console;
-    if (consoleOptions) await guarded.register(async (scope) => registerConsole(scope, consoleOptions));
+    if (consoleOptions)
+      await guarded.register(async (scope) => registerConsole(scope, consoleOptions, gate, log));
 
     if (options.queue) serveDashboard(guarded, options.queue, UI_PATH);
   });

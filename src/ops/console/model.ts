@@ -1,5 +1,12 @@
-import type { RunCounts, RunOutcome, RunSummary, RunTrigger } from '../../engine/index.js';
-import type { OpenFinding } from '../../store/index.js';
+import type {
+  Cancellation,
+  Hold,
+  RunCounts,
+  RunOutcome,
+  RunSummary,
+  RunTrigger,
+} from '../../engine/index.js';
+import type { AuditEntry, OpenFinding } from '../../store/index.js';
 
 /**
  * What the console's JSON endpoints answer, and what its pages are rendered from: one shape per
@@ -256,4 +263,49 @@ export type OpenFindingView = OpenFinding;
 export interface FindingsView {
   generatedAt: string;
   findings: OpenFindingView[];
+}
+
+/** `/api/runs/:id` of a run the history has no summary of yet: its queue entry, and a cancel asked for. */
+export interface InProgressRunView {
+  runId: string;
+  job: string;
+  /** `queued` (waiting or delayed), `running`, or `finishing` (its delivery ended, its summary not yet written). */
+  state: 'queued' | 'running' | 'finishing';
+  cancellation: Cancellation | null;
+}
+
+/** A hold in force, and how many workspaces of the last listing it matches (null when there is none). */
+export interface HoldRowView {
+  hold: Hold;
+  matches: number | null;
+}
+
+/** `/api/holds`: the holds in force, newest first. */
+export interface HoldsView {
+  generatedAt: string;
+  holds: HoldRowView[];
+}
+
+/** `/api/holds/preview`: what a hold would reach before it is placed. */
+export interface HoldPreviewView {
+  generatedAt: string;
+  /** The form as asked, for the place form to carry on. */
+  form: { pattern: string; state: string; for: string; until: string; reason: string };
+  /** What is wrong with the form; null when the hold can be placed. */
+  problem: string | null;
+  /** Where the fleet was read from (`run … at …`), or why it is unknown. */
+  listing: string;
+  /** The workspaces the pattern matches; null when no listing is kept. */
+  matches: { workspace: string; status: string | null; nothingActs: boolean | null }[] | null;
+  /** Why whether anything acts on them is unknown; null when the policy in force was read. */
+  policyProblem: string | null;
+}
+
+/** `/api/audit`: the changes people made, newest first. */
+export interface AuditView {
+  generatedAt: string;
+  /** The `since` filter as asked (a duration back, or an instant); null: the newest entries. */
+  since: string | null;
+  limit: number;
+  entries: AuditEntry[];
 }

@@ -4,20 +4,31 @@ import { z } from 'zod';
 import { CONSOLE_READ_TIMEOUT_MS, CONSOLE_REFRESH_MS } from '../../config/index.js';
 import { TIMED_OUT, within } from '../../engine/index.js';
 import { NightshiftError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import { parseDuration } from '../../policy/index.js';
+import { type AccessGate, accessOf } from '../access/gate.js';
+import { may } from '../access/roles.js';
+import { registerActions } from './actions.js';
 import { FleetData } from './data/fleet.js';
+import { type HoldForm, holdForm, holdPreview, holdsView } from './data/holds.js';
 import { MAX_SAVINGS_DAYS, SAVINGS_DAYS, savingsView } from './data/savings.js';
 import { schedulesView } from './data/schedules.js';
-import { type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
+import { type ConsoleControl, type ConsoleSources, PolicyInForce, runBrief } from './data/sources.js';
 import { timelineView } from './data/timeline.js';
-import type { RunsView } from './model.js';
+import type { AuditView, RunsView } from './model.js';
 import {
   CONSOLE_CSS,
   CONSOLE_JS,
   FAVICON,
   type PageContext,
+  type PageUser,
+  renderAudit,
   renderFindings,
   renderFleet,
+  renderHoldPreview,
+  renderHolds,
   renderRun,
+  renderRunInProgress,
   renderRuns,
   renderSavings,
   renderSchedules,
@@ -26,6 +37,8 @@ import {
 
 export interface ConsoleOptions {
   sources: ConsoleSources;
+  /** What the console changes; absent: no action, whoever signs in (the console is read-only). */
+  control?: ConsoleControl | undefined;
   /** How often an open page refreshes itself. Default 5000 ms; 0 never. */
   refreshMs?: number;
   /**
@@ -59,6 +72,10 @@ const RunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+const AuditQuerySchema = z.object({
+  since: filter(100),
+  limit: z.coerce.number().int().min(1).max(1_000).default(200),
+});
 const WorkspaceParamsSchema = z.object({
   workgroupId: z.string().min(1).max(200),
   workspaceId: z.string().min(1).max(200),
@@ -93,6 +110,15 @@ function parseQuery<T>(schema: z.ZodType<T>, value: unknown): T {
 
 const HOUR_MS = 3_600_000;
 
+/** `since`: a duration back from `now` (24h, 7d) or an ISO 8601 instant; epoch ms. */
+function sinceInstant(text: string, now: Date): number {
+  const ms = parseDuration(text);
+  if (ms !== undefined && ms > 0) return now.getTime() - ms;
+  const at = Date.parse(text);
+  if (/^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(at)) return at;
+  throw new BadQueryError('since: expected a duration back from now (24h, 7d) or an ISO 8601 instant');
+}
+
 /**
  * What tells one answer from the next for a page that refreshes itself: the data, not the
  * instant it was read (`generatedAt`; a listing's age only by the hour, when the page starts
@@ -104,6 +130,48 @@ function etagOf(view: unknown): string {
     return key === 'ageMs' && typeof value === 'number' ? Math.floor(value / HOUR_MS) : value;
   });
   return `"${createHash('sha256').update(stable).digest('base64url').slice(0, 27)}"`;
+}
+
+/**
+ * Who the page is for: the forms it carries and its CSRF token, the flash of the last action (taken
+ * now: shown once). The local user's session starts with the first page.
+ */
+function pageUser(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  gate: AccessGate,
+  control: ConsoleControl | undefined,
+): PageUser | undefined {
+  const access = accessOf(request);
+  if (!access) return undefined;
+  const session = control ? gate.sessionFor(request, reply, access) : access.session;
+  const flash = session?.flash;
+  if (session) session.flash = undefined;
+  const { name, role } = access.principal;
+  return {
+    name,
+    role,
+    csrf: session?.csrf,
+    signOut: access.via === 'session' && gate.hasPrincipals,
+    flash,
+    may: (action) => control !== undefined && may(role, action),
+  };
+}
+
+/** A page for one request: its user's forms; its ETag covers them, so a sign-in or a flash is never a 304. */
+export type PageSender = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  view: unknown,
+  render: (ctx: PageContext) => string,
+) => FastifyReply;
+
+function pageSender(base: PageContext, gate: AccessGate, control: ConsoleControl | undefined): PageSender {
+  return (request, reply, view, render) => {
+    const user = pageUser(request, reply, gate, control);
+    // JSON leaves `may` out: the role stands for it
+    return sendPage(request, reply, { view, user }, () => render({ ...base, user }));
+  };
 }
 
 function sendPage(request: FastifyRequest, reply: FastifyReply, view: unknown, html: () => string) {
@@ -142,6 +210,16 @@ function consoleViews(options: ConsoleOptions) {
     runs: (await sources.history.list(query)).map(runBrief),
   });
   const findings = async () => ({ generatedAt: generatedAt(), findings: await sources.findings.open() });
+  const now = () => sources.now?.() ?? new Date();
+  const audit = async ({ since, limit }: z.infer<typeof AuditQuerySchema>): Promise<AuditView> => {
+    const sinceMs = since === undefined ? undefined : sinceInstant(since, now());
+    return {
+      generatedAt: generatedAt(),
+      since: since ?? null,
+      limit,
+      entries: await sources.audit.list({ limit, ...(sinceMs === undefined ? {} : { sinceMs }) }),
+    };
+  };
   return {
     page: { base: '', refreshMs: options.refreshMs ?? CONSOLE_REFRESH_MS } satisfies PageContext,
     schedules: () => read(schedulesView(sources, policy)),
@@ -154,6 +232,15 @@ function consoleViews(options: ConsoleOptions) {
     },
     savings: (days: number) => read(savingsView(sources, days)),
     findings: () => read(findings()),
+    inProgress: (id: string) => read(sources.inProgress(id)),
+    /** The names of the jobs and windows in force (what may be suspended), or why they are unknown. */
+    policyNames: async (): Promise<ReadonlySet<string> | string> => {
+      const { policy: inForce } = await read(policy.read());
+      return typeof inForce === 'string' ? inForce : new Set(inForce.jobs.map((job) => job.name));
+    },
+    holds: () => read(holdsView(sources, now())),
+    holdPreview: (form: HoldForm) => read(holdPreview(sources, policy, form, now())),
+    audit: (query: z.infer<typeof AuditQuerySchema>) => read(audit(query)),
   };
 }
 
@@ -208,7 +295,7 @@ function registerApi(app: FastifyInstance, views: ConsoleViews): void {
   );
   app.get('/api/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
-    const run = await views.run(id);
+    const run = (await views.run(id)) ?? (await views.inProgress(id));
     if (!run)
       return reply
         .code(404)
@@ -232,52 +319,81 @@ function registerApi(app: FastifyInstance, views: ConsoleViews): void {
     sendJson(reply, await views.savings(parseQuery(SavingsQuerySchema, request.query).days)),
   );
   app.get('/api/findings', async (_request, reply) => sendJson(reply, await views.findings()));
+  app.get('/api/holds', async (_request, reply) => sendJson(reply, await views.holds()));
+  app.get('/api/holds/preview', async (request, reply) =>
+    sendJson(reply, await views.holdPreview(holdForm(request.query))),
+  );
+  app.get('/api/audit', async (request, reply) =>
+    sendJson(reply, await views.audit(parseQuery(AuditQuerySchema, request.query))),
+  );
 }
 
-function registerPages(app: FastifyInstance, views: ConsoleViews): void {
-  const { page } = views;
+function registerPages(app: FastifyInstance, views: ConsoleViews, send: PageSender): void {
   app.get('/', async (request, reply) => {
     const view = await views.schedules();
-    return sendPage(request, reply, view, () => renderSchedules(view, page));
+    return send(request, reply, view, (ctx) => renderSchedules(view, ctx));
   });
   app.get('/runs', async (request, reply) => {
     const view = await views.runs(parseQuery(RunsQuerySchema, request.query));
-    return sendPage(request, reply, view, () => renderRuns(view, page));
+    return send(request, reply, view, (ctx) => renderRuns(view, ctx));
   });
   app.get('/runs/:id', async (request, reply) => {
     const { id } = parseQuery(RunParamsSchema, request.params);
     const run = await views.run(id);
-    if (!run) reply.code(404);
-    return sendPage(request, reply, run ?? { missing: id }, () => renderRun(run, id, page));
+    if (run) return send(request, reply, run, (ctx) => renderRun(run, id, ctx));
+    const going = await views.inProgress(id);
+    if (going) return send(request, reply, going, (ctx) => renderRunInProgress(going, ctx));
+    reply.code(404);
+    return send(request, reply, { missing: id }, (ctx) => renderRun(undefined, id, ctx));
   });
   app.get('/fleet', async (request, reply) => {
     const view = await views.fleet(parseQuery(FleetQuerySchema, request.query));
-    return sendPage(request, reply, view, () => renderFleet(view, page));
+    return send(request, reply, view, (ctx) => renderFleet(view, ctx));
   });
   app.get('/fleet/:workgroupId/:workspaceId', async (request, reply) => {
     const view = await views.workspace(request);
     if (!view) return reply.code(404).type('text/plain; charset=utf-8').send(unknownWorkspace(request));
-    return sendPage(request, reply, view, () => renderTimeline(view, page));
+    return send(request, reply, view, (ctx) => renderTimeline(view, ctx));
   });
   app.get('/savings', async (request, reply) => {
     const view = await views.savings(parseQuery(SavingsQuerySchema, request.query).days);
-    return sendPage(request, reply, view, () => renderSavings(view, page));
+    return send(request, reply, view, (ctx) => renderSavings(view, ctx));
   });
   app.get('/findings', async (request, reply) => {
     const view = await views.findings();
-    return sendPage(request, reply, view, () => renderFindings(view, page));
+    return send(request, reply, view, (ctx) => renderFindings(view, ctx));
+  });
+  app.get('/holds', async (request, reply) => {
+    const view = await views.holds();
+    return send(request, reply, view, (ctx) => renderHolds(view, ctx));
+  });
+  app.get('/holds/preview', async (request, reply) => {
+    const view = await views.holdPreview(holdForm(request.query));
+    return send(request, reply, view, (ctx) => renderHoldPreview(view, ctx));
+  });
+  app.get('/audit', async (request, reply) => {
+    const view = await views.audit(parseQuery(AuditQuerySchema, request.query));
+    return send(request, reply, view, (ctx) => renderAudit(view, ctx));
   });
 }
 
 /**
- * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/savings`, `/findings`, and the
- * JSON each is rendered from under `/api/`. Read-only, and from Redis only: a page view never
- * calls the API.
+ * The operator's console: pages at `/`, `/runs` (`?job=`), `/runs/:id`, `/fleet`, `/holds`,
+ * `/savings`, `/findings`, `/audit`, and the JSON each is rendered from under `/api/`; from Redis
+ * only: a page view never calls the API. With `control`, the forms of what the signed-in role may
+ * change (console/actions.ts); with principals, `/login` and `/logout`.
  */
-export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+export function registerConsole(
+  app: FastifyInstance,
+  options: ConsoleOptions,
+  gate: AccessGate,
+  log: Logger,
+): void {
   const views = consoleViews(options);
+  const send = pageSender(views.page, gate, options.control);
   app.setErrorHandler(answerConsoleError);
   registerAssets(app);
   registerApi(app, views);
-  registerPages(app, views);
+  registerPages(app, views, send);
+  registerActions(app, { views, send, gate, control: options.control, sources: options.sources, log });
 }

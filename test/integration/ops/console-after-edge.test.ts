@@ -9,7 +9,12 @@ import {
   startOpsServer,
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
-import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../../../src/store/index.js';
+import {
+  AuditTrail,
+  FindingsLedger,
+  RedisFleetListings,
+  WorkspaceHistory,
+} from '../../../src/store/index.js';
 import { clockAt, FRIDAY_EVENING, MONDAY_MORNING } from '../../helpers/clock.js';
 import { type Engine, eventually, useEngineHarness } from '../../helpers/engine.js';
 
@@ -49,6 +54,8 @@ async function consoleOf(engine: Engine, now: () => Date): Promise<string> {
     listings: new RedisFleetListings(engine.redis, { prefix: engine.prefix }),
     findings: new FindingsLedger(engine.redis, { prefix: engine.prefix }),
     timeline: new WorkspaceHistory(engine.redis, { prefix: engine.prefix }),
+    audit: new AuditTrail(engine.redis, { prefix: engine.prefix }),
+    inProgress: async () => undefined,
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {} }).policy ?? 'unreadable',
     now,

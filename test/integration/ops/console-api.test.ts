@@ -17,6 +17,7 @@ import {
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import {
+  AuditTrail,
   createRedis,
   FindingsLedger,
   fleetStateStores,
@@ -71,6 +72,8 @@ function stores(prefix: string, connection: Redis = redis) {
     listings: new RedisFleetListings(redis, { prefix }),
     findings: new FindingsLedger(redis, { prefix }),
     timeline: new WorkspaceHistory(redis, { prefix }),
+    audit: new AuditTrail(redis, { prefix }),
+    inProgress: async () => undefined,
   };
 }
 

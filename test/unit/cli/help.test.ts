@@ -65,6 +65,7 @@ describe('--help with examples', () => {
         'approve',
         'audit',
         'cancel',
+        'console-token',
         'demo',
         'drift',
         'history',

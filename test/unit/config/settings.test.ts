@@ -46,6 +46,9 @@ describe('settings from an empty environment', () => {
       port: undefined,
       uiToken: undefined,
       uiTokenFile: undefined,
+      consoleTokens: undefined,
+      consoleTokensFile: undefined,
+      consoleActions: undefined,
     });
     expect(settings.terminal).toEqual({ noColor: false, dumb: false, ci: false });
   });

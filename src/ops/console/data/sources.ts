@@ -1,6 +1,8 @@
+import type { ApprovalPorts, CancelPorts, HoldPorts, SuspensionPorts } from '../../../control/index.js';
 import type { RunSummary } from '../../../engine/index.js';
 import type { Policy } from '../../../policy/index.js';
 import type {
+  AuditTrail,
   OpenFinding,
   PolicyStore,
   RedisFleetListings,
@@ -9,7 +11,7 @@ import type {
   Suspension,
   WorkspaceHistory,
 } from '../../../store/index.js';
-import type { RunBrief } from '../model.js';
+import type { InProgressRunView, RunBrief } from '../model.js';
 
 type PolicyRecord = NonNullable<Awaited<ReturnType<PolicyStore['current']>>>;
 
@@ -36,7 +38,29 @@ export interface ConsoleSources {
    * the console shows names and schedules, not secrets); a message when it cannot be read.
    */
   readPolicy(text: string, sha: string): Policy | string;
+  /** The audit trail, for `/audit`. */
+  audit: Pick<AuditTrail, 'list'>;
+  /** A run the history has no summary of yet, from its queue entry; undefined when it is not queued either. */
+  inProgress(runId: string): Promise<InProgressRunView | undefined>;
   now?: () => Date;
+}
+
+/**
+ * What the console changes, each change through src/control (so it is recorded in the audit
+ * trail as the CLI's are). Without it the console offers no action, whoever signs in.
+ */
+export interface ConsoleControl {
+  holds: HoldPorts['holds'];
+  suspensions: SuspensionPorts['suspensions'];
+  cancellations: CancelPorts['cancellations'];
+  /** The run's queue entry while it is queued or running: its job. */
+  queued: CancelPorts['queued'];
+  audit: HoldPorts['audit'];
+  /** Runs waiting for approval, and what an approver's decision does (queue it again, or end it). */
+  approvals: ApprovalPorts['approvals'];
+  queueApproved: ApprovalPorts['queueApproved'];
+  recordEnded: ApprovalPorts['recordEnded'];
+  clock: ApprovalPorts['clock'];
 }
 
 /** A run's brief for lists: its summary without targets and findings. */

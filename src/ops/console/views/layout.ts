@@ -1,3 +1,4 @@
+import type { ConsoleAction, Role } from '../../access/roles.js';
 import { assetVersion } from './assets.js';
 import { when } from './format.js';
 import { type Html, html } from './html.js';
@@ -10,6 +11,22 @@ export interface PageContext {
   refreshMs: number;
   /** The moment the page is rendered at (ISO), for views that carry no `generatedAt`; default: now. */
   now?: string;
+  /** Who asks for the page; absent: nobody known (a page before sign-in). */
+  user?: PageUser | undefined;
+}
+
+/** Who a page is rendered for, and which of its forms they get. */
+export interface PageUser {
+  readonly name: string;
+  readonly role: Role;
+  /** The CSRF token every form carries; undefined without a session, and then no forms. */
+  readonly csrf: string | undefined;
+  /** Whether the page offers to sign out (a signed-in session). */
+  readonly signOut: boolean;
+  /** What the last action said, shown once. */
+  readonly flash: { readonly text: string; readonly ok: boolean } | undefined;
+  /** Whether this user may make `action` here: the role allows it and the console can make changes. */
+  readonly may: (action: ConsoleAction) => boolean;
 }
 
 /** When the page is rendered: the context's moment, else now. */
@@ -30,6 +47,17 @@ export function paths(base: string) {
       `${base}/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
     savings: `${base}/savings`,
     findings: `${base}/findings`,
+    holds: `${base}/holds`,
+    holdPreview: `${base}/holds/preview`,
+    release: `${base}/holds/release`,
+    audit: `${base}/audit`,
+    login: `${base}/login`,
+    logout: `${base}/logout`,
+    suspend: (job: string) => `${base}/jobs/${encodeURIComponent(job)}/suspend`,
+    unsuspend: (job: string) => `${base}/jobs/${encodeURIComponent(job)}/unsuspend`,
+    cancel: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/cancel`,
+    approve: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/approve`,
+    reject: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/reject`,
     favicon: `${base}/favicon.ico`,
     /** Bull Board, the queue's dashboard. */
     queue: `${base}/ui`,
@@ -44,11 +72,14 @@ export function paths(base: string) {
         `${base}/api/fleet/${encodeURIComponent(workgroupId)}/${encodeURIComponent(workspaceId)}`,
       savings: `${base}/api/savings`,
       findings: `${base}/api/findings`,
+      holds: `${base}/api/holds`,
+      holdPreview: `${base}/api/holds/preview`,
+      audit: `${base}/api/audit`,
     },
   };
 }
 
-export type NavKey = 'schedules' | 'fleet' | 'savings' | 'findings';
+export type NavKey = 'schedules' | 'fleet' | 'holds' | 'savings' | 'findings' | 'audit';
 
 export interface PageOptions {
   title: string;
@@ -60,12 +91,37 @@ export interface PageOptions {
   body: Html;
 }
 
+/** Who is signed in, and the sign-out button; a sign-in link on a page nobody known asked for. */
+function whoBox(ctx: PageContext): Html {
+  const { user } = ctx;
+  const to = paths(ctx.base);
+  if (!user) return html``;
+  const out =
+    user.signOut && user.csrf
+      ? html`<form method="post" action="${to.logout}" class="inline"><input type="hidden" name="csrf" value="${user.csrf}"><button type="submit">Sign out</button></form>`
+      : '';
+  return html`<span class="who" id="who">${user.name} <span class="badge tag">${user.role}</span></span>${out}`;
+}
+
+/** What the last action said, once, as a status a screen reader announces. */
+function flash(user: PageUser | undefined): Html {
+  if (!user?.flash) return html``;
+  return html`<div class="notice ${user.flash.ok ? 'info' : 'warn'} flash" role="status" id="flash"><p>${user.flash.text}</p></div>`;
+}
+
+function footNote(user: PageUser | undefined): string {
+  if (!user?.csrf || !(user.may('hold') || user.may('cancel'))) return 'Read-only.';
+  return `Signed in as ${user.name} (${user.role}): every change made here is recorded in the audit trail.`;
+}
+
 /** The nav entries and the key that goes to each after `g`. */
 const NAV: { key: NavKey | 'queue'; label: string; shortcut: string }[] = [
   { key: 'schedules', label: 'Schedules', shortcut: 's' },
   { key: 'fleet', label: 'Fleet', shortcut: 'f' },
+  { key: 'holds', label: 'Holds', shortcut: 'h' },
   { key: 'savings', label: 'Savings', shortcut: 'v' },
   { key: 'findings', label: 'Findings', shortcut: 'i' },
+  { key: 'audit', label: 'Audit', shortcut: 'a' },
   { key: 'queue', label: 'Queue', shortcut: 'q' },
 ];
 
@@ -96,6 +152,7 @@ export function page(ctx: PageContext, options: PageOptions): string {
 <div class="tools">
 <span id="live-status" class="live"><span id="live-word" aria-live="polite"></span> <span id="live-time"></span></span>
 <button type="button" id="theme-toggle" hidden>Theme</button>
+${whoBox(ctx)}
 </div>
 </header>
 <main id="main" tabindex="-1">
@@ -103,9 +160,10 @@ export function page(ctx: PageContext, options: PageOptions): string {
 <h1>${options.title}</h1>
 <p class="meta">Generated ${when(options.generatedAt)} · <a href="${options.json}">JSON</a></p>
 </div>
+${flash(ctx.user)}
 ${options.body}
 </main>
-<footer class="foot"><p>Read-only. <span id="keys-hint" hidden>Press <kbd>?</kbd> for keyboard shortcuts.</span></p></footer>
+<footer class="foot"><p>${footNote(ctx.user)} <span id="keys-hint" hidden>Press <kbd>?</kbd> for keyboard shortcuts.</span></p></footer>
 <dialog id="keys" aria-labelledby="keys-title">
 <h2 id="keys-title">Keyboard shortcuts</h2>
 <ul class="plain">${shortcuts}<li><kbd>?</kbd> this list</li></ul>

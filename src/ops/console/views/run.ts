@@ -1,6 +1,12 @@
-import type { ErrorRecord, Finding, TargetRecord } from '../../../engine/index.js';
-import type { RunDetailView } from '../model.js';
+import {
+  describeCancellation,
+  type ErrorRecord,
+  type Finding,
+  type TargetRecord,
+} from '../../../engine/index.js';
+import type { InProgressRunView, RunDetailView } from '../model.js';
 import { counts, duration, outcomeBadge, severityBadge, when } from './format.js';
+import { actionForm, textField } from './forms.js';
 import { type Html, html } from './html.js';
 import { type PageContext, page, paths, renderedAt } from './layout.js';
 
@@ -112,6 +118,25 @@ ${run.takenOverFrom ? html`<dt>Taken over</dt><dd>taken over from <code>${run.ta
 </dl>`;
 }
 
+/**
+ * A run waiting for approval: who may decide and until when, what changed since an earlier
+ * approval, and (for an approver) the forms. The plan itself is the targets table below.
+ */
+function approvalBox(run: RunDetailView, ctx: PageContext): Html {
+  const { approval } = run;
+  if (run.outcome !== 'awaiting-approval' || approval?.state !== 'pending') return html``;
+  const to = paths(ctx.base);
+  const who = approval.approvers.length > 0 ? approval.approvers.join(', ') : 'any approver';
+  const note = (verb: string) =>
+    html`<p>${textField('note', `${verb} note`, { placeholder: 'why (optional)', id: `${verb.toLowerCase()}-note` })}</p>`;
+  return html`<section class="notice info" id="approval"><h2>Awaiting approval</h2>
+<p>Round ${approval.round}: ${who} may approve it until ${approval.expiresAt}. Its plan is the targets marked <code>planned</code> below; approved, it acts only if its plan then asks for nothing more.</p>
+${approval.changedSince ? html`<p><strong>Changed since it was approved:</strong></p><ul>${approval.changedSince.map((change) => html`<li>${change}</li>`)}</ul>` : ''}
+${actionForm(ctx, 'approve', to.approve(run.runId), { fields: note('Approval'), button: 'Approve this plan', label: 'approve' })}
+${actionForm(ctx, 'reject', to.reject(run.runId), { fields: note('Rejection'), button: 'Reject', label: 'reject' })}
+</section>`;
+}
+
 export function renderRun(view: RunDetailView | undefined, runId: string, ctx: PageContext): string {
   const to = paths(ctx.base);
   const now = renderedAt(ctx);
@@ -128,6 +153,7 @@ export function renderRun(view: RunDetailView | undefined, runId: string, ctx: P
   }
   const body = html`<p class="meta">Run <code>${view.runId}</code></p>
 ${summary(view, now)}
+${approvalBox(view, ctx)}
 <h2 id="targets">Targets</h2>
 ${targetsTable(view.targets, to.api.run(view.runId), ctx.base)}
 <h2 id="findings">Findings</h2>
@@ -139,5 +165,29 @@ ${view.evidence && Object.keys(view.evidence).length > 0 ? html`<h2 id="evidence
     json: to.api.run(view.runId),
     generatedAt: now,
     body,
+  });
+}
+
+/** A run still queued or running: what it is, a cancel asked for, and the form to ask for one. */
+export function renderRunInProgress(view: InProgressRunView, ctx: PageContext): string {
+  const to = paths(ctx.base);
+  const now = renderedAt(ctx);
+  const cancel = view.cancellation
+    ? html`<div class="notice info" id="cancelling"><p>${describeCancellation(view.cancellation)}: it starts no new target, and ends <code>cancelled</code> once those under way finish their step.</p></div>`
+    : actionForm(ctx, 'cancel', to.cancel(view.runId), {
+        fields: html`<p>${textField('reason', 'Reason', { placeholder: 'why (optional)' })}</p>`,
+        button: 'Cancel this run',
+      });
+  return page(ctx, {
+    title: `Run of ${view.job}`,
+    active: null,
+    json: to.api.run(view.runId),
+    generatedAt: now,
+    body: html`<p class="meta">Run <code>${view.runId}</code></p>
+<dl class="facts">
+<dt>Job</dt><dd><a href="${to.runs(view.job)}">${view.job}</a></dd>
+<dt>State</dt><dd><span class="badge" id="run-state">${view.state}</span> <span class="muted">its summary is written when it ends</span></dd>
+</dl>
+${cancel}`,
   });
 }

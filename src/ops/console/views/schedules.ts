@@ -7,6 +7,7 @@ import type {
   SchedulesView,
 } from '../model.js';
 import { counts, duration, outcomeBadge, relative, utc, when } from './format.js';
+import { actionForm, offers, textField } from './forms.js';
 import { type Html, html } from './html.js';
 import { type PageContext, page, paths } from './layout.js';
 
@@ -66,7 +67,32 @@ function lastRun(run: RunBrief | null, base: string, now: string): Html {
 <a href="${paths(base).run(run.runId)}">details<span class="visually-hidden"> of run ${run.runId}</span></a> · <a href="${paths(base).runs(run.job)}">every run<span class="visually-hidden"> of ${run.job}</span></a>`;
 }
 
-function entryRow(entry: ScheduleEntry, base: string, now: string): Html {
+/**
+ * Suspend (with an optional end and reason, folded away until asked for) or unsuspend; nothing for a
+ * job the policy file suspends (`suspend: true`): only an edit of the file ends that.
+ */
+function suspendForms(entry: ScheduleEntry, ctx: PageContext): Html {
+  const to = paths(ctx.base);
+  const id = (field: string) => `f-${field}-${entry.name}`;
+  if (entry.suspended?.by === 'policy') return html``;
+  if (entry.suspended)
+    return actionForm(ctx, 'unsuspend', to.unsuspend(entry.name), {
+      button: 'Unsuspend',
+      label: `Unsuspend ${entry.name}`,
+    });
+  if (!offers(ctx, 'suspend')) return html``;
+  return html`<details id="suspend-${entry.name}" class="suspend"><summary>Suspend…<span class="visually-hidden"> ${entry.name}</span></summary>
+${actionForm(ctx, 'suspend', to.suspend(entry.name), {
+  fields: html`<p>${textField('reason', 'Reason', { id: id('reason') })}</p>
+<p>${textField('for', 'For', { placeholder: '2h, 3d (optional)', id: id('for') })}</p>
+<p>${textField('until', 'or until', { placeholder: '2026-12-01T08:00:00Z', id: id('until') })}</p>`,
+  button: 'Suspend',
+  label: `Suspend ${entry.name}`,
+})}</details>`;
+}
+
+function entryRow(entry: ScheduleEntry, ctx: PageContext, now: string): Html {
+  const base = ctx.base;
   const suspended = entry.suspended;
   return html`<tr>
 <th scope="row" class="nowrap"><a href="${paths(base).runs(entry.name)}">${entry.name}</a><br><span class="badge tag">${entry.kind}</span>${entry.dryRun ? html` <span class="badge tag-dry">dry run</span>` : ''}</th>
@@ -74,7 +100,7 @@ function entryRow(entry: ScheduleEntry, base: string, now: string): Html {
 <td>${entry.target}</td>
 <td>${entry.schedule}<br><span class="muted">${entry.timezone}</span>${skipText(entry)}</td>
 <td class="nowrap">${nextFiring(entry, now)}</td>
-<td>${suspended ? html`<span class="badge suspended">suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}</td>
+<td>${suspended ? html`<span class="badge suspended">suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}${suspendForms(entry, ctx)}</td>
 <td>${lastRun(entry.lastRun, base, now)}</td>
 </tr>`;
 }
@@ -127,7 +153,7 @@ export function renderSchedules(view: SchedulesView, ctx: PageContext): string {
       ? html`<div class="table-wrap"><table>
 <caption>Every job and window of the policy in force</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Schedule</th><th scope="col">Next firing</th><th scope="col">Status</th><th scope="col">Last run</th></tr></thead>
-<tbody>${view.entries.map((entry) => entryRow(entry, ctx.base, now))}</tbody>
+<tbody>${view.entries.map((entry) => entryRow(entry, ctx, now))}</tbody>
 </table></div>`
       : html`<p class="muted">No job or window to show.</p>`;
   const body = html`${policyPanel(view.policy, view.problem, now)}

@@ -109,10 +109,11 @@ export const CONSOLE_JS = `(() => {
     }
   }
 
-  /** True while a refresh would get in the way: a form control in use, or text selected. */
+  /** True while a refresh would get in the way: a form control in use or typed in, or text selected. */
   function interacting() {
     const el = document.activeElement;
     if (el && el.matches('input, select, textarea, [contenteditable]')) return true;
+    if (document.querySelector('#main form[data-edited]')) return true;
     const selection = window.getSelection ? window.getSelection() : null;
     return Boolean(selection && !selection.isCollapsed && String(selection).trim());
   }
@@ -201,8 +202,17 @@ export const CONSOLE_JS = `(() => {
     });
   }
 
+  /** A form someone typed in keeps what they typed: the page stops refreshing itself until it is sent. */
+  function setUpEditedForms() {
+    document.addEventListener('input', (event) => {
+      const form = event.target instanceof Element ? event.target.closest('#main form') : null;
+      if (form) form.dataset.edited = 'true';
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     setUpThemeToggle();
+    setUpEditedForms();
     setUpRefresh();
     setUpKeys();
   });

@@ -144,5 +144,14 @@ dialog { background: var(--bg); color: var(--fg); border: 1px solid var(--border
 dialog::backdrop { background: rgb(0 0 0 / 0.4); }
 /* Windows high contrast paints every background alike: the cells and swatches keep their own */
 @media (forced-colors: active) { .cell, .swatch, .chart rect { forced-color-adjust: none; } }
+/* the forms that change something: plain POSTs, the signed-in user beside the theme toggle */
+.who { color: var(--muted); }
+form.inline { display: inline; margin: 0; }
+form.action { margin: 8px 0; }
+form.action p, .hold-form p, .login p { margin: 6px 0; }
+form.action label, .hold-form label, .login label { color: var(--muted); margin-right: 4px; }
+details.suspend summary { cursor: pointer; color: var(--link); }
+.lead { font-size: 1.1em; }
+.flash { margin: 8px 0 16px; }
 @media (max-width: 700px) { main, .top { padding-left: 12px; padding-right: 12px; } }
 `;
