@@ -50,6 +50,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   SecretSinkError: (C) => [new C('secret sink /s: cannot write')],
   SimError: (C) => [new C('Not-Found', 'workspace_id', 'no such workspace')],
   StateError: (C) => [new C('state.json: (root): invalid')],
+  TokensFileError: (C) => [new C('tokens.yaml: principals[0].role: expected viewer, operator or approver')],
   UnknownApprovalError: (C) => [new C('drill@manual-1')],
   UnknownRunError: (C) => [new C('drill@manual-1')],
   UpgradeFailedError: (C) => [new C('the provider is not upgraded')],
