@@ -1,9 +1,11 @@
 import { actionRegistry } from '../../jobs/index.js';
-import type { ConsoleControl, ConsoleSources, InProgressRunView } from '../ops/index.js';
+import type { SinkCommandAllowlist } from '../engine/index.js';
+import type { ConsoleControl, ConsoleRunNow, ConsoleSources, InProgressRunView } from '../ops/index.js';
 import { checkPolicy, formatProblem, type PolicyVariables } from '../policy/index.js';
-import { queueApprovedRun } from '../queue/index.js';
+import { enqueueRuns, manualRunId, queueApprovedRun } from '../queue/index.js';
 import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../store/index.js';
 import { systemClock } from '../time/index.js';
+import { withSinkCommands } from './policy-io.js';
 import type { RedisRuntime } from './runtime.js';
 
 /**
@@ -50,8 +52,33 @@ async function inProgress(runtime: RedisRuntime, runId: string): Promise<InProgr
   };
 }
 
-/** What the console changes, on a role's Redis runtime: the stores src/control writes through. */
-export function consoleControl(runtime: RedisRuntime): ConsoleControl {
+/**
+ * How the console checks a run it is asked to queue: as `nightshift run` checks its file (its
+ * `loadPolicy` with `only` and `parameters`), on the policy in force, with this process's variables
+ * and sink commands.
+ */
+export function runNowCheck(
+  variables: PolicyVariables,
+  sinkCommands: SinkCommandAllowlist,
+): ConsoleRunNow['check'] {
+  return (text, sha, job, parameters) =>
+    withSinkCommands(
+      checkPolicy(text, `policy@${sha.slice(0, 12)}`, {
+        registry: actionRegistry,
+        ...variables,
+        only: job,
+        parameters: { job, values: parameters },
+      }),
+      sinkCommands,
+    );
+}
+
+/**
+ * What the console changes, on a role's Redis runtime: the stores src/control writes through. It
+ * queues runs only when the runtime's policy store can sign them (every role that serves the
+ * console holds a key; a runtime without one offers no run-now).
+ */
+export function consoleControl(runtime: RedisRuntime, check: ConsoleRunNow['check']): ConsoleControl {
   return {
     holds: runtime.state.holds,
     suspensions: runtime.suspensions,
@@ -62,5 +89,14 @@ export function consoleControl(runtime: RedisRuntime): ConsoleControl {
     queueApproved: (record) => queueApprovedRun(runtime.queue, record),
     recordEnded: (summary) => runtime.history.record(summary),
     clock: systemClock,
+    runNow: runtime.policies.canSign
+      ? {
+          policies: runtime.policies,
+          runId: manualRunId,
+          enqueue: (run) => enqueueRuns(runtime.queue, [run]),
+          audit: runtime.audit,
+          check,
+        }
+      : undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { consoleTokensText, type Settings, uiToken } from '../config/index.js';
+import type { SinkCommandAllowlist } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import {
   assertSafeBind,
@@ -17,7 +18,7 @@ import {
   UI_PATH,
 } from '../ops/index.js';
 import type { PolicyVariables } from '../policy/index.js';
-import { consoleControl, consoleSources } from './console-sources.js';
+import { consoleControl, consoleSources, runNowCheck } from './console-sources.js';
 import { asUsage, UsageError } from './exit.js';
 import type { RedisRuntime } from './runtime.js';
 
@@ -140,10 +141,13 @@ export async function startOpsRole(
   log: Logger,
   {
     variables,
+    sinkCommands,
     ready,
   }: {
     /** What the console reads the policy's `${VAR}`s with: the process's environment. */
     variables: PolicyVariables;
+    /** The programs a sink command may run here, for a run the console queues (`NIGHTSHIFT_SINK_COMMANDS`). */
+    sinkCommands: SinkCommandAllowlist;
     /** Further `/readyz` checks (`policy` for a scheduler). */
     ready?: () => Record<string, Readiness>;
   },
@@ -171,7 +175,10 @@ export async function startOpsRole(
         redis: runtime.redis,
         queue: runtime.queue,
         metrics,
-        console: { sources: consoleSources(runtime, variables), control: consoleControl(runtime) },
+        console: {
+          sources: consoleSources(runtime, variables),
+          control: consoleControl(runtime, runNowCheck(variables, sinkCommands)),
+        },
         ready,
         log,
       });

@@ -14,7 +14,7 @@ export {
 } from './access/principals.js';
 export { CONSOLE_ACTIONS, type ConsoleAction, may, ROLES, type Role } from './access/roles.js';
 export { SessionStore } from './access/sessions.js';
-export type { ConsoleControl, ConsoleSources } from './console/data/sources.js';
+export type { ConsoleControl, ConsoleRunNow, ConsoleSources } from './console/data/sources.js';
 export type * from './console/model.js';
 export type { ConsoleOptions } from './console/routes.js';
 export { fleetSnapshots } from './fleet-metrics.js';

@@ -91,6 +91,11 @@ export class PolicyStore extends RedisStore {
     this.#keyring = options.keyring;
   }
 
+  /** Whether this store holds a key to sign with: without one, `put` and `signParameters` throw. */
+  get canSign(): boolean {
+    return this.#keyring !== undefined;
+  }
+
   /** Whether this store's key is one this process made up for itself (`PolicyKeyring.local`). */
   get localKey(): boolean {
     return this.#keyring?.local ?? false;

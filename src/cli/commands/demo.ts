@@ -154,7 +154,10 @@ async function startRoles(
   log: Logger,
   opsSettings: OpsSettings | undefined,
 ) {
-  const ops = await startOpsRole(opsSettings, runtime, log, { variables: policyVariables(settings) });
+  const ops = await startOpsRole(opsSettings, runtime, log, {
+    variables: policyVariables(settings),
+    sinkCommands: settings.sinks.commands,
+  });
   const stopWorker = startWorkerRole(settings, runtime, log.child({ role: 'worker' }), {
     metrics: ops.metrics,
   });

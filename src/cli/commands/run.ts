@@ -2,17 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import type { Settings } from '../../config/index.js';
+import { type ManualRun, queueManualRun } from '../../control/index.js';
 import type { RunSummary } from '../../engine/index.js';
-import {
-  hideSecrets,
-  PARAMETER_NAME,
-  type Policy,
-  type PolicyJob,
-  type RunParameters,
-} from '../../policy/index.js';
+import { PARAMETER_NAME, type Policy, type PolicyJob, type RunParameters } from '../../policy/index.js';
 import { enqueueRuns, manualRunId } from '../../queue/index.js';
 import { isRedisUnreachable, type Suspension } from '../../store/index.js';
-import { actor } from '../actor.js';
+import { cliOrigin } from '../actor.js';
 import { painterFor } from '../color.js';
 import { EXIT, RunFailedError, reportingUsageErrors, UsageError } from '../exit.js';
 import { inlineRunner } from '../inline-run.js';
@@ -198,12 +193,7 @@ async function runQueued(
   }
 }
 
-/**
- * Stores the policy's text (signed), records who asked for the run in the audit trail, then queues
- * it: the request is on record before any worker can act on it. The parameters travel as typed (a
- * secret as its `${NAME}`), signed for this run with the policy's key, and each worker checks the
- * signatures and reads them again with the signed policy.
- */
+/** Queues the run through src/control, which stores the policy, records who asked and signs the parameters. */
 async function enqueueRun(
   runtime: RedisRuntime,
   settings: Settings,
@@ -214,33 +204,20 @@ async function enqueueRun(
     requester,
   }: { file: string; job: PolicyJob; dryRun: boolean; requester: RunRequester },
 ): Promise<string> {
-  const policySha = await runtime.policies.put(await readFile(file, 'utf8'));
-  const runId = manualRunId(job.name);
-  const { parameters } = requester;
-  const given = Object.keys(parameters).length > 0;
-  const shown = hideSecrets(job.secrets)(parameters);
-  await runtime.audit.append({
-    who: actor(requester.by, settings),
-    action: 'run',
-    subject: runId,
-    where: `cli ${actor(undefined, settings)}`,
-    ...(requester.reason?.trim() ? { why: requester.reason.trim() } : {}),
-    details: {
-      job: job.name,
-      ...(dryRun ? { dryRun } : {}),
-      ...Object.fromEntries(Object.entries(shown).map(([key, value]) => [`with.${key}`, value])),
-    },
-  });
-  const signed = given
-    ? {
-        parameters,
-        parameterSignatures: runtime.policies.signParameters({ runId, job: job.name, policySha, parameters }),
-      }
-    : {};
-  await enqueueRuns(runtime.queue, [
-    { runId, job: job.name, policySha, trigger: 'manual', dryRun, ...signed },
-  ]);
-  return runId;
+  const ports = {
+    policies: runtime.policies,
+    runId: manualRunId,
+    enqueue: (run: ManualRun) => enqueueRuns(runtime.queue, [run]),
+    audit: runtime.audit,
+  };
+  const request = {
+    policyText: await readFile(file, 'utf8'),
+    job,
+    dryRun,
+    parameters: requester.parameters,
+    reason: requester.reason,
+  };
+  return queueManualRun(ports, request, cliOrigin(requester.by, settings));
 }
 
 /** How long a queued run may wait for a worker before `run` says none seems to be there. */

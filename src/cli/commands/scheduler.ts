@@ -196,6 +196,7 @@ export function registerSchedulerCommand(program: Command, settings: Settings): 
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
         variables: policyVariables(settings),
+        sinkCommands: settings.sinks.commands,
         ready: () => ({ policy: status.readiness() }),
       }).catch(async (error: unknown) => {
         await runtime.close();

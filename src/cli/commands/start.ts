@@ -43,6 +43,7 @@ export function registerStartCommand(program: Command, settings: Settings): void
       const status = new PolicyStatus(file);
       const server = await startOpsRole(ops, runtime, log, {
         variables: policyVariables(settings),
+        sinkCommands: settings.sinks.commands,
         ready: () => ({ policy: status.readiness() }),
       }).catch(async (error: unknown) => {
         await runtime.close();

@@ -105,12 +105,13 @@ export function registerWorkerCommand(program: Command, settings: Settings): voi
       const ops = opsSettings(settings);
       const log = cliLogger(settings, 'stdout', { role: 'worker' });
       const runtime = redisRuntime(settings, log, 'worker', { keyring });
-      const server = await startOpsRole(ops, runtime, log, { variables: policyVariables(settings) }).catch(
-        async (error: unknown) => {
-          await runtime.close();
-          throw error;
-        },
-      );
+      const server = await startOpsRole(ops, runtime, log, {
+        variables: policyVariables(settings),
+        sinkCommands: settings.sinks.commands,
+      }).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
       const stop = startWorkerRole(settings, runtime, log, { metrics: server.metrics });
       const signal = await signalled;
       exitWithin(workerShutdown(settings, runtime).limitMs, log);

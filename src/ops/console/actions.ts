@@ -17,9 +17,11 @@ import {
 } from '../../control/index.js';
 import { holdPatternProblem } from '../../engine/index.js';
 import type { Logger } from '../../log/index.js';
+import type { CurrentPolicy } from '../../store/index.js';
 import { type Access, type AccessGate, accessOf, crossSite, postProblem } from '../access/gate.js';
 import { CONSOLE_ACTIONS, type ConsoleAction } from '../access/roles.js';
 import { exceptionEnd, holdForm, holdFromForm } from './data/holds.js';
+import { queueFromConsole, RUN_NOW_UNAVAILABLE, runNowForm } from './data/run-now.js';
 import type { ConsoleControl, ConsoleSources } from './data/sources.js';
 import type { PageSender } from './routes.js';
 import { renderLogin } from './views/index.js';
@@ -27,7 +29,12 @@ import { paths } from './views/layout.js';
 
 /** What the console's forms need: the pages to go back to, who asks, and what changes. */
 export interface ActionDeps {
-  views: { page: { base: string; refreshMs: number }; policyNames(): Promise<ReadonlySet<string> | string> };
+  views: {
+    page: { base: string; refreshMs: number };
+    policyNames(): Promise<ReadonlySet<string> | string>;
+    /** The record of the policy in force, its text when a key of this process signed it. */
+    currentPolicy(): Promise<CurrentPolicy | undefined>;
+  };
   send: PageSender;
   gate: AccessGate;
   control: ConsoleControl | undefined;
@@ -87,6 +94,7 @@ export function registerActions(app: FastifyInstance, deps: ActionDeps): void {
   if (deps.gate.hasPrincipals) registerSignIn(app, deps);
   registerHoldActions(app, deps);
   registerJobActions(app, deps);
+  registerRunNow(app, deps);
 }
 
 /** The access of a request allowed to make `action` (or sign out); undefined once the refusal is sent. */
@@ -287,4 +295,38 @@ function decisionFlash({ runId, state, decided, record }: DecisionResult): Flash
   return state === 'approved'
     ? { ok: true, text: `Approved ${runId}: queued to act on the plan approved` }
     : { ok: true, text: `Rejected ${runId}: it ends rejected, having done nothing` };
+}
+
+/**
+ * Run now: the job of the policy in force, with the form's parameters, queued as `nightshift run`
+ * queues it (checked the same way, signed, in the audit trail); the answer goes to the run's page.
+ * A console that cannot sign a run answers 503: a worker would refuse what it queued.
+ */
+function registerRunNow(app: FastifyInstance, deps: ActionDeps): void {
+  const to = paths(deps.views.page.base);
+  app.post('/jobs/:job/run', async (request, reply) => {
+    const access = admitted(request, reply, deps, 'run');
+    if (!access) return reply;
+    const runNow = deps.control?.runNow;
+    if (!runNow)
+      return reply
+        .code(503)
+        .header('cache-control', 'no-store')
+        .type('text/plain; charset=utf-8')
+        .send(`${RUN_NOW_UNAVAILABLE}\n`);
+    const { job } = request.params as { job: string };
+    const origin = originOf(request, access);
+    const form = runNowForm(request.body);
+    const outcome = await queueFromConsole(runNow, await deps.views.currentPolicy(), job, form, origin);
+    if ('problem' in outcome) {
+      deps.log.info({ action: 'run', job, who: origin.who, problem: outcome.problem }, 'console run refused');
+      return finish(reply, access, to.schedules, { ok: false, text: outcome.problem });
+    }
+    const suspended = outcome.job.suspend || (await deps.sources.suspensions.all()).has(job);
+    const note = suspended ? ' The job is suspended: that stops its schedule, not this run.' : '';
+    return finish(reply, access, to.run(outcome.runId), {
+      ok: true,
+      text: `Queued ${outcome.runId}${outcome.job.approval ? ': it waits for approval before it acts' : ''}.${note}`,
+    });
+  });
 }

@@ -154,7 +154,9 @@ function pageUser(
     csrf: session?.csrf,
     signOut: access.via === 'session' && gate.hasPrincipals,
     flash,
-    may: (action) => control !== undefined && may(role, action),
+    // a run this process cannot sign would be refused by every worker: no form for it
+    may: (action) =>
+      control !== undefined && (action !== 'run' || control.runNow !== undefined) && may(role, action),
   };
 }
 
@@ -238,6 +240,7 @@ function consoleViews(options: ConsoleOptions) {
       const { policy: inForce } = await read(policy.read());
       return typeof inForce === 'string' ? inForce : new Set(inForce.jobs.map((job) => job.name));
     },
+    currentPolicy: () => read(sources.policies.current()),
     holds: () => read(holdsView(sources, now())),
     holdPreview: (form: HoldForm) => read(holdPreview(sources, policy, form, now())),
     audit: (query: z.infer<typeof AuditQuerySchema>) => read(audit(query)),

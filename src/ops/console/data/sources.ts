@@ -1,6 +1,12 @@
-import type { ApprovalPorts, CancelPorts, HoldPorts, SuspensionPorts } from '../../../control/index.js';
+import type {
+  ApprovalPorts,
+  CancelPorts,
+  HoldPorts,
+  RunNowPorts,
+  SuspensionPorts,
+} from '../../../control/index.js';
 import type { RunSummary } from '../../../engine/index.js';
-import type { Policy } from '../../../policy/index.js';
+import type { Policy, PolicyCheck, RunParameters } from '../../../policy/index.js';
 import type {
   AuditTrail,
   OpenFinding,
@@ -61,6 +67,18 @@ export interface ConsoleControl {
   queueApproved: ApprovalPorts['queueApproved'];
   recordEnded: ApprovalPorts['recordEnded'];
   clock: ApprovalPorts['clock'];
+  /** What queuing a run from the console needs; absent when this process holds no policy key to sign one with. */
+  runNow?: ConsoleRunNow | undefined;
+}
+
+/** Queuing a run now: the ports `queueManualRun` writes through, and the check `nightshift run` makes. */
+export interface ConsoleRunNow extends RunNowPorts {
+  /**
+   * The policy in force (`text`, stored as `sha`) read for a run of `job` with `parameters`, as
+   * `nightshift run` reads its file: with this process's `${VAR}`s, the job's own unset ones an error,
+   * the parameters checked by the job's action and located at the job.
+   */
+  check(text: string, sha: string, job: string, parameters: RunParameters): PolicyCheck;
 }
 
 /** A run's brief for lists: its summary without targets and findings. */

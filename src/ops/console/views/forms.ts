@@ -38,3 +38,23 @@ export function textField(
   const inputId = id ?? `f-${name}`;
   return html`<label for="${inputId}">${label}</label> <input type="text" id="${inputId}" name="${name}" value="${value}" placeholder="${placeholder}"${required ? html` required` : ''} maxlength="500">`;
 }
+
+/** A labelled textarea, one entry a line. */
+export function textArea(
+  name: string,
+  label: string,
+  { placeholder = '', id, rows = 3 }: { placeholder?: string; id?: string; rows?: number } = {},
+): Html {
+  const inputId = id ?? `f-${name}`;
+  return html`<label for="${inputId}">${label}</label> <textarea id="${inputId}" name="${name}" rows="${rows}" placeholder="${placeholder}" maxlength="8000" spellcheck="false"></textarea>`;
+}
+
+/** A labelled checkbox, sent as `on` when ticked. */
+export function checkbox(
+  name: string,
+  label: string,
+  { id, checked = false }: { id?: string; checked?: boolean } = {},
+): Html {
+  const inputId = id ?? `f-${name}`;
+  return html`<input type="checkbox" id="${inputId}" name="${name}"${checked ? html` checked` : ''}> <label for="${inputId}">${label}</label>`;
+}

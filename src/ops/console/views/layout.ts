@@ -55,6 +55,7 @@ export function paths(base: string) {
     logout: `${base}/logout`,
     suspend: (job: string) => `${base}/jobs/${encodeURIComponent(job)}/suspend`,
     unsuspend: (job: string) => `${base}/jobs/${encodeURIComponent(job)}/unsuspend`,
+    runNow: (job: string) => `${base}/jobs/${encodeURIComponent(job)}/run`,
     cancel: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/cancel`,
     approve: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/approve`,
     reject: (runId: string) => `${base}/runs/${encodeURIComponent(runId)}/reject`,

@@ -7,7 +7,7 @@ import type {
   SchedulesView,
 } from '../model.js';
 import { counts, duration, outcomeBadge, relative, utc, when } from './format.js';
-import { actionForm, offers, textField } from './forms.js';
+import { actionForm, checkbox, offers, textArea, textField } from './forms.js';
 import { type Html, html } from './html.js';
 import { type PageContext, page, paths } from './layout.js';
 
@@ -91,6 +91,23 @@ ${actionForm(ctx, 'suspend', to.suspend(entry.name), {
 })}</details>`;
 }
 
+/**
+ * Run now, folded away until asked for: parameters as `key=value` lines, a reason and dry run; a
+ * job only (a window reconciles on its own schedule).
+ */
+function runNowForm(entry: ScheduleEntry, ctx: PageContext): Html {
+  if (entry.kind !== 'job' || !offers(ctx, 'run')) return html``;
+  const id = (field: string) => `f-${field}-${entry.name}`;
+  return html`<details id="run-${entry.name}" class="run-now"><summary>Run now…<span class="visually-hidden"> ${entry.name}</span></summary>
+${actionForm(ctx, 'run', paths(ctx.base).runNow(entry.name), {
+  fields: html`<p>${textArea('with', "Parameters over the job's with: (key=value, one a line; optional)", { placeholder: 'backupId=bk-1234', id: id('with') })}</p>
+<p>${textField('reason', 'Reason', { id: id('run-reason') })}</p>
+<p>${entry.dryRun ? html`<span class="muted">The job is a dry run: it plans, changing nothing.</span>` : checkbox('dryRun', 'Dry run: plan only, change nothing', { id: id('dry-run') })}</p>`,
+  button: 'Run now',
+  label: `Run ${entry.name} now`,
+})}</details>`;
+}
+
 function entryRow(entry: ScheduleEntry, ctx: PageContext, now: string): Html {
   const base = ctx.base;
   const suspended = entry.suspended;
@@ -101,7 +118,7 @@ function entryRow(entry: ScheduleEntry, ctx: PageContext, now: string): Html {
 <td>${entry.schedule}<br><span class="muted">${entry.timezone}</span>${skipText(entry)}</td>
 <td class="nowrap">${nextFiring(entry, now)}</td>
 <td>${suspended ? html`<span class="badge suspended">suspended</span> by ${suspended.by}<br><span class="muted">${suspended.detail}</span>` : html`<span class="muted">active</span>`}${suspendForms(entry, ctx)}</td>
-<td>${lastRun(entry.lastRun, base, now)}</td>
+<td>${lastRun(entry.lastRun, base, now)}${runNowForm(entry, ctx)}</td>
 </tr>`;
 }
 

@@ -150,8 +150,10 @@ form.inline { display: inline; margin: 0; }
 form.action { margin: 8px 0; }
 form.action p, .hold-form p, .login p { margin: 6px 0; }
 form.action label, .hold-form label, .login label { color: var(--muted); margin-right: 4px; }
-details.suspend summary { cursor: pointer; color: var(--link); }
+details.suspend summary, details.run-now summary { cursor: pointer; color: var(--link); }
+form.action textarea { display: block; width: 100%; max-width: 28em; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .lead { font-size: 1.1em; }
 .flash { margin: 8px 0 16px; }
+.flash p { white-space: pre-line; }
 @media (max-width: 700px) { main, .top { padding-left: 12px; padding-right: 12px; } }
 `;
