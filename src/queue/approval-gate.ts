@@ -66,8 +66,9 @@ export class ApprovalGate {
   }
 
   /**
-   * For an admitted run: undefined when it may act now (no approval needed, or approved and its
-   * plan within what was approved); else the summary to record, awaiting approval.
+   * For an admitted run that acts (not a dry run): undefined when it may act now (no approval
+   * needed, or approved and its plan within what was approved); else the summary to record:
+   * awaiting approval, or failed when no plan could be made.
    */
   async judge(
     data: RunJobData,
@@ -76,7 +77,7 @@ export class ApprovalGate {
     plan: () => Promise<RunSummary>,
   ): Promise<RunSummary | undefined> {
     const { approval } = job;
-    if (!approval || data.dryRun) return undefined;
+    if (!approval) return undefined;
     const { approvals, log } = this.#options;
     const record = await approvals.get(data.runId);
     const approved = record?.state === 'approved' && record.round === data.approval?.round;
@@ -101,7 +102,16 @@ export class ApprovalGate {
     }
     // a pending request of this run: an earlier execution asked, and stopped before it was recorded
     const pending = record?.state === 'pending' && !data.approval ? record : undefined;
-    return this.#ask(data, approval, job, identity, await plan(), {
+    const planned = await plan();
+    // nobody can approve a plan that could not be made (the fleet unlisted, maxTargets passed)
+    if (planned.outcome === 'failed')
+      return {
+        ...planned,
+        runId: identity.runId,
+        dryRun: false,
+        reason: `no plan to approve: ${planned.reason ?? planned.error?.message ?? 'its dry run failed'}; nothing done`,
+      };
+    return this.#ask(data, approval, job, identity, planned, {
       round: pending?.round ?? (record?.round ?? 0) + 1,
       ...(pending ? { keep: pending } : {}),
     });

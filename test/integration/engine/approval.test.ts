@@ -178,4 +178,16 @@ describe('approvals', () => {
     expect(summary.reason).toBe('rejected by ana: not tonight; nothing done');
     expect(pauseRequests(harness.sim).size).toBe(0);
   }, 60_000);
+
+  it('a run whose plan cannot be made (past its maxTargets) fails, asking nobody and touching nothing', async () => {
+    harness.sim.reset();
+    const engine = harness.engine('approval-no-plan');
+    engine.worker(harness.sim.url);
+    const text = policy().replace('    notify: [ops]\n', '    maxTargets: 1\n');
+    const runId = await engine.enqueue(text, 'gated-pause');
+    const failed = await outcomeOf(engine, runId, 'failed');
+    expect(failed.reason).toMatch(/^no plan to approve: .*maxTargets.*; nothing done$/);
+    expect(await new Approvals(engine.redis, { prefix: engine.prefix }).get(runId)).toBeUndefined();
+    expect(pauseRequests(harness.sim).size).toBe(0);
+  }, 30_000);
 });
