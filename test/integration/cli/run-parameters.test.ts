@@ -7,6 +7,7 @@ import type { RunSummary } from '../../../src/engine/index.js';
 import { enqueueRuns, manualRunId } from '../../../src/queue/index.js';
 import type { SimulatorHandle } from '../../../src/sim/index.js';
 import { AuditTrail } from '../../../src/store/index.js';
+import { drillAndBackup } from '../../helpers/console-forms.js';
 import { assertBuilt, type Engine, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
 
 /** The drill reads its backup from a variable no process here sets: each run names it with --with. */
@@ -28,19 +29,6 @@ function policyFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'nightshift-run-parameters-')), 'policy.yaml');
   writeFileSync(file, POLICY);
   return file;
-}
-
-/** The drill workspace, and a backup of it whose counts differ from the workspace's own. */
-function drillAndBackup(sim: SimulatorHandle) {
-  const ops = sim.state.workgroups.find((wg) => wg.name === 'ops');
-  const drill = sim.state.workspaces.find(
-    (ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill',
-  );
-  const backup = sim.state.backups.find(
-    (bk) => bk.workspace_id === drill?.workspace_id && bk.vertex_count !== drill?.vertex_count,
-  );
-  if (!drill || !backup) throw new Error('the seeded fleet has no ops/drill with a backup to restore');
-  return { drill, backup };
 }
 
 /** The simulator's restores of `workspaceId` it accepted, from request `since` on. */

@@ -21,6 +21,7 @@ import {
   WorkspaceHistory,
 } from '../../../src/store/index.js';
 import { systemClock } from '../../../src/time/index.js';
+import { drillAndBackup } from '../../helpers/console-forms.js';
 import { type Engine, eventually, pauseRequests, useEngineHarness } from '../../helpers/engine.js';
 import { ONE_AT_A_TIME_PAUSE } from '../../helpers/policies.js';
 import { launchChromium, recordedPage } from './browser.js';
@@ -47,16 +48,6 @@ function policyWithDrill(backupId: string): string {
     with: { workgroup: ops, workspace: drill, backupId: ${backupId}, waitReady: 1m, afterwards: leave }
     approval: { expires: 1h }
 `;
-}
-
-/** A backup of ops/drill in the seeded fleet. */
-function drillBackup(engineSim: typeof harness.sim): string {
-  const { state } = engineSim;
-  const ops = state.workgroups.find((wg) => wg.name === 'ops');
-  const drill = state.workspaces.find((ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill');
-  const backup = state.backups.find((bk) => bk.workspace_id === drill?.workspace_id);
-  if (!backup) throw new Error('the seeded fleet has no backup of ops/drill');
-  return backup.backup_id;
 }
 
 let browser: Browser;
@@ -223,7 +214,7 @@ describe('console actions in a real browser, by role', () => {
     expect(suspended.status).toBe(200);
 
     // the approver: a drill waiting with its plan on its page, approved there, then run
-    const policy = policyWithDrill(drillBackup(harness.sim));
+    const policy = policyWithDrill(drillAndBackup(harness.sim).backup.backup_id);
     const drillId = await engine.enqueue(policy, 'weekly-drill');
     await eventually(
       'the drill waiting',

@@ -26,6 +26,7 @@ import {
   WorkspaceHistory,
 } from '../../../src/store/index.js';
 import { systemClock } from '../../../src/time/index.js';
+import { postForm } from '../../helpers/console-forms.js';
 import { harnessKeyring } from '../../helpers/engine.js';
 import { uniquePrefix, useTestRedisClient } from '../../helpers/redis.js';
 
@@ -172,24 +173,6 @@ async function signIn(url: string, token: string): Promise<{ cookie: string; csr
   return { cookie, csrf };
 }
 
-function post(
-  url: string,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return fetch(`${url}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'sec-fetch-site': 'same-origin',
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
-
 describe('the console forms behind roles, a session and CSRF', () => {
   it('a viewer sees no action form and a POST of theirs answers 403, not a redirect', async () => {
     const { url, audit, workgroup } = await serve({ principals: principals() });
@@ -199,10 +182,10 @@ describe('the console forms behind roles, a session and CSRF', () => {
     expect(page).not.toContain('data-action=');
     expect(page).not.toContain('Place a hold');
     const hold = { pattern: `${workgroup}/*`, state: 'active', for: '2h', reason: 'demo' };
-    const refused = await post(url, '/holds', { ...hold, csrf }, { cookie });
+    const refused = await postForm(url, '/holds', { ...hold, csrf }, { cookie });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('vera is a viewer: this needs the operator role');
-    const bearer = await post(url, '/holds', hold, { authorization: `Bearer ${VIEWER}` });
+    const bearer = await postForm(url, '/holds', hold, { authorization: `Bearer ${VIEWER}` });
     expect(bearer.status).toBe(403);
     expect(await audit.list()).toEqual([]);
   });
@@ -212,9 +195,9 @@ describe('the console forms behind roles, a session and CSRF', () => {
     const { cookie, csrf } = await signIn(url, OPERATOR);
     expect(csrf).toBeTruthy();
     const hold = { pattern: `${workgroup}/*`, state: 'active', for: '2h', reason: 'demo' };
-    expect((await post(url, '/holds', hold, { cookie })).status).toBe(403);
-    expect((await post(url, '/holds', { ...hold, csrf: `${csrf}x` }, { cookie })).status).toBe(403);
-    const crossSite = await post(
+    expect((await postForm(url, '/holds', hold, { cookie })).status).toBe(403);
+    expect((await postForm(url, '/holds', { ...hold, csrf: `${csrf}x` }, { cookie })).status).toBe(403);
+    const crossSite = await postForm(
       url,
       '/holds',
       { ...hold, csrf },
@@ -247,7 +230,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
       )
     ).text();
     expect(preview).toContain('matches 3 workspaces');
-    const placed = await post(
+    const placed = await postForm(
       url,
       '/holds',
       { pattern: `${workgroup}/*`, state: 'active', for: '2h', reason: 'demo', csrf },
@@ -270,7 +253,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
     });
 
     // a bearer request carries no ambient credential: no CSRF token, the outcome as JSON
-    const released = await post(
+    const released = await postForm(
       url,
       '/holds/release',
       { pattern: `${workgroup}/*` },
@@ -279,14 +262,19 @@ describe('the console forms behind roles, a session and CSRF', () => {
     expect(released.status).toBe(200);
     expect(await released.json()).toMatchObject({ ok: true });
     expect((await audit.list())[0]).toMatchObject({ who: 'otto', action: 'release' });
-    const suspended = await post(
+    const suspended = await postForm(
       url,
       '/jobs/nightly-pause/suspend',
       { reason: 'freeze', for: '1d' },
       { authorization: `Bearer ${OPERATOR}` },
     );
     expect(await suspended.json()).toMatchObject({ ok: true });
-    const unknown = await post(url, '/jobs/no-such-job/suspend', {}, { authorization: `Bearer ${OPERATOR}` });
+    const unknown = await postForm(
+      url,
+      '/jobs/no-such-job/suspend',
+      {},
+      { authorization: `Bearer ${OPERATOR}` },
+    );
     expect(unknown.status).toBe(400);
   });
 
@@ -300,7 +288,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
     ).text();
     expect(seen).toContain('Awaiting approval');
     expect(seen).not.toContain('data-action="approve"');
-    const refused = await post(
+    const refused = await postForm(
       url,
       `/runs/${encodeURIComponent(runId)}/approve`,
       { csrf: operator.csrf },
@@ -315,7 +303,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
     expect(page).toContain('data-action="approve"');
     expect(page).toContain('data-action="reject"');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
-    const approved = await post(
+    const approved = await postForm(
       url,
       `/runs/${encodeURIComponent(runId)}/approve`,
       { csrf, note: 'plan checked' },
@@ -334,7 +322,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
 
   it('signs in only with a known token, sends a page request without one to /login, and signing out ends the session', async () => {
     const { url } = await serve({ principals: principals() });
-    expect((await post(url, '/login', { token: 'not-a-token' })).status).toBe(401);
+    expect((await postForm(url, '/login', { token: 'not-a-token' })).status).toBe(401);
     const anonymous = await fetch(`${url}/`, { redirect: 'manual', headers: { accept: 'text/html' } });
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get('location')).toBe('/login');
@@ -345,7 +333,7 @@ describe('the console forms behind roles, a session and CSRF', () => {
       200,
     );
     const { cookie, csrf } = await signIn(url, OPERATOR);
-    expect((await post(url, '/logout', { csrf }, { cookie })).status).toBe(303);
+    expect((await postForm(url, '/logout', { csrf }, { cookie })).status).toBe(303);
     expect((await fetch(`${url}/api/schedules`, { headers: { cookie } })).status).toBe(401);
   });
 
@@ -354,12 +342,12 @@ describe('the console forms behind roles, a session and CSRF', () => {
     const auth = { authorization: `Bearer ${UI_TOKEN}` };
     expect((await fetch(`${url}/`, { headers: auth })).status).toBe(200);
     expect((await fetch(`${url}/metrics`, { headers: auth })).status).toBe(200);
-    expect((await post(url, '/jobs/nightly-pause/suspend', {}, auth)).status).toBe(403);
+    expect((await postForm(url, '/jobs/nightly-pause/suspend', {}, auth)).status).toBe(403);
   });
 
   it('on loopback without tokens is read-only, unless the local user is let act, who then does with a session of the first page', async () => {
     const readOnly = await serve({});
-    expect((await post(readOnly.url, '/jobs/nightly-pause/suspend', {})).status).toBe(403);
+    expect((await postForm(readOnly.url, '/jobs/nightly-pause/suspend', {})).status).toBe(403);
     expect(await (await fetch(`${readOnly.url}/`)).text()).not.toContain('data-action=');
 
     const local = await serve({ localUser: 'ana' });
@@ -367,8 +355,8 @@ describe('the console forms behind roles, a session and CSRF', () => {
     const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] as string;
     const csrf = /name="csrf" value="([^"]+)"/.exec(await first.text())?.[1] as string;
     expect(csrf).toBeTruthy();
-    expect((await post(local.url, '/jobs/nightly-pause/suspend', {})).status).toBe(403);
-    const suspended = await post(
+    expect((await postForm(local.url, '/jobs/nightly-pause/suspend', {})).status).toBe(403);
+    const suspended = await postForm(
       local.url,
       '/jobs/nightly-pause/suspend',
       { csrf, reason: 'freeze' },

@@ -13,7 +13,6 @@ import {
 } from '../../../src/ops/index.js';
 import { checkPolicy } from '../../../src/policy/index.js';
 import { enqueueRuns, manualRunId } from '../../../src/queue/index.js';
-import type { SimulatorHandle } from '../../../src/sim/index.js';
 import {
   Approvals,
   AuditTrail,
@@ -23,6 +22,7 @@ import {
   WorkspaceHistory,
 } from '../../../src/store/index.js';
 import { systemClock } from '../../../src/time/index.js';
+import { drillAndBackup, postForm } from '../../helpers/console-forms.js';
 import { type Engine, useEngineHarness } from '../../helpers/engine.js';
 
 const VIEWER = 'viewer-token-0b3e57';
@@ -112,43 +112,12 @@ async function serve(engine: Engine, { signs = true }: { signs?: boolean } = {})
 
 /** Signs in with the form; the session cookie, and the schedules page with the CSRF token its forms carry. */
 async function signIn(url: string, token: string) {
-  const login = await post(url, '/login', { token });
+  const login = await postForm(url, '/login', { token });
   expect(login.status).toBe(303);
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
   const page = await (await fetch(`${url}/`, { headers: { cookie } })).text();
   const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
   return { cookie, csrf, page };
-}
-
-function post(
-  url: string,
-  path: string,
-  fields: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  return fetch(`${url}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'sec-fetch-site': 'same-origin',
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-  });
-}
-
-/** The drill workspace, and a backup of it whose counts differ from the workspace's own. */
-function drillAndBackup(sim: SimulatorHandle) {
-  const ops = sim.state.workgroups.find((wg) => wg.name === 'ops');
-  const drill = sim.state.workspaces.find(
-    (ws) => ws.workgroup_id === ops?.workgroup_id && ws.name === 'drill',
-  );
-  const backup = sim.state.backups.find(
-    (bk) => bk.workspace_id === drill?.workspace_id && bk.vertex_count !== drill?.vertex_count,
-  );
-  if (!drill || !backup) throw new Error('the seeded fleet has no ops/drill with a backup to restore');
-  return { drill, backup };
 }
 
 describe('run now from the console (Redis, a worker, simulator)', () => {
@@ -164,7 +133,7 @@ describe('run now from the console (Redis, a worker, simulator)', () => {
     // a window reconciles on its own schedule: nothing to run now
     expect(page).not.toContain('id="run-office"');
 
-    const queued = await post(
+    const queued = await postForm(
       url,
       '/jobs/drill/run',
       { csrf, with: `backupId=${backup.backup_id}\n`, reason: 'drill before the upgrade' },
@@ -222,7 +191,7 @@ describe('run now from the console (Redis, a worker, simulator)', () => {
     const engine = harness.engine('console-run-now-bad');
     const { url, audit } = await serve(engine);
     const bearer = { authorization: `Bearer ${OPERATOR}` };
-    const misspelt = await post(url, '/jobs/drill/run', { with: 'backupid=bk-1' }, bearer);
+    const misspelt = await postForm(url, '/jobs/drill/run', { with: 'backupid=bk-1' }, bearer);
     expect(misspelt.status).toBe(400);
     const answer = (await misspelt.json()) as { ok: boolean; message: string; location: string };
     expect(answer).toMatchObject({ ok: false, location: '/' });
@@ -231,15 +200,15 @@ describe('run now from the console (Redis, a worker, simulator)', () => {
     );
 
     const { cookie, csrf } = await signIn(url, OPERATOR);
-    const malformed = await post(url, '/jobs/drill/run', { csrf, with: 'backupId bk-1' }, { cookie });
+    const malformed = await postForm(url, '/jobs/drill/run', { csrf, with: 'backupId bk-1' }, { cookie });
     expect(malformed.status).toBe(303);
     expect(malformed.headers.get('location')).toBe('/');
     const flash = await (await fetch(`${url}/`, { headers: { cookie } })).text();
     expect(flash).toContain('Not queued: parameters, line 1 &quot;backupId bk-1&quot;: expected key=value');
 
-    const window = await post(url, '/jobs/office/run', {}, bearer);
+    const window = await postForm(url, '/jobs/office/run', {}, bearer);
     expect(await window.json()).toMatchObject({ ok: false, message: expect.stringContaining('is a window') });
-    const unknown = await post(url, '/jobs/no-such-job/run', {}, bearer);
+    const unknown = await postForm(url, '/jobs/no-such-job/run', {}, bearer);
     expect(await unknown.json()).toMatchObject({
       message: 'Not queued: no job "no-such-job" in the policy in force',
     });
@@ -252,10 +221,10 @@ describe('run now from the console (Redis, a worker, simulator)', () => {
     const { url, audit } = await serve(engine);
     const { cookie, csrf, page } = await signIn(url, VIEWER);
     expect(page).not.toContain('data-action="run"');
-    const refused = await post(url, '/jobs/drill/run', { csrf, with: 'backupId=bk-1' }, { cookie });
+    const refused = await postForm(url, '/jobs/drill/run', { csrf, with: 'backupId=bk-1' }, { cookie });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('vera is a viewer: this needs the operator role');
-    const bearer = await post(url, '/jobs/drill/run', {}, { authorization: `Bearer ${VIEWER}` });
+    const bearer = await postForm(url, '/jobs/drill/run', {}, { authorization: `Bearer ${VIEWER}` });
     expect(bearer.status).toBe(403);
     expect(await engine.queue.count()).toBe(0);
     expect(await audit.list()).toEqual([]);
@@ -267,7 +236,7 @@ describe('run now from the console (Redis, a worker, simulator)', () => {
     const { cookie, csrf, page } = await signIn(url, OPERATOR);
     expect(page).toContain('data-action="suspend"');
     expect(page).not.toContain('data-action="run"');
-    const refused = await post(url, '/jobs/drill/run', { csrf, with: 'backupId=bk-1' }, { cookie });
+    const refused = await postForm(url, '/jobs/drill/run', { csrf, with: 'backupId=bk-1' }, { cookie });
     expect(refused.status).toBe(503);
     expect(await refused.text()).toContain('no policy key (NIGHTSHIFT_POLICY_KEY) to sign them with');
     expect(await engine.queue.count()).toBe(0);
