@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the policy's own ${VAR} syntax
 /** A dry-run pause of every workgroup each second (job `per-second`), with `catchUp` and any `extra` lines. */
 export function perSecondPolicy(catchUp: string, extra = ''): string {
   return `version: 1
@@ -36,4 +37,22 @@ jobs:
     action: pause
     target: { workgroups: ["*"] }
     concurrency: 1
+`;
+
+/**
+ * A restore drill of ops/drill (job `drill`) whose backup comes from a variable no process of the
+ * tests sets: each run names it as a parameter (`run --with`, the console's run now).
+ */
+export const DRILL_BY_PARAMETER = `version: 1
+jobs:
+  drill:
+    schedule: "0 6 * * 6"
+    action: restore-drill
+    timeout: 5m
+    with:
+      workgroup: ops
+      workspace: drill
+      backupId: "\${DRILL_BACKUP_ID}"
+      waitReady: 1m
+      afterwards: leave
 `;

@@ -9,21 +9,9 @@ import type { SimulatorHandle } from '../../../src/sim/index.js';
 import { AuditTrail } from '../../../src/store/index.js';
 import { drillAndBackup } from '../../helpers/console-forms.js';
 import { assertBuilt, type Engine, eventually, startCli, useEngineHarness } from '../../helpers/engine.js';
+import { DRILL_BY_PARAMETER } from '../../helpers/policies.js';
 
-/** The drill reads its backup from a variable no process here sets: each run names it with --with. */
-const POLICY = `version: 1
-jobs:
-  drill:
-    schedule: "0 6 * * 6"
-    action: restore-drill
-    timeout: 5m
-    with:
-      workgroup: ops
-      workspace: drill
-      backupId: "\${DRILL_BACKUP_ID}"
-      waitReady: 1m
-      afterwards: leave
-`;
+const POLICY = DRILL_BY_PARAMETER;
 
 function policyFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'nightshift-run-parameters-')), 'policy.yaml');

@@ -24,24 +24,13 @@ import {
 import { systemClock } from '../../../src/time/index.js';
 import { drillAndBackup, postForm } from '../../helpers/console-forms.js';
 import { type Engine, useEngineHarness } from '../../helpers/engine.js';
+import { DRILL_BY_PARAMETER } from '../../helpers/policies.js';
 
 const VIEWER = 'viewer-token-0b3e57';
 const OPERATOR = 'operator-token-6d21fa';
 
-/** The drill reads its backup from a variable no process here sets: each run names it. */
-const POLICY = `version: 1
-jobs:
-  drill:
-    schedule: "0 6 * * 6"
-    action: restore-drill
-    timeout: 5m
-    with:
-      workgroup: ops
-      workspace: drill
-      backupId: "\${DRILL_BACKUP_ID}"
-      waitReady: 1m
-      afterwards: leave
-windows:
+/** The drill, and a window (which reconciles: no run now for it). */
+const POLICY = `${DRILL_BY_PARAMETER}windows:
   office:
     target: { workgroups: ["dev-*"] }
     uptime: "Mon-Fri 07:30-19:30"
