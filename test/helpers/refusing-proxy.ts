@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import { request } from 'undici';
 import { failure } from '../../bench/harness/scripted-server.js';
 import type { SimulatorHandle } from '../../src/sim/index.js';
@@ -16,6 +17,11 @@ export interface Refusal {
   type: string;
   /** Pass the call on first, then answer the refusal: the change is made, the answer says otherwise. */
   forwardFirst?: boolean;
+  /**
+   * With `forwardFirst`: hold the refusal until this holds (polled every few ms), so that what
+   * the forwarded call started is over before the caller hears, whatever the timers' order.
+   */
+  answerWhen?: () => boolean;
   /** How many matching calls to refuse; the later ones pass. Default: all. */
   times?: number;
 }
@@ -78,7 +84,10 @@ export async function startRefusingProxy(sim: SimulatorHandle): Promise<Refusing
       const refusal = refusals.find((r) => r.left > 0 && r.method === method && r.path === url);
       if (refusal) {
         refusal.left--;
-        if (refusal.forwardFirst) await forward(method, url, req.headers, body);
+        if (refusal.forwardFirst) {
+          await forward(method, url, req.headers, body);
+          while (refusal.answerWhen && !refusal.answerWhen()) await setTimeout(5);
+        }
         calls.push({ method, path: url, status: refusal.status });
         res.writeHead(refusal.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(failure(refusal.type, `scripted ${refusal.type}`, `proxy-${calls.length}`)));
