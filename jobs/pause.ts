@@ -40,6 +40,8 @@ jobs:
       ctx.log.warn(
         'no REDIS_URL: these pauses are not recorded in the ownership ledger, so a resume with onlyPausedBy (or a window) will not resume them',
       );
-    await ctx.forEachTarget(ctx.workspaces, workspaceRef, (ws, step) => pauseStep(ctx, ws, step));
+    await ctx.forEachTarget(ctx.workspaces, workspaceRef, (ws, step) => pauseStep(ctx, ws, step), {
+      pipelined: true,
+    });
   },
 };

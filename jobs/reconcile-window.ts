@@ -88,6 +88,7 @@ export const reconcileWindow: Action<typeof params> = {
           ].filter((d) => !records.has(d.key)),
           (d) => workspaceRef(d.ws),
           (d, step) => act(ctx, d, step),
+          PIPELINED,
         );
         await settle(ctx, begun, pending, [...records.values(), ...rest]);
       },
@@ -107,6 +108,7 @@ export const reconcileWindow: Action<typeof params> = {
         ],
         (d) => workspaceRef(d.ws),
         (d, step) => act(ctx, d, step),
+        PIPELINED,
       );
       return;
     }
@@ -117,10 +119,14 @@ export const reconcileWindow: Action<typeof params> = {
       [...reported(begun.decision), ...byEarlierExecution(begun.decision, ctx)],
       (d) => workspaceRef(d.ws),
       (d, step) => act(ctx, d, step),
+      PIPELINED,
     );
     await settle(ctx, begun, pending, records);
   },
 };
+
+/** A window's steps are pauses and resumes it does not wait for: a call with Redis writes around it. */
+const PIPELINED = { pipelined: true };
 
 /** What a reconciliation decides at its start, with the window's state as it found it. */
 interface Begun {

@@ -189,25 +189,31 @@ jobs:
   async run(ctx, { waitReady, onlyPausedBy }: Params) {
     const waitMs = waitReady === 'none' ? undefined : (waitReady ?? DEFAULT_WAIT_MS);
     const pausedBy = await pausedByFilter(ctx, onlyPausedBy, false);
-    await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws, step: StepContext) => {
-      const hold = holdOn(ctx, ws);
-      if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
-      const filter = pausedBy(ws);
-      if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
-      // time to ready counts from the target's first attempt: failed attempts and backoff included
-      let since = (await step.progressRecord.read(FirstTriedSchema))?.firstTriedAt;
-      if (since === undefined) {
-        since = ctx.now().getTime();
-        await step.progressRecord.write({ firstTriedAt: since });
-      }
-      const { result, coming } = await resumeStep(
-        ctx,
-        await stoppedOnceStopping(ctx, ws, step, waitMs),
-        step,
-      );
-      if (!coming || waitMs === undefined) return result;
-      return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
-    });
+    await ctx.forEachTarget(
+      ctx.workspaces,
+      workspaceRef,
+      async (ws, step: StepContext) => {
+        const hold = holdOn(ctx, ws);
+        if (hold?.state === 'stopped') return { outcome: 'skipped', reason: describeHold(hold) };
+        const filter = pausedBy(ws);
+        if (filter && 'skip' in filter) return { outcome: 'skipped', reason: filter.skip };
+        // time to ready counts from the target's first attempt: failed attempts and backoff included
+        let since = (await step.progressRecord.read(FirstTriedSchema))?.firstTriedAt;
+        if (since === undefined) {
+          since = ctx.now().getTime();
+          await step.progressRecord.write({ firstTriedAt: since });
+        }
+        const { result, coming } = await resumeStep(
+          ctx,
+          await stoppedOnceStopping(ctx, ws, step, waitMs),
+          step,
+        );
+        if (!coming || waitMs === undefined) return result;
+        return { ...result, detail: await waitUntilActive(ctx, ws, waitMs, since) };
+      },
+      // without waits, a resume is a call with Redis writes around it
+      { pipelined: waitMs === undefined },
+    );
     // a part leaves the verdict to its run, which sees every part's resumes
     if (onlyPausedBy && ctx.ownership && !ctx.part) await markStillOwned(ctx, onlyPausedBy);
   },

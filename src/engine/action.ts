@@ -178,12 +178,16 @@ export interface ActionContext extends ActionIo {
   /**
    * Runs `step` for each item with the job's concurrency, retrying each on its own. Resolves with
    * the items' records, those an earlier execution of the run finished (and this one did not run
-   * again) included.
+   * again) included. `pipelined`: each step is a few API calls with Redis writes around them and
+   * never waits for the platform (a pause, a resume that is not waited for): the run then works
+   * more targets at once than it has calls in flight (`TargetRunnerOptions.pipelined`), unless it
+   * has a failure budget, which must stop it with few targets under way.
    */
   forEachTarget<T>(
     items: readonly T[],
     ref: (item: T) => TargetRef,
     step: (item: T, context: StepContext) => Promise<StepResult>,
+    options?: { pipelined?: boolean },
   ): Promise<TargetRecord[]>;
   /**
    * Reports a finding of the run as a whole (a conflict between windows, a drill's verdict). A

@@ -1,12 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ApiCallRecord } from '../api/index.js';
 import type { Logger } from '../log/index.js';
+import type { RunSlots } from './run-slots.js';
 
 /** Who an API call was made for: a run as a whole, or one target's attempt. */
 export interface CallScope {
   log: Logger;
   requestIds: string[];
   attempt?: number;
+  /**
+   * A pipelined target's: each of its API calls takes one of these slots (`rank`: its part's
+   * index) for as long as the call is in flight (`gatedApi`).
+   */
+  calls?: { slots: RunSlots; rank: number | undefined };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   readOnlyApi,
   workspaceRef,
 } from './action.js';
+import { gatedApi } from './call-gate.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { FailureBudget } from './failure-budget.js';
 import type { FleetView } from './fleet.js';
@@ -19,7 +20,7 @@ import { type OwnershipLedger, RunOwnership, readOnlyLedger } from './ownership.
 import { checkpointsWithoutSecrets } from './redact.js';
 import { waitForState } from './retry.js';
 import type { ExecutionRequest } from './run-request.js';
-import type { RunSlots } from './run-slots.js';
+import type { RunGates } from './run-slots.js';
 import { type ErrorRecord, errorRecord, type Finding, type TargetRecord } from './summary.js';
 import { runTargets } from './target-runner.js';
 import type { SelectedWorkgroup, SelectedWorkspace } from './targets.js';
@@ -38,7 +39,7 @@ export interface RunContextDependencies {
   clock: Clock;
   state?: { ledger: OwnershipLedger; holds: HoldReader; windows: WindowStateStore } | undefined;
   exclusive?: boolean | undefined;
-  slots?: RunSlots | undefined;
+  slots?: RunGates | undefined;
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** Aborted when the run is cancelled: it starts no new target (`RunDependencies.halt`). */
   halt?: AbortSignal | undefined;
@@ -106,7 +107,7 @@ export async function runContext(
   const budget = stopAfter && new FailureBudget(stopAfter);
   const halt = budget && deps.halt ? AbortSignal.any([deps.halt, budget.halt]) : (budget?.halt ?? deps.halt);
   const ctx: ActionContext = {
-    api: deps.api,
+    api: gatedApi(deps.api),
     files: deps.io.files,
     secretSinks: deps.io.secretSinks,
     log: deps.log,
@@ -123,9 +124,10 @@ export async function runContext(
     windowStates: deps.state?.windows,
     now,
     waitForState: (wait) => waitForState({ ...wait, policy: job.retry, clock: deps.clock }),
-    forEachTarget: (items, ref, step) =>
+    forEachTarget: (items, ref, step, options) =>
       runTargets(
         {
+          pipelined: options?.pipelined === true && budget === undefined,
           runId: request.runId,
           concurrency: job.concurrency,
           retry: job.retry,

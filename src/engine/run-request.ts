@@ -9,7 +9,7 @@ import type { HoldReader } from './holds.js';
 import type { ExecutionLease } from './lease.js';
 import type { OwnershipLedger } from './ownership.js';
 import type { RunPart, RunSplitter } from './run-parts.js';
-import type { RunSlots } from './run-slots.js';
+import type { RunGates } from './run-slots.js';
 import type { SequencedListing, SequencedListings } from './shared-listing.js';
 import type { RunTrigger } from './summary.js';
 import type { WindowStateStore } from './window-state.js';
@@ -88,10 +88,10 @@ export interface RunDependencies {
    */
   exclusive?: boolean;
   /**
-   * The targets this worker works at once for the run, shared with the run's parts it holds (the
-   * job's `concurrency` in all, not per part). Default: the job's `concurrency` for this call.
+   * The run's slots on this worker (its calls and targets at once), shared with the run's parts it
+   * holds: the job's `concurrency` in all, not per part. Default: this execution's own.
    */
-  slots?: RunSlots;
+  slots?: RunGates;
   /**
    * Aborted, with a `RunCancelledError`, when an operator cancels the run: it starts no new target,
    * the targets under way finish their step, and the run ends `cancelled`. Default: none.

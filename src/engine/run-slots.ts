@@ -1,6 +1,12 @@
 /**
- * The targets of one run a worker works at once, shared by the run and every part of it the worker
- * holds: a split run's parts on one worker keep to the job's `concurrency` together, not each.
+ * How many targets a pipelined step works at once per API call slot: while some targets' calls
+ * are in flight, as many others write their ledger records and checkpoints around theirs.
+ */
+export const PIPELINE_DEPTH = 2;
+
+/**
+ * Slots handed out in turn: the targets, or the API calls, of one run a worker has under way at
+ * once, shared by the run and every part of it the worker holds.
  */
 export class RunSlots {
   readonly #size: number;
@@ -36,15 +42,32 @@ export class RunSlots {
   }
 }
 
+/**
+ * A run's slots on a worker, shared by the run and every part of it the worker holds, so a split
+ * run's parts on one worker keep to the job's `concurrency` together, not each:
+ * - `calls`: the job's `concurrency`. A step that is not pipelined holds one for its whole target
+ *   (its calls, and its waits between them); a pipelined step holds one per API call in flight.
+ * - `targets`: PIPELINE_DEPTH × `concurrency`, the targets pipelined steps work at once.
+ */
+export class RunGates {
+  readonly calls: RunSlots;
+  readonly targets: RunSlots;
+
+  constructor(concurrency: number) {
+    this.calls = new RunSlots(concurrency);
+    this.targets = new RunSlots(concurrency * PIPELINE_DEPTH);
+  }
+}
+
 /** The slots of each run a worker holds now, made on the first of its executions and dropped after the last. */
 export class RunSlotsByRun {
-  readonly #runs = new Map<string, { slots: RunSlots; holders: number }>();
+  readonly #runs = new Map<string, { slots: RunGates; holders: number }>();
 
-  /** The run's slots (`size` when they are made), and the function to call when this execution ends. */
-  join(runId: string, size: number): { slots: RunSlots; release: () => void } {
+  /** The run's slots (for `concurrency` when they are made), and the function to call when this execution ends. */
+  join(runId: string, concurrency: number): { slots: RunGates; release: () => void } {
     let held = this.#runs.get(runId);
     if (!held) {
-      held = { slots: new RunSlots(size), holders: 0 };
+      held = { slots: new RunGates(concurrency), holders: 0 };
       this.#runs.set(runId, held);
     }
     held.holders += 1;

@@ -1,10 +1,10 @@
 import type { Logger } from '../log/index.js';
 import type { Clock } from '../time/index.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
-import { callScope } from './call-scope.js';
+import { type CallScope, callScope } from './call-scope.js';
 import { type CheckpointStore, progressRecord } from './checkpoint.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
-import type { RunSlots } from './run-slots.js';
+import { PIPELINE_DEPTH, RunGates } from './run-slots.js';
 import { errorRecord, type TargetRecord } from './summary.js';
 
 export interface TargetRunnerOptions {
@@ -13,10 +13,21 @@ export interface TargetRunnerOptions {
   retry: RetryPolicy;
   clock: Clock;
   checkpoints: CheckpointStore;
-  /** Shared with the run's other parts on this worker: a lane takes one before each target. Default: none. */
-  slots?: RunSlots | undefined;
+  /**
+   * The run's slots, shared with its other parts on this worker: a lane takes one before each
+   * target (`RunGates`). Default: the execution's own.
+   */
+  slots?: RunGates | undefined;
   /** This execution's rank for the slots (`RunSlots.take`): its part's index. Default 0. */
   slotRank?: number | undefined;
+  /**
+   * Each step is a few API calls with Redis writes around them and never waits for the platform
+   * (a pause): up to PIPELINE_DEPTH × `concurrency` targets go at once, each call taking a call
+   * slot of its own, so the writes of some overlap the calls of others and no more than
+   * `concurrency` calls are in flight. Otherwise a target holds its call slot throughout (a drill's
+   * waits hold it too). Default false.
+   */
+  pipelined?: boolean | undefined;
   /** Records already final in an earlier delivery of this run. */
   done: ReadonlyMap<string, TargetRecord>;
   log: Logger;
@@ -48,6 +59,10 @@ export async function runTargets<T>(
   let next = 0;
   let stopped = false;
   const records: TargetRecord[] = [];
+  const gates = options.slots ?? new RunGates(options.concurrency);
+  const depth = options.pipelined ? PIPELINE_DEPTH : 1;
+  const slots = options.pipelined ? gates.targets : gates.calls;
+  const calls = options.pipelined ? { slots: gates.calls, rank: options.slotRank } : undefined;
   const lane = async () => {
     while (!stopped && next < items.length) {
       options.signal.throwIfAborted();
@@ -60,18 +75,18 @@ export async function runTargets<T>(
         options.onRecord(previous);
         continue;
       }
-      const release = await options.slots?.take(options.slotRank);
+      const release = await slots.take(options.slotRank);
       try {
-        const record = await runOne(options, target, (context) => step(item, context));
+        const record = await runOne(options, target, calls, (context) => step(item, context));
         await options.checkpoints.save(options.runId, record);
         records.push(record);
         options.onRecord(record);
       } finally {
-        release?.();
+        release();
       }
     }
   };
-  const lanes = Math.max(1, Math.min(options.concurrency, items.length));
+  const lanes = Math.max(1, Math.min(options.concurrency * depth, items.length));
   const settled = await Promise.allSettled(
     Array.from({ length: lanes }, () =>
       lane().catch((error: unknown) => {
@@ -89,6 +104,7 @@ export async function runTargets<T>(
 async function runOne(
   options: TargetRunnerOptions,
   target: TargetRef,
+  calls: CallScope['calls'],
   step: (context: StepContext) => Promise<StepResult>,
 ): Promise<TargetRecord> {
   const started = options.clock.monotonic();
@@ -120,7 +136,7 @@ async function runOne(
       options.signal,
       async (attempt) => {
         waiting = false;
-        return callScope.run({ log, requestIds, attempt }, () =>
+        return callScope.run({ log, requestIds, attempt, calls }, () =>
           step({ attempt, signal: options.signal, log, progressRecord: progress }),
         );
       },

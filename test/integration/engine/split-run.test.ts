@@ -163,14 +163,28 @@ describe('a run over more targets than the part size', () => {
     });
     expect(partStarts(engine, runId).map((start) => start.part)).toEqual([0, 1, 2]);
     await expectPausedOnceAndOwned(engine, runId);
-    // the job's 4 slots never drain at a part's end: the next part's pauses are answered before
-    // the last pause of the one before
-    const answered = engine
-      .lines('api call')
-      .filter((line) => line.runId === runId && line.operation === 'pauseWorkspace')
-      .map((line) => line.part);
-    expect(answered).toHaveLength(TARGETS);
-    for (const part of [0, 1]) expect(answered.indexOf(part + 1)).toBeLessThan(answered.lastIndexOf(part));
+    // the job's 4 call slots never drain at a part's end: the next part's first pause reaches the
+    // simulator while the last pause of the one before is still in flight (100 ms each)
+    const partOf = new Map(
+      engine
+        .lines('api call')
+        .filter((line) => line.runId === runId && line.operation === 'pauseWorkspace')
+        .map((line) => [line.requestId, line.part as number]),
+    );
+    expect(partOf.size).toBe(TARGETS);
+    const pauses = harness.sim
+      .requests()
+      .filter((entry) => partOf.has(entry.requestId))
+      .map((entry) => ({
+        part: partOf.get(entry.requestId),
+        sent: Date.parse(entry.time) - entry.delayMs,
+        answered: Date.parse(entry.time),
+      }));
+    for (const part of [0, 1]) {
+      const firstOfNext = Math.min(...pauses.filter((p) => p.part === part + 1).map((p) => p.sent));
+      const lastAnswer = Math.max(...pauses.filter((p) => p.part === part).map((p) => p.answered));
+      expect(firstOfNext).toBeLessThan(lastAnswer);
+    }
   });
 
   it('drops a part whose run is already recorded (failed, abandoned) instead of acting after the run’s end', async () => {

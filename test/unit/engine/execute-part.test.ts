@@ -14,6 +14,7 @@ import {
 } from '../../../src/engine/index.js';
 import { silentLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
+import { activeWorkgroup } from '../../helpers/active-workgroup.js';
 import { FakeClock } from '../../helpers/clock.js';
 
 /**
@@ -22,22 +23,7 @@ import { FakeClock } from '../../helpers/clock.js';
  */
 const WORKSPACES = ['ws-1', 'ws-2', 'ws-3'];
 
-const fleet: Workgroup[] = [
-  {
-    workgroup_id: 'wg-1',
-    name: 'dev-core',
-    region: 'us-east-1',
-    workspaces: WORKSPACES.map((id) => ({
-      workspace_id: id,
-      name: id,
-      workgroup_id: 'wg-1',
-      workgroup_name: 'dev-core',
-      status: 'Active',
-      region: 'us-east-1',
-      workspace_type: { typeName: 'TG-8' },
-    })),
-  } as Workgroup,
-];
+const fleet: Workgroup[] = [activeWorkgroup(WORKSPACES)];
 
 /** An action that touches every workspace it is given, recording which; a plan touches none. */
 function touching() {
