@@ -8,11 +8,20 @@ export interface CallScope {
   log: Logger;
   requestIds: string[];
   attempt?: number;
-  /**
-   * A pipelined target's: each of its API calls takes one of these slots (`rank`: its part's
-   * index) for as long as the call is in flight (`gatedApi`).
-   */
-  calls?: { slots: RunSlots; rank: number | undefined };
+  /** A pipelined target's call slots (`gatedApi`). */
+  calls?: TargetCalls;
+}
+
+/**
+ * How a pipelined target takes the run's call slots: one for each API call in flight (`rank`: its
+ * part's index). A call that failed in a way a retry may mend keeps its slot in `held` until the
+ * target calls again or ends, so a target waiting out a throttle or a backoff still counts against
+ * `concurrency`, as a target that is not pipelined does.
+ */
+export interface TargetCalls {
+  slots: RunSlots;
+  rank: number | undefined;
+  held?: (() => void) | undefined;
 }
 
 /**

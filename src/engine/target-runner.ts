@@ -1,7 +1,8 @@
 import type { Logger } from '../log/index.js';
 import type { Clock } from '../time/index.js';
 import type { StepContext, StepResult, TargetRef } from './action.js';
-import { type CallScope, callScope } from './call-scope.js';
+import { releaseKept } from './call-gate.js';
+import { callScope, type TargetCalls } from './call-scope.js';
 import { type CheckpointStore, progressRecord } from './checkpoint.js';
 import { AttemptsFailedError, logWaits, type RetryPolicy, type RetryWait, withRetries } from './retry.js';
 import { PIPELINE_DEPTH, RunGates } from './run-slots.js';
@@ -62,7 +63,7 @@ export async function runTargets<T>(
   const gates = options.slots ?? new RunGates(options.concurrency);
   const depth = options.pipelined ? PIPELINE_DEPTH : 1;
   const slots = options.pipelined ? gates.targets : gates.calls;
-  const calls = options.pipelined ? { slots: gates.calls, rank: options.slotRank } : undefined;
+  const calls = options.pipelined ? gates.calls : undefined;
   const lane = async () => {
     while (!stopped && next < items.length) {
       options.signal.throwIfAborted();
@@ -77,7 +78,12 @@ export async function runTargets<T>(
       }
       const release = await slots.take(options.slotRank);
       try {
-        const record = await runOne(options, target, calls, (context) => step(item, context));
+        const record = await runOne(
+          options,
+          target,
+          calls && { slots: calls, rank: options.slotRank },
+          (context) => step(item, context),
+        );
         await options.checkpoints.save(options.runId, record);
         records.push(record);
         options.onRecord(record);
@@ -104,7 +110,7 @@ export async function runTargets<T>(
 async function runOne(
   options: TargetRunnerOptions,
   target: TargetRef,
-  calls: CallScope['calls'],
+  calls: TargetCalls | undefined,
   step: (context: StepContext) => Promise<StepResult>,
 ): Promise<TargetRecord> {
   const started = options.clock.monotonic();
@@ -183,6 +189,8 @@ async function runOne(
       error: errorRecord(error.cause),
       durationMs: Math.round(options.clock.monotonic() - started),
     };
+  } finally {
+    if (calls) releaseKept(calls);
   }
 }
 

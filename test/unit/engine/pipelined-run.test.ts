@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ApiClient, Workgroup } from '../../../src/api/index.js';
+import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index.js';
 import {
   type Action,
   executeRun,
@@ -12,7 +12,7 @@ import {
 import { silentLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 import { activeWorkgroup } from '../../helpers/active-workgroup.js';
-import { FakeClock } from '../../helpers/clock.js';
+import { instantClock } from '../../helpers/clock.js';
 
 /**
  * A pipelined step (a pause: Redis writes around one call) works more targets at once than the
@@ -76,7 +76,7 @@ function pausing(pipelined: boolean, callsPerTarget = 1) {
   return { action, api, targets, calls };
 }
 
-function run({ action, api }: ReturnType<typeof pausing>, extra = '') {
+function run({ action, api }: ReturnType<typeof pausing>, extra = '', concurrency = 2) {
   const policy = parsePolicy(
     `version: 1
 jobs:
@@ -84,7 +84,7 @@ jobs:
     schedule: "0 20 * * *"
     action: touch
     target: { workgroups: ["*"] }
-    concurrency: 2
+    concurrency: ${concurrency}
 ${extra}`,
     'test.yaml',
     { registry: createActionCatalog([action]), env: {} },
@@ -97,7 +97,7 @@ ${extra}`,
     log: silentLogger,
     signal: new AbortController().signal,
     pollIntervalMs: 1_000,
-    clock: new FakeClock(),
+    clock: instantClock(),
   };
   const job = policy.jobs[0] as (typeof policy.jobs)[number];
   return executeRun(deps, { runId: 'touch-all@1', job, trigger: 'manual', dryRun: false });
@@ -117,6 +117,39 @@ describe('a pipelined run', () => {
     const summary = await run(probe, '    stopAfter: { failures: 3 }\n');
     expect(summary.counts).toMatchObject({ total: 12, succeeded: 12 });
     expect(probe.targets.max).toBe(2);
+  });
+});
+
+describe('a pipelined target whose call the API throttled', () => {
+  it('keeps its call slot while it waits to try again: no other call goes in its place', async () => {
+    const probe = pausing(true);
+    const events: string[] = [];
+    let throttled = false;
+    const api = probe.api as unknown as Record<string, unknown>;
+    const pause = api.pauseWorkspace as (wg: string, ws: string) => Promise<unknown>;
+    api.pauseWorkspace = async (wg: string, ws: string) => {
+      events.push(`call ${ws}`);
+      if (ws === 'ws-0' && !throttled) {
+        throttled = true;
+        // answered once the next target waits for the slot
+        await sleep(10);
+        throw new ApiError({
+          operation: 'pauseWorkspace',
+          method: 'POST',
+          path: `/workgroups/${wg}/workspaces/${ws}/pause`,
+          status: 429,
+          type: 'Too-Many-Requests',
+          reason: 'slow down',
+          retryAfterMs: 50,
+        });
+      }
+      return pause(wg, ws);
+    };
+    const summary = await run(probe, '    retry: { attempts: 3, backoff: 1s }\n', 1);
+    expect(summary.counts).toMatchObject({ total: 12, succeeded: 12 });
+    // ws-0's second try is the next call after its first: nothing took its slot meanwhile
+    expect(events.slice(0, 2)).toEqual(['call ws-0', 'call ws-0']);
+    expect(probe.calls.max).toBe(1);
   });
 });
 
