@@ -129,6 +129,7 @@ function startConsole(
         timeline: new WorkspaceHistory(redis, { prefix }),
         audit: new AuditTrail(redis, { prefix }),
         inProgress: async () => undefined,
+        underWay: async () => [],
         readPolicy: (text, sha) =>
           checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
           'unreadable',

@@ -1,9 +1,14 @@
 import { actionRegistry } from '../../jobs/index.js';
 import type { SinkCommandAllowlist } from '../engine/index.js';
-import type { ConsoleControl, ConsoleRunNow, ConsoleSources, InProgressRunView } from '../ops/index.js';
+import type { ConsoleControl, ConsoleRunNow, ConsoleSources } from '../ops/index.js';
 import { checkPolicy, formatProblem, type PolicyVariables } from '../policy/index.js';
-import { enqueueRuns, manualRunId, queueApprovedRun } from '../queue/index.js';
-import { FindingsLedger, RedisFleetListings, WorkspaceHistory } from '../store/index.js';
+import { enqueueRuns, manualRunId, queueApprovedRun, runsUnderWay } from '../queue/index.js';
+import {
+  FindingsLedger,
+  RedisFleetListings,
+  type RunCancellations,
+  WorkspaceHistory,
+} from '../store/index.js';
 import { systemClock } from '../time/index.js';
 import { withSinkCommands } from './policy-io.js';
 import type { RedisRuntime } from './runtime.js';
@@ -24,7 +29,7 @@ export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables
     findings: new FindingsLedger(runtime.redis, { prefix }),
     timeline: new WorkspaceHistory(runtime.redis, { prefix }),
     audit: runtime.audit,
-    inProgress: (runId) => inProgress(runtime, runId),
+    ...queuedRuns(runtime.queue, runtime.cancellations),
     readPolicy(text, sha) {
       const { policy, problems } = checkPolicy(text, `policy@${sha.slice(0, 12)}`, {
         registry: actionRegistry,
@@ -38,17 +43,39 @@ export function consoleSources(runtime: RedisRuntime, variables: PolicyVariables
   };
 }
 
-/** A run's queue entry while the history has no summary of it: its job, how far it is, and a cancel asked for. */
-async function inProgress(runtime: RedisRuntime, runId: string): Promise<InProgressRunView | undefined> {
-  const entry = await runtime.queue.getJob(runId);
-  if (!entry) return undefined;
-  const [state, cancellation] = await Promise.all([entry.getState(), runtime.cancellations.get(runId)]);
+/**
+ * What the console reads of the queue: one run's entry while the history has no summary of it (its
+ * job, how far it is), and every run the queue holds; each with the cancel asked for it.
+ */
+export function queuedRuns(
+  queue: RedisRuntime['queue'],
+  cancellations: Pick<RunCancellations, 'get'>,
+): Pick<ConsoleSources, 'inProgress' | 'underWay'> {
+  const cancellation = async (runId: string) => (await cancellations.get(runId)) ?? null;
   return {
-    runId,
-    job: entry.data.job,
-    state:
-      state === 'active' ? 'running' : state === 'completed' || state === 'failed' ? 'finishing' : 'queued',
-    cancellation: cancellation ?? null,
+    async inProgress(runId) {
+      const entry = await queue.getJob(runId);
+      if (!entry) return undefined;
+      const state = await entry.getState();
+      return {
+        runId,
+        job: entry.data.job,
+        state:
+          state === 'active'
+            ? 'running'
+            : state === 'completed' || state === 'failed'
+              ? 'finishing'
+              : 'queued',
+        cancellation: await cancellation(runId),
+      };
+    },
+    underWay: async (limit) =>
+      Promise.all(
+        (await runsUnderWay(queue, limit)).map(async (run) => ({
+          ...run,
+          cancellation: await cancellation(run.runId),
+        })),
+      ),
   };
 }
 

@@ -12,3 +12,4 @@ export {
 export { keepRun, type RunKeeping } from './run-recorder.js';
 export { RunWorker } from './run-worker.js';
 export type { RunWorkerOptions, RunWorkerStores } from './run-worker-options.js';
+export { type RunUnderWay, runsUnderWay } from './under-way.js';

@@ -117,6 +117,8 @@ export interface RunsView {
   generatedAt: string;
   job: string | null;
   limit: number;
+  /** The runs the queue holds now (of `job` only, when given): running first, then queued. */
+  underWay: InProgressRunView[];
   runs: RunBrief[];
 }
 

@@ -72,6 +72,8 @@ const RunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 const RunParamsSchema = z.object({ id: z.string().min(1).max(300) });
+/** The runs under way `/runs` lists: of each state, running and queued. */
+const UNDER_WAY_LIMIT = 50;
 const AuditQuerySchema = z.object({
   since: filter(100),
   limit: z.coerce.number().int().min(1).max(1_000).default(200),
@@ -205,12 +207,19 @@ function consoleViews(options: ConsoleOptions) {
   const timeoutMs = options.readTimeoutMs ?? CONSOLE_READ_TIMEOUT_MS;
   const read = <T>(work: Promise<T>) => answeredWithin(work, timeoutMs);
   const generatedAt = () => (sources.now?.() ?? new Date()).toISOString();
-  const runs = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => ({
-    generatedAt: generatedAt(),
-    job: query.job ?? null,
-    limit: query.limit,
-    runs: (await sources.history.list(query)).map(runBrief),
-  });
+  const runs = async (query: z.infer<typeof RunsQuerySchema>): Promise<RunsView> => {
+    const [underWay, kept] = await Promise.all([
+      sources.underWay(UNDER_WAY_LIMIT),
+      sources.history.list(query),
+    ]);
+    return {
+      generatedAt: generatedAt(),
+      job: query.job ?? null,
+      limit: query.limit,
+      underWay: underWay.filter((run) => query.job === undefined || run.job === query.job),
+      runs: kept.map(runBrief),
+    };
+  };
   const findings = async () => ({ generatedAt: generatedAt(), findings: await sources.findings.open() });
   const now = () => sources.now?.() ?? new Date();
   const audit = async ({ since, limit }: z.infer<typeof AuditQuerySchema>): Promise<AuditView> => {

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { actionRegistry } from '../../../jobs/index.js';
+import { queuedRuns } from '../../../src/cli/console-sources.js';
 import { trimListing } from '../../../src/engine/index.js';
 import {
   type ConsoleSources,
@@ -72,17 +73,7 @@ async function consoleOf(engine: Engine): Promise<OpsServer> {
     findings: new FindingsLedger(redis, { prefix }),
     timeline: new WorkspaceHistory(redis, { prefix }),
     audit,
-    inProgress: async (runId) => {
-      const entry = await engine.queue.getJob(runId);
-      if (!entry) return undefined;
-      const state = await entry.getState();
-      return {
-        runId,
-        job: entry.data.job,
-        state: state === 'active' ? 'running' : 'queued',
-        cancellation: (await cancellations.get(runId)) ?? null,
-      };
-    },
+    ...queuedRuns(engine.queue, cancellations),
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {} }).policy ?? 'unreadable',
   };
@@ -127,7 +118,7 @@ async function signIn(context: BrowserContext, page: Page, url: string, token: s
 }
 
 describe('console actions in a real browser, by role', () => {
-  it('a viewer gets no button and a 403; an operator places a previewed hold and cancels a running 400-workspace pause that stops within its lease; an approver approves a waiting restore drill with its plan on the page and it runs; the audit page lists what each person did', async () => {
+  it('a viewer gets no button and a 403; an operator places a previewed hold, finds a running 400-workspace pause among the runs under way and cancels it, and it stops within its lease; an approver approves a waiting restore drill with its plan on the page and it runs; the audit page lists what each person did', async () => {
     harness.sim.reset();
     const engine = harness.engine('console-actions');
     await engine.policies.setCurrent(await engine.policies.put(ONE_AT_A_TIME_PAUSE), { host: 'test' });
@@ -179,12 +170,17 @@ describe('console actions in a real browser, by role', () => {
     await expect(page.locator('#flash').textContent()).resolves.toContain(`Held ${group}/* active until`);
     await expect(page.locator('#holds').textContent()).resolves.toContain('customer demo');
 
-    // a pause over the fleet, running; the operator cancels it from its page
+    // a pause over the fleet, running; the operator finds it among the runs under way and cancels it from its page
     const lease = { lockDurationMs: LEASE_MS };
     engine.worker(harness.sim.url, lease);
     const runId = await engine.enqueue(ONE_AT_A_TIME_PAUSE, 'slow-pause');
     await eventually('the pause under way', () => pauseRequests(harness.sim).size >= 2, 15_000);
-    await page.goto(`${url}/runs/${encodeURIComponent(runId)}`);
+    await page.goto(`${url}/runs`);
+    await expect(page.locator('#under-way tbody').textContent()).resolves.toContain(
+      `${runId}slow-pauserunning`,
+    );
+    await page.locator('#under-way').getByRole('link', { name: runId }).click();
+    await page.waitForURL(`${url}/runs/${encodeURIComponent(runId)}`);
     await expect(page.locator('#run-state').textContent()).resolves.toBe('running');
     await page.getByLabel('Reason').fill('wrong fleet');
     const cancelledAt = Date.now();

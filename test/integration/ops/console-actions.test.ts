@@ -116,6 +116,7 @@ async function serve(access: { principals?: PrincipalDirectory; token?: string; 
     timeline: new WorkspaceHistory(redis, { prefix }),
     audit,
     inProgress: async () => undefined,
+    underWay: async () => [],
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
       'unreadable',

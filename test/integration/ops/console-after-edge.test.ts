@@ -56,6 +56,7 @@ async function consoleOf(engine: Engine, now: () => Date): Promise<string> {
     timeline: new WorkspaceHistory(engine.redis, { prefix: engine.prefix }),
     audit: new AuditTrail(engine.redis, { prefix: engine.prefix }),
     inProgress: async () => undefined,
+    underWay: async () => [],
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {} }).policy ?? 'unreadable',
     now,

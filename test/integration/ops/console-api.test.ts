@@ -74,13 +74,19 @@ function stores(prefix: string, connection: Redis = redis) {
     timeline: new WorkspaceHistory(redis, { prefix }),
     audit: new AuditTrail(redis, { prefix }),
     inProgress: async () => undefined,
+    underWay: async () => [],
   };
 }
 
-async function serve(prefix: string, token?: string, options: { connection?: Redis; log?: Logger } = {}) {
+async function serve(
+  prefix: string,
+  token?: string,
+  options: { connection?: Redis; log?: Logger; underWay?: ConsoleSources['underWay'] } = {},
+) {
   const all = stores(prefix, options.connection);
   const sources: ConsoleSources = {
     ...all,
+    ...(options.underWay ? { underWay: options.underWay } : {}),
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
       'unreadable',
@@ -211,6 +217,29 @@ describe('the console behind the ops server', () => {
     expect(json).toMatchObject({ job: 'audit', limit: 50 });
     expect(json.runs.map((run) => run.runId).sort()).toEqual(audits.map((run) => run.runId).sort());
     expect((await fetch(`${url}/runs`)).status).toBe(200);
+  });
+
+  it('lists the runs the queue holds above the finished ones, each linked to its page (where it can be cancelled), with a cancel already asked for', async () => {
+    const cancellation = { by: 'otto', at: new Date().toISOString(), reason: 'wrong fleet' };
+    const underWay = async () => [
+      { runId: 'audit@manual-1', job: 'audit', state: 'running' as const, cancellation },
+      { runId: 'drill@manual-2', job: 'drill', state: 'queued' as const, cancellation: null },
+    ];
+    const { url } = await serve(uniquePrefix('console'), undefined, { underWay });
+    const html = await (await fetch(`${url}/runs`)).text();
+    const table = html.slice(
+      html.indexOf('id="under-way"'),
+      html.indexOf('</table>', html.indexOf('id="under-way"')),
+    );
+    expect(table).toContain('href="/runs/audit%40manual-1"');
+    expect(table).toContain('asked by otto: wrong fleet');
+    expect(table).toContain('href="/runs/drill%40manual-2"');
+    expect(table).toContain('>queued<');
+    const oneJob = (await (await fetch(`${url}/api/runs?job=audit`)).json()) as RunsView;
+    expect(oneJob.underWay.map((run) => run.runId)).toEqual(['audit@manual-1']);
+
+    const { url: quiet } = await serve(uniquePrefix('console'));
+    expect(await (await fetch(`${quiet}/runs`)).text()).toContain('No run is running or queued.');
   });
 
   it('answers each workspace’s timeline at /fleet/<workgroupId>/<workspaceId>, linked from its cell: the runs that acted on it and the holds that covered it', async () => {

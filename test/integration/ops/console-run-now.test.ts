@@ -61,6 +61,7 @@ async function serve(engine: Engine, { signs = true }: { signs?: boolean } = {})
     timeline: new WorkspaceHistory(redis, { prefix }),
     audit,
     inProgress: async () => undefined,
+    underWay: async () => [],
     readPolicy: (text, sha) =>
       checkPolicy(text, sha, { registry: actionRegistry, env: {}, unsetVariables: 'warning' }).policy ??
       'unreadable',

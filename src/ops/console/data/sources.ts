@@ -48,6 +48,11 @@ export interface ConsoleSources {
   audit: Pick<AuditTrail, 'list'>;
   /** A run the history has no summary of yet, from its queue entry; undefined when it is not queued either. */
   inProgress(runId: string): Promise<InProgressRunView | undefined>;
+  /**
+   * The runs the queue holds now (running, then queued; at most `limit` of each), with the cancel
+   * asked for each: what an operator looks for to cancel one.
+   */
+  underWay(limit: number): Promise<InProgressRunView[]>;
   now?: () => Date;
 }
 
