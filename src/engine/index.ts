@@ -68,7 +68,7 @@ export {
   splitTargets,
 } from './run-parts.js';
 export type { FleetStateStores, PartRequest, RunDependencies, RunRequest } from './run-request.js';
-export { PIPELINE_DEPTH, RunGates, RunSlots, RunSlotsByRun } from './run-slots.js';
+export { type RunGates, RunSlots, RunSlotsByRun } from './run-slots.js';
 export {
   apportion,
   type OwnerSavings,
