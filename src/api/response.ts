@@ -88,7 +88,8 @@ export function readBody(
     return { payload: json, requestId: undefined, message: undefined };
   }
 
-  const envelope = EnvelopeSchema.safeParse(json);
+  // checked, not rebuilt (`parserFor`): a pause's envelope is parsed 10,000 times on a fleet pause
+  const envelope = parserFor(EnvelopeSchema)(json);
   if (!envelope.success) {
     throw failure(spec, {
       status: http.status,

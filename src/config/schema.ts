@@ -186,7 +186,11 @@ export const DEFAULT_SCHEDULE_LEAD_MS = 2_000;
 export const EnvironmentSchema = z
   .object({
     NIGHTSHIFT_API_URL: variable((value) =>
-      /^https?:\/\//.test(value) ? value : new Problem('must start with http:// or https://'),
+      !/^https?:\/\//.test(value)
+        ? new Problem('must start with http:// or https://')
+        : URL.canParse(value)
+          ? value
+          : new Problem('is not a URL (expected e.g. https://api.example.com)'),
     ),
     NIGHTSHIFT_API_KEY: text(),
     NIGHTSHIFT_API_KEY_FILE: text(),

@@ -1,4 +1,6 @@
 import {
+  type Confirmation,
+  confirmedRecord,
   type EndCondition,
   type IntendOutcome,
   journalEndsWith,
@@ -43,20 +45,10 @@ export class MemoryOwnershipLedger implements OwnershipLedger {
     return { written: true, record: written, prior: existing };
   }
 
-  async confirm(
-    key: string,
-    owner: string,
-    { pausedAt, requestId }: { pausedAt: string; requestId?: string | undefined },
-  ): Promise<Ownership | undefined> {
+  async confirm(key: string, owner: string, confirmation: Confirmation): Promise<Ownership | undefined> {
     const existing = this.records.get(key);
     if (!existing || existing.owner !== owner || existing.state !== 'intent') return undefined;
-    const confirmed: Ownership = {
-      ...existing,
-      state: 'confirmed',
-      pausedAt,
-      ...(requestId ? { requestId } : {}),
-      confirmSeq: ++this.#sequence,
-    };
+    const confirmed = confirmedRecord(existing, confirmation, ++this.#sequence);
     this.records.set(key, confirmed);
     this.journalEntries.set(key, confirmed);
     return confirmed;

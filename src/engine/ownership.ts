@@ -127,11 +127,7 @@ export interface OwnershipLedger {
    * pause it intended. Resolves with the confirmed record; undefined when there was no intent of
    * that owner (already confirmed, ended, or another owner's).
    */
-  confirm(
-    key: string,
-    owner: string,
-    confirmation: { pausedAt: string; requestId?: string | undefined },
-  ): Promise<Ownership | undefined>;
+  confirm(key: string, owner: string, confirmation: Confirmation): Promise<Ownership | undefined>;
   /**
    * Ends ownership of `key` and closes its paused interval (a confirmed record's time counts as
    * saved, and an intent's that ended by nightshift's resume). Resolves to the ended record, or
@@ -142,6 +138,32 @@ export interface OwnershipLedger {
   put(record: Ownership): Promise<void>;
   /** The journal's entries: of `keys`, or every one. */
   journal(keys?: readonly string[]): Promise<Map<string, Ownership>>;
+}
+
+/** What `OwnershipLedger.confirm` records. */
+export interface Confirmation {
+  pausedAt: string;
+  requestId?: string | undefined;
+  /**
+   * The intent as the caller has it: when the stored record is still this intent, the confirmed
+   * record is made from it instead of being read back (a parse a pause).
+   */
+  intent?: Ownership | undefined;
+}
+
+/** `intent` as `confirmation` confirms it, numbered `confirmSeq`: what the ledger stores. */
+export function confirmedRecord(
+  intent: Ownership,
+  confirmation: Confirmation,
+  confirmSeq: number,
+): Ownership {
+  return {
+    ...intent,
+    state: 'confirmed',
+    pausedAt: confirmation.pausedAt,
+    ...(confirmation.requestId ? { requestId: confirmation.requestId } : {}),
+    confirmSeq,
+  };
 }
 
 /** When a listing was asked for, in the orders the ledger's rules compare. */
@@ -286,12 +308,14 @@ export class RunOwnership {
    * `pausedAt` (default now; a pause only a listing shows is owned from its intent).
    */
   async confirm(key: string, requestId: string | undefined, pausedAt?: string): Promise<void> {
+    const records = await this.#mutable();
     const record = await this.#options.ledger.confirm(key, this.owner, {
       pausedAt: pausedAt ?? new Date(this.#clock.now()).toISOString(),
       requestId,
+      intent: records.get(key),
     });
     if (!record) return;
-    (await this.#mutable()).set(key, record);
+    records.set(key, record);
     // at debug: the pause call's own line names the workspace and request ID, once a target
     this.#options.log.debug(
       { workspaceId: record.workspaceId, owner: this.owner, requestId: record.requestId },

@@ -42,28 +42,32 @@ return results
  * Confirms intents of their owners (the API accepted the pause, or a listing shows it) and
  * journals them; each confirmed record gets the ledger's next sequence number as `confirmSeq`.
  * KEYS: owned hash, journal hash, sequence.
- * ARGV: per confirmation, its field, owner, pausedAt, request id ('' for none).
- * Returns per confirmation the confirmed record, or '' when there was no intent of that owner.
+ * ARGV: per confirmation, its field, owner, pausedAt, request id ('' for none), the intent id the
+ * caller has ('' for none).
+ * Returns per confirmation { its confirmSeq, the confirmed record } (the record '' when it was the
+ * caller's intent: the caller makes it), or { 0, '' } when there was no intent of that owner.
  */
 export const CONFIRM_OWNERSHIP = new LuaScript(`
 local results = {}
-for i = 1, #ARGV, 4 do
+for i = 1, #ARGV, 5 do
   local field, owner = ARGV[i], ARGV[i + 1]
   local existing = redis.call('HGET', KEYS[1], field)
-  local text = ''
+  local result = { 0, '' }
   if existing then
     local ok, record = pcall(cjson.decode, existing)
     if ok and type(record) == 'table' and record.owner == owner and record.state == 'intent' then
+      local known = ARGV[i + 4] ~= '' and record.intentId == ARGV[i + 4]
       record.state = 'confirmed'
       record.pausedAt = ARGV[i + 2]
       if ARGV[i + 3] ~= '' then record.requestId = ARGV[i + 3] end
       record.confirmSeq = redis.call('INCR', KEYS[3])
-      text = cjson.encode(record)
+      local text = cjson.encode(record)
       redis.call('HSET', KEYS[1], field, text)
       redis.call('HSET', KEYS[2], field, text)
+      result = { record.confirmSeq, known and '' or text }
     end
   end
-  results[#results + 1] = text
+  results[#results + 1] = result
 end
 return results
 `);

@@ -1,5 +1,7 @@
 import { PAUSED_INTERVAL_RETENTION_MS } from '../config/index.js';
 import {
+  type Confirmation,
+  confirmedRecord,
   type EndCondition,
   type IntendOutcome,
   meets,
@@ -31,6 +33,13 @@ export interface SavingsTotals {
 
 const HOUR_MS = 3_600_000;
 
+/** A confirmation on its way to Redis. */
+interface PendingConfirmation {
+  key: string;
+  owner: string;
+  confirmation: Confirmation;
+}
+
 /** An end on its way to Redis: the record as the caller has it, or the text it was read as. */
 interface PendingEnd {
   key: string;
@@ -53,15 +62,8 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
   // together, many targets' intents cost one round trip, not one each
   readonly #intents = new GroupCommit((records: readonly Ownership[]) => this.#writeIntents(records));
   readonly #ends = new GroupCommit((ends: readonly PendingEnd[]) => this.#writeEnds(ends));
-  readonly #confirmations = new GroupCommit(
-    (
-      confirmations: readonly {
-        key: string;
-        owner: string;
-        pausedAt: string;
-        requestId: string | undefined;
-      }[],
-    ) => this.#writeConfirmations(confirmations),
+  readonly #confirmations = new GroupCommit((confirmations: readonly PendingConfirmation[]) =>
+    this.#writeConfirmations(confirmations),
   );
 
   constructor(redis: RedisConnection, options: RedisOwnershipLedgerOptions = {}) {
@@ -87,12 +89,8 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
     return this.#intents.submit(record);
   }
 
-  confirm(
-    key: string,
-    owner: string,
-    { pausedAt, requestId }: { pausedAt: string; requestId?: string | undefined },
-  ): Promise<Ownership | undefined> {
-    return this.#confirmations.submit({ key, owner, pausedAt, requestId });
+  confirm(key: string, owner: string, confirmation: Confirmation): Promise<Ownership | undefined> {
+    return this.#confirmations.submit({ key, owner, confirmation });
   }
 
   async #writeIntents(records: readonly Ownership[]): Promise<IntendOutcome[]> {
@@ -113,14 +111,27 @@ export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger 
   }
 
   async #writeConfirmations(
-    confirmations: readonly { key: string; owner: string; pausedAt: string; requestId: string | undefined }[],
+    confirmations: readonly PendingConfirmation[],
   ): Promise<(Ownership | undefined)[]> {
-    const texts = (await CONFIRM_OWNERSHIP.run(
+    const replies = (await CONFIRM_OWNERSHIP.run(
       this.redis,
       [this.keys.owned, this.keys.pauseJournal, this.keys.ledgerSequence],
-      confirmations.flatMap(({ key, owner, pausedAt, requestId }) => [key, owner, pausedAt, requestId ?? '']),
-    )) as string[];
-    return texts.map((text, index) => parseRecord(text, (confirmations[index] as { key: string }).key));
+      confirmations.flatMap(({ key, owner, confirmation }) => [
+        key,
+        owner,
+        confirmation.pausedAt,
+        confirmation.requestId ?? '',
+        confirmation.intent?.intentId ?? '',
+      ]),
+    )) as [number, string][];
+    return replies.map(([confirmSeq, text], index) => {
+      const { key, confirmation } = confirmations[index] as PendingConfirmation;
+      if (confirmSeq === 0) return undefined;
+      // the stored record was the caller's intent: confirmed as the script confirmed it
+      if (text === '' && confirmation.intent)
+        return confirmedRecord(confirmation.intent, confirmation, confirmSeq);
+      return parseRecord(text, key);
+    });
   }
 
   async put(record: Ownership): Promise<void> {

@@ -93,6 +93,25 @@ export function ledgerContract(make: () => LedgerUnderTest): void {
     expect((await ledger.journal()).get('wg/a')).toMatchObject({ state: 'confirmed', requestId: 'req-1' });
   });
 
+  it('a confirmation given the caller’s intent answers the record as stored; given another intent of the owner, the stored one', async () => {
+    const { ledger } = make();
+    const first = await ledger.intend(intentRecord('wg/a'));
+    const second = await ledger.intend(intentRecord('wg/b'));
+    if (!first.written || !second.written) throw new Error('intents on free workspaces are written');
+    const mine = await ledger.confirm('wg/a', 'office-hours', {
+      pausedAt: at(1).toISOString(),
+      requestId: 'req-1',
+      intent: first.record,
+    });
+    expect(mine).toEqual((await ledger.all()).get('wg/a'));
+    // an intent that is not the stored one (another execution replaced it): the stored one is answered
+    const stale = await ledger.confirm('wg/b', 'office-hours', {
+      pausedAt: at(1).toISOString(),
+      intent: { ...second.record, intentId: 'an-older-intent', workspaceName: 'stale' },
+    });
+    expect(stale).toEqual((await ledger.all()).get('wg/b'));
+    expect(stale).toMatchObject({ workspaceName: 'name-b', intentId: second.record.intentId });
+  });
   it('end keeps a record that does not meet its condition: another run, another intent, another state', async () => {
     const { ledger } = make();
     const { record } = (await ledger.intend(intentRecord('wg/a'))) as { record: Ownership };

@@ -152,6 +152,11 @@ describe('a bad value', () => {
       'NIGHTSHIFT_HTTP_PORT must be a port number (0 for any free port) or off, got "70000"',
     ],
     ['NIGHTSHIFT_API_URL', 'api.example', 'NIGHTSHIFT_API_URL must start with http:// or https://'],
+    [
+      'NIGHTSHIFT_API_URL',
+      'https://',
+      'NIGHTSHIFT_API_URL is not a URL (expected e.g. https://api.example.com)',
+    ],
   ])('%s=%s is refused, naming the variable, the problem and what was expected', (name, value, message) => {
     expect(() => loadSettings({ [name]: value })).toThrow(ConfigError);
     expect(() => loadSettings({ [name]: value })).toThrow(message);
