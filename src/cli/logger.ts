@@ -6,10 +6,6 @@ import { createLogger, type Logger } from '../log/index.js';
 
 const require = createRequire(import.meta.url);
 
-/** JSON log lines gather to this many bytes before a write, or wait LOG_FLUSH_MS at most. */
-const LOG_BATCH_BYTES = 4096;
-const LOG_FLUSH_MS = 200;
-
 /**
  * Logs for a service go to stdout, from `info` up; a command that prints results for people logs
  * to stderr, from `warn` up, so its output is not buried under a line per API call
@@ -38,14 +34,9 @@ export function cliLogger(
             sync: true,
           })
         : // written in the background: a line per API call, synchronously, cost a worker more
-          // CPU than its checkpoints; and a few kB at a time: a write per line or two cost a
-          // thread pool hand-off each (1,600 on a fleet pause). pino flushes what is left when the
-          // process exits.
-          pino.destination({
-            dest: out.fd,
-            sync: false,
-            minLength: LOG_BATCH_BYTES,
-            periodicFlush: LOG_FLUSH_MS,
-          }),
+          // CPU than its checkpoints; pino flushes what is left when the process exits. Not
+          // gathered into larger writes: a line must reach the log at once, and a process killed
+          // outright loses what waits.
+          pino.destination({ dest: out.fd, sync: false }),
   });
 }
