@@ -176,7 +176,9 @@ export interface RunEnd {
 export function summarize(run: RunIdentity, end: RunEnd): RunSummary {
   const findings = [...(end.findings ?? [])];
   const targets = [...(end.targets ?? [])]
-    .sort((a, b) => a.key.localeCompare(b.key))
+    // by code unit, not localeCompare: one order whatever the host's locale, and no collation (35 ms of
+    // a 10,000-target run's worker CPU in a profile)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map(({ findings: targetFindings, ...record }) => {
       if (targetFindings) findings.push(...targetFindings);
       return record;
