@@ -118,6 +118,19 @@ describe('ApiError carries what was called and what came back', () => {
   });
 });
 
+describe('the base URL', () => {
+  it('may carry a path: every operation goes under it, with or without a trailing slash', async () => {
+    for (const base of [`${server.url}/gateway/api`, `${server.url}/gateway/api/`]) {
+      server.replyJson(200, ok('paused'));
+      await makeClient({ baseUrl: base }).pauseWorkspace('wg1', 'ws1');
+    }
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/gateway/api/controller/v4/v2/workgroups/wg1/workspaces/ws1/pause',
+      '/gateway/api/controller/v4/v2/workgroups/wg1/workspaces/ws1/pause',
+    ]);
+  });
+});
+
 describe('network failures and timeouts', () => {
   it('reports a refused connection as a retryable Network error without a status', async () => {
     const probe = createServer();
