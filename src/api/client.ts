@@ -1,7 +1,12 @@
 import type { z } from 'zod';
 import { OPERATIONS, type Operation, type OperationName, operationPath } from './operations.js';
 import { parserFor } from './result-parser.js';
-import type { CloudProviderUpdate, CloudProviderUpgrade, DbUserCredentials } from './schemas.js';
+import {
+  type CloudProviderUpdate,
+  type CloudProviderUpgrade,
+  type DbUserCredentials,
+  EnvelopeSchema,
+} from './schemas.js';
 import { type ApiClientOptions, type ApiResponse, type CallOptions, Transport } from './transport.js';
 
 /** What an operation's call resolves to: its Result as its schema gives it. */
@@ -22,11 +27,12 @@ export class ApiClient {
   }
 
   /**
-   * Builds every operation's result parser now. Each is otherwise compiled on its operation's
-   * first call, about 200 ms in all, which a worker would pay when a burst of runs starts
+   * Builds the envelope's and every operation's result parser now. Each is otherwise compiled on its
+   * first use, about 200 ms in all, which a worker would pay when a burst of runs starts
    * together; a long-running process calls this once at start.
    */
   static prepare(): void {
+    parserFor(EnvelopeSchema);
     for (const operation of Object.values(OPERATIONS)) parserFor(operation.result);
   }
 
