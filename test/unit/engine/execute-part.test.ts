@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import type { ApiClient, Workgroup } from '../../../src/api/index.js';
 import {
   type Action,
@@ -16,6 +15,7 @@ import { silentLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 import { activeWorkgroup } from '../../helpers/active-workgroup.js';
 import { FakeClock } from '../../helpers/clock.js';
+import { testAction } from '../../helpers/test-action.js';
 
 /**
  * executeRun and executePart share their phases (list, select, build the context, act,
@@ -29,21 +29,16 @@ const fleet: Workgroup[] = [activeWorkgroup(WORKSPACES)];
 function touching() {
   const touched: string[] = [];
   const planned: string[] = [];
-  const action: Action = {
-    name: 'touch',
-    description: 'Test only.',
-    destructive: false,
-    scope: 'workspace',
-    params: z.strictObject({}),
-    example: '',
-    plan: async (ctx) => void planned.push(...ctx.workspaces.map((ws) => ws.workspaceId)),
-    run: async (ctx) => {
+  const action = testAction(
+    'touch',
+    async (ctx) => {
       await ctx.forEachTarget(ctx.workspaces, workspaceRef, async (ws) => {
         touched.push(ws.workspaceId);
         return { outcome: 'succeeded' };
       });
     },
-  };
+    async (ctx) => void planned.push(...ctx.workspaces.map((ws) => ws.workspaceId)),
+  );
   return { action, touched, planned };
 }
 

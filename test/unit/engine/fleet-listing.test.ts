@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index.js';
 import {
   type Action,
@@ -16,6 +15,7 @@ import {
 import { createLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 import { instantClock } from '../../helpers/clock.js';
+import { testAction } from '../../helpers/test-action.js';
 
 const START = Date.parse('2026-11-25T20:00:00.000Z');
 
@@ -55,20 +55,6 @@ function fakeApi(answers: (Workgroup[] | Error)[] = [[workgroup('Active')], [wor
     pauseWorkspace: async () => ({ result: {}, requestId: 'req-pause' }),
   };
   return api as unknown as ApiClient;
-}
-
-/** A workspace action for these tests: `run` in a real run; a plan only looks. */
-function testAction(name: string, run: Action['run']): Action {
-  return {
-    name,
-    description: 'Test only.',
-    destructive: false,
-    scope: 'workspace',
-    params: z.strictObject({}),
-    example: '',
-    plan: async () => {},
-    run,
-  };
 }
 
 /** An action that pauses ws-1 (its record says Stopping) and skips ws-2. */

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { type ApiClient, ApiError, type Workgroup } from '../../../src/api/index.js';
 import {
-  type Action,
   executeRun,
   MemoryCheckpointStore,
   type RunDependencies,
@@ -13,6 +11,7 @@ import { silentLogger } from '../../../src/log/logger.js';
 import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
 import { activeWorkgroup } from '../../helpers/active-workgroup.js';
 import { instantClock } from '../../helpers/clock.js';
+import { testAction } from '../../helpers/test-action.js';
 
 /**
  * A pipelined step (a pause: Redis writes around one call) works more targets at once than the
@@ -42,33 +41,24 @@ class Peak {
 function pausing(pipelined: boolean, callsPerTarget = 1) {
   const targets = new Peak();
   const calls = new Peak();
-  const action: Action = {
-    name: 'touch',
-    description: 'Test only.',
-    destructive: false,
-    scope: 'workspace',
-    params: z.strictObject({}),
-    example: '',
-    plan: async () => undefined,
-    run: async (ctx) => {
-      await ctx.forEachTarget(
-        ctx.workspaces,
-        workspaceRef,
-        (ws) =>
-          targets.during(async () => {
-            await sleep(2);
-            await Promise.all(
-              Array.from({ length: callsPerTarget }, () =>
-                ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId),
-              ),
-            );
-            await sleep(2);
-            return { outcome: 'succeeded' };
-          }),
-        { pipelined },
-      );
-    },
-  };
+  const action = testAction('touch', async (ctx) => {
+    await ctx.forEachTarget(
+      ctx.workspaces,
+      workspaceRef,
+      (ws) =>
+        targets.during(async () => {
+          await sleep(2);
+          await Promise.all(
+            Array.from({ length: callsPerTarget }, () =>
+              ctx.api.pauseWorkspace(ws.workgroupId, ws.workspaceId),
+            ),
+          );
+          await sleep(2);
+          return { outcome: 'succeeded' };
+        }),
+      { pipelined },
+    );
+  });
   const api = {
     listWorkgroups: async () => ({ result: fleet, requestId: 'req-list' }),
     pauseWorkspace: () => calls.during(() => sleep(5).then(() => ({ result: 'ok', requestId: 'req-pause' }))),
