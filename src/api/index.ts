@@ -12,6 +12,7 @@ export {
   type ReadOperationName,
 } from './operations.js';
 export { type HttpMethod, parseRetryAfter } from './response.js';
+export { parserFor } from './result-parser.js';
 export * from './schemas.js';
 export {
   type ApiCallRecord,

@@ -151,6 +151,16 @@ describe('RedisCheckpointStore', () => {
     expect(lines.map((line) => line.target).sort()).toEqual(['wg1/ws2', 'wg1/ws3', 'wg1/ws4']);
   });
 
+  it('reads a record with a field this version does not know as the record without it', async () => {
+    const prefix = uniquePrefix('checkpoint');
+    const store = new RedisCheckpointStore(redis, { prefix });
+    const key = redisKeys(prefix).runTargets('run-1');
+    await redis.hset(key, 'wg1/ws1', JSON.stringify({ ...record('wg1/ws1'), laterField: 'x' }));
+    const loaded = (await store.load('run-1')).get('wg1/ws1');
+    expect(loaded).toEqual(record('wg1/ws1'));
+    expect(loaded).not.toHaveProperty('laterField');
+  });
+
   it('stores every record of saves made at once, in a few writes, each save resolving only once its record is stored', async () => {
     const prefix = uniquePrefix('checkpoint');
     const store = new RedisCheckpointStore(redis, { prefix });
