@@ -6,6 +6,11 @@ import { createLogger, type Logger } from '../log/index.js';
 
 const require = createRequire(import.meta.url);
 
+type BackgroundDestination = ReturnType<typeof pino.destination>;
+
+/** The destinations this process's JSON loggers write to in the background. */
+const background = new Set<BackgroundDestination>();
+
 /**
  * Logs for a service go to stdout, from `info` up; a command that prints results for people logs
  * to stderr, from `warn` up, so its output is not buried under a line per API call
@@ -34,9 +39,38 @@ export function cliLogger(
             sync: true,
           })
         : // written in the background: a line per API call, synchronously, cost a worker more
-          // CPU than its checkpoints; pino flushes what is left when the process exits. Not
+          // CPU than its checkpoints; a service waits for them before it exits (`logsWritten`). Not
           // gathered into larger writes: a line must reach the log at once, and a process killed
           // outright loses what waits.
-          pino.destination({ dest: out.fd, sync: false }),
+          inBackground(pino.destination({ dest: out.fd, sync: false })),
   });
+}
+
+function inBackground(destination: BackgroundDestination): BackgroundDestination {
+  background.add(destination);
+  return destination;
+}
+
+/**
+ * Resolves once every line logged so far is written, or after `limitMs` whatever the log's reader
+ * does (a full pipe, a closed one). For a service about to exit at once: pino's own flush at exit
+ * writes the lines still waiting there and then, while one already on its way in the background
+ * lands whenever the thread pool writes it: after them, when the pool is busy.
+ */
+export async function logsWritten(limitMs: number): Promise<void> {
+  const drained = [...background].map(
+    (destination) =>
+      new Promise<void>((resolve) => {
+        destination.once('drain', () => resolve());
+        // an empty write drains once everything before it is written: at once when idle, else
+        // after the write under way and the lines waiting behind it
+        destination.write('');
+      }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, limitMs);
+  });
+  await Promise.race([Promise.all(drained), late]);
+  clearTimeout(timer);
 }

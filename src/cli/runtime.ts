@@ -36,6 +36,7 @@ import {
   Suspensions,
 } from '../store/index.js';
 import { asUsage, UsageError } from './exit.js';
+import { logsWritten } from './logger.js';
 
 export { cliLogger } from './logger.js';
 export { actionRegistry, actions };
@@ -385,24 +386,29 @@ export function redisFleetState(settings: Settings, log?: Logger): InlineFleetSt
   return { state: fleetStateStores(redis, settings.redis.prefix), redis, close: () => redis.disconnect() };
 }
 
+/** How long an exiting service waits for its last log lines to be written. */
+const LOG_DRAIN_MS = 500;
+
 /**
  * For a service after its orderly shutdown: if anything still holds the process open (BullMQ's
- * own connections retrying a Redis that is gone), exit anyway a moment later. Nothing is lost:
- * runs were finished or handed back, and the logs were written synchronously.
+ * own connections retrying a Redis that is gone), exit anyway a moment later, once its log lines
+ * are written. Nothing is lost: runs were finished or handed back.
  */
 export function exitOnceIdle(): void {
-  setTimeout(() => process.exit(), 1_000).unref();
+  setTimeout(() => void logsWritten(LOG_DRAIN_MS).then(() => process.exit()), 1_000).unref();
 }
 
 /**
  * The backstop of a service's shutdown, armed when the stop signal comes. Every step of the
  * orderly shutdown has its own bound; should one hang all the same, the process says so and
- * exits (code 1) after `limitMs`, so no orchestrator has to kill it. What was recorded in Redis
- * stays there, and pino writes out its buffered lines on exit.
+ * exits (code 1) after `limitMs`, so no orchestrator has to kill it: once its log lines are written,
+ * at most LOG_DRAIN_MS later (SHUTDOWN_LIMIT_MS leaves room for it below 15 s). What was recorded in
+ * Redis stays there.
  */
 export function exitWithin(limitMs: number, log: Logger): void {
   setTimeout(() => {
     log.error({ limitMs }, 'shutdown did not finish in time; exiting anyway');
-    process.exit(1);
+    process.exitCode = 1;
+    void logsWritten(LOG_DRAIN_MS).then(() => process.exit(1));
   }, limitMs).unref();
 }
