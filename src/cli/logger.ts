@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import pino from 'pino';
 import type pretty from 'pino-pretty';
 import type { Settings } from '../config/index.js';
+import { within } from '../engine/within.js';
 import { createLogger, type Logger } from '../log/index.js';
 
 const require = createRequire(import.meta.url);
@@ -67,10 +68,5 @@ export async function logsWritten(limitMs: number): Promise<void> {
         destination.write('');
       }),
   );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, limitMs);
-  });
-  await Promise.race([Promise.all(drained), late]);
-  clearTimeout(timer);
+  await within(Promise.all(drained), limitMs);
 }

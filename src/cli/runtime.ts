@@ -408,7 +408,6 @@ export function exitOnceIdle(): void {
 export function exitWithin(limitMs: number, log: Logger): void {
   setTimeout(() => {
     log.error({ limitMs }, 'shutdown did not finish in time; exiting anyway');
-    process.exitCode = 1;
     void logsWritten(LOG_DRAIN_MS).then(() => process.exit(1));
   }, limitMs).unref();
 }
