@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import pino from 'pino';
 import type pretty from 'pino-pretty';
 import type { Settings } from '../config/index.js';
-import { within } from '../engine/within.js';
+import { within } from '../engine/index.js';
 import { createLogger, type Logger } from '../log/index.js';
 
 const require = createRequire(import.meta.url);
