@@ -12,11 +12,17 @@ export interface LoggerFactoryOptions {
   base?: Record<string, unknown>;
 }
 
+type Fields = Record<string, unknown>;
+
 const keepAsIs = (value: unknown): unknown => value;
 
 /** `fields` with its `err` as pino's standard serializer writes an error (anything else as it is). */
-function withSerializedError(fields: Record<string, unknown>): Record<string, unknown> {
-  return fields.err === undefined ? fields : { ...fields, err: pino.stdSerializers.err(fields.err as Error) };
+function withSerializedError(fields: Fields): Fields {
+  if (fields.err === undefined) return fields;
+  const err: unknown = pino.stdSerializers.err(fields.err as Error);
+  // spread to a plain object: what a child's own formatter does to plain data (a run hides its
+  // policy's secret values) then reaches the error's message and fields too
+  return { ...fields, err: err !== null && typeof err === 'object' ? { ...err } : err };
 }
 
 /** The one place loggers are made, so censoring is set once for the whole process. */
@@ -32,10 +38,22 @@ export function createLogger(options: LoggerFactoryOptions = {}): Logger {
   };
   const root = options.destination ? pino(config, options.destination) : pino(config);
   // pino applies `formatters.bindings` to the root's bindings alone; every child (a descendant
-  // is made from its parent, so inherits this) censors its own
+  // is made from its parent, so inherits this) censors its own. A child's own `formatters.log`
+  // replaces the root's in pino: it is run between the error's serializing and the censoring,
+  // so a run's lines (which hide the policy's secrets that way) are censored like any other
   const child = root.child;
   root.child = function censoredChild(this: Logger, bindings, childOptions) {
-    return child.call(this, censor(bindings), childOptions);
+    const own = childOptions?.formatters?.log;
+    const options = own
+      ? {
+          ...childOptions,
+          formatters: {
+            ...childOptions.formatters,
+            log: (fields: object) => censor(own(withSerializedError(fields as Fields)) as Fields),
+          },
+        }
+      : childOptions;
+    return child.call(this, censor(bindings), options);
   } as Logger['child'];
   return root;
 }

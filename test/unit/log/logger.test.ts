@@ -85,6 +85,26 @@ describe('the logger censors secrets wherever a line carries them', () => {
     expect(lines[0]).toMatchObject({ runId: 'r1', password: CENSORED });
   });
 
+  it("censors the lines of a child given a log formatter of its own, which pino runs instead of the root's", () => {
+    const { log, lines } = capture();
+    const seen: unknown[] = [];
+    const child = log.child(
+      { runId: 'r2' },
+      {
+        formatters: {
+          log: (fields: object) => {
+            seen.push((fields as { err?: unknown }).err);
+            return fields;
+          },
+        },
+      },
+    );
+    child.child({ target: 't1' }).error({ token: 't9', err: new Error('boom') }, 'under a formatter');
+    expect(lines[0]).toMatchObject({ runId: 'r2', target: 't1', token: CENSORED, err: { message: 'boom' } });
+    // the child's formatter is given the error already serialized, as plain data
+    expect(Object.getPrototypeOf(seen[0])).toBe(Object.prototype);
+  });
+
   it('leaves a line without secrets as it is, and never changes the object logged', () => {
     const fields = { operation: 'pauseWorkspace', status: 200, requestId: 'req-1', durationMs: 21 };
     expect(censor(fields)).toBe(fields);
