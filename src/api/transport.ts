@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { type BodyPrefix, readAtMost, withoutCutTail } from './body.js';
+import { type BodyPrefix, withoutCutTail } from './body.js';
 import { Deadlines } from './deadlines.js';
 import { ApiError } from './errors.js';
+import { exchange } from './exchange.js';
 import {
   type CallSpec,
   failure,
@@ -197,21 +198,15 @@ export class Transport {
     let retryAfter: string | string[] | undefined;
     try {
       await this.#beforeCall?.(spec.operation, signal);
-      const res = await this.#dispatcher.request({
-        origin: this.#origin,
-        path: this.#basePath + spec.path,
-        method: spec.method,
-        headers,
-        body,
+      const answer = await exchange(
+        this.#dispatcher,
+        { origin: this.#origin, path: this.#basePath + spec.path, method: spec.method, headers, body },
         signal,
-      });
-      status = res.statusCode;
-      retryAfter = res.headers['retry-after'];
-      read = await readAtMost(
-        res.body,
-        status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes,
-        declaredLength(res.headers['content-length']),
+        (status) => (status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes),
       );
+      status = answer.status;
+      retryAfter = answer.headers['retry-after'];
+      read = answer.read;
     } catch (error) {
       if (options.signal?.aborted) {
         throw failure(spec, { type: 'Aborted', reason: 'the call was cancelled', cause: error });
@@ -265,10 +260,4 @@ function describeNetworkError(error: unknown): string {
   const code = err?.cause?.code ?? err?.code;
   const message = err?.cause?.message ?? err?.message ?? String(error);
   return typeof code === 'string' ? `${code}: ${String(message)}` : String(message);
-}
-
-/** The length a response declares, when it declares one as a plain number. */
-function declaredLength(header: string | string[] | undefined): number | undefined {
-  if (typeof header !== 'string' || !/^\d{1,15}$/.test(header)) return undefined;
-  return Number(header);
 }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { Pool } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   failure,
@@ -174,6 +175,26 @@ describe('network failures and timeouts', () => {
     const error = await rejection(pending);
     expect(error.type).toBe('Aborted');
     expect(error.retryable).toBe(false);
+  });
+
+  it('reports a caller abort at once even while the call still waits for a connection', async () => {
+    server.reply(() => {
+      // never answer: the one connection stays taken
+    });
+    const pool = new Pool(server.url, { connections: 1 });
+    const client = new ApiClient({ baseUrl: server.url, apiKey: API_KEY, dispatcher: pool });
+    const first = new AbortController();
+    const holding = rejection(client.listWorkgroups({ signal: first.signal }));
+    const second = new AbortController();
+    const queued = rejection(client.listWorkgroups({ signal: second.signal }));
+    const started = Date.now();
+    setTimeout(() => second.abort(), 50);
+    const error = await queued;
+    expect(error.type).toBe('Aborted');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    first.abort();
+    expect((await holding).type).toBe('Aborted');
+    await pool.destroy();
   });
 
   it('reports a connection dropped mid-request as a retryable Network error', async () => {
