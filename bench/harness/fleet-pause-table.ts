@@ -104,7 +104,7 @@ export class ResultTable {
     this.figures.push(figureRow(variant, result, { wallS, idealS, base }));
     if (this.repeat > 1)
       process.stdout.write(
-        `${' '.repeat(4)}runs: ${result.wallMs.map((ms) => fmt(ms / 1000)).join(', ')} s\n`,
+        `${' '.repeat(4)}runs: ${result.wallMs.map((ms) => fmt(ms / 1000)).join(', ')} s; workers' CPU ${result.workersCpuRuns.map((cpu) => fmt(cpu)).join(', ')} s\n`,
       );
     for (const problem of result.problems) {
       this.failed = true;
