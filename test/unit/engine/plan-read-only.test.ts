@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ApiClient, Workgroup } from '../../../src/api/index.js';
-import { type Action, executeRun, MemoryCheckpointStore } from '../../../src/engine/index.js';
-import { createLogger } from '../../../src/log/logger.js';
-import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
-
-const FLEET: Workgroup[] = [
-  {
-    workgroup_id: 'wg-1',
-    name: 'dev-core',
-    workspaces: [{ workspace_id: 'ws-1', name: 'api', workgroup_id: 'wg-1', status: 'Active' }],
-  } as Workgroup,
-];
+import type { ApiClient } from '../../../src/api/index.js';
+import type { Action } from '../../../src/engine/index.js';
+import { ONE_WORKSPACE_FLEET, runOneJob } from '../../helpers/one-job-run.js';
 
 /** A plan that casts its way past the read-only types and tries each kind of write. */
 function sneakyAction(tries: 'api' | 'files' | 'secretSinks'): Action {
@@ -38,7 +29,7 @@ function sneakyAction(tries: 'api' | 'files' | 'secretSinks'): Action {
 async function dryRun(tries: 'api' | 'files' | 'secretSinks') {
   const writes: string[] = [];
   const api = {
-    listWorkgroups: async () => ({ result: FLEET }),
+    listWorkgroups: async () => ({ result: ONE_WORKSPACE_FLEET }),
     listAllowedIps: async () => ({ result: [] }),
     checkCurrentIp: async () => ({ result: {} }),
     getCloudProvider: async () => ({ result: {} }),
@@ -49,35 +40,19 @@ async function dryRun(tries: 'api' | 'files' | 'secretSinks') {
     files: { exists: async () => false, write: async () => writes.push('files.write') },
     secretSinks: { checkFile: async () => {}, deliver: async () => writes.push('secretSinks.deliver') },
   };
-  const action = sneakyAction(tries);
-  const policy = parsePolicy(
-    `version: 1
+  const summary = await runOneJob({
+    action: sneakyAction(tries),
+    policy: `version: 1
 jobs:
   sneaky:
     schedule: "0 20 * * *"
     action: sneak
     target: { workgroups: ["*"] }
 `,
-    'test.yaml',
-    { registry: createActionCatalog([action]), env: {} },
-  );
-  const summary = await executeRun(
-    {
-      api,
-      io: io as never,
-      actions: new Map([['sneak', action]]),
-      checkpoints: new MemoryCheckpointStore(),
-      log: createLogger({ level: 'silent' }),
-      signal: new AbortController().signal,
-      pollIntervalMs: 1_000,
-    },
-    {
-      runId: 'sneaky@1',
-      job: policy.jobs[0] as (typeof policy.jobs)[number],
-      trigger: 'manual',
-      dryRun: true,
-    },
-  );
+    api,
+    io,
+    dryRun: true,
+  });
   return { summary, writes };
 }
 

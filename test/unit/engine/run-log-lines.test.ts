@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ApiClient, Workgroup } from '../../../src/api/index.js';
-import { type Action, executeRun, MemoryCheckpointStore, workspaceRef } from '../../../src/engine/index.js';
+import { type Action, workspaceRef } from '../../../src/engine/index.js';
 import { CENSORED } from '../../../src/log/censor.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { createActionCatalog, parsePolicy } from '../../../src/policy/index.js';
-
-const FLEET: Workgroup[] = [
-  {
-    workgroup_id: 'wg-1',
-    name: 'dev-core',
-    workspaces: [{ workspace_id: 'ws-1', name: 'api', workgroup_id: 'wg-1', status: 'Active' }],
-  } as Workgroup,
-];
+import { runOneJob } from '../../helpers/one-job-run.js';
 
 const POLICY_SECRET = 'policy-secret-value-7f3a';
 
@@ -49,8 +40,9 @@ async function runLines(): Promise<Record<string, unknown>[]> {
     level: 'warn',
     destination: { write: (line: string) => lines.push(JSON.parse(line)) },
   });
-  const policy = parsePolicy(
-    `version: 1
+  const summary = await runOneJob({
+    action: chatty as Action,
+    policy: `version: 1
 secrets: [NOTE_SECRET]
 jobs:
   chatty:
@@ -59,26 +51,9 @@ jobs:
     target: { workgroups: ["*"] }
     with: { note: "\${NOTE_SECRET}" }
 `,
-    'test.yaml',
-    { registry: createActionCatalog([chatty]), env: { NOTE_SECRET: POLICY_SECRET } },
-  );
-  const summary = await executeRun(
-    {
-      api: { listWorkgroups: async () => ({ result: FLEET }) } as unknown as ApiClient,
-      io: {} as never,
-      actions: new Map([['chatty', chatty as Action]]),
-      checkpoints: new MemoryCheckpointStore(),
-      log,
-      signal: new AbortController().signal,
-      pollIntervalMs: 1_000,
-    },
-    {
-      runId: 'chatty@1',
-      job: policy.jobs[0] as (typeof policy.jobs)[number],
-      trigger: 'manual',
-      dryRun: false,
-    },
-  );
+    env: { NOTE_SECRET: POLICY_SECRET },
+    log,
+  });
   expect(summary.outcome).toBe('succeeded');
   return lines;
 }
