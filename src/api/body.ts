@@ -6,26 +6,17 @@ export interface BodyPrefix {
   readonly truncated: boolean;
 }
 
-/** A response body as undici hands it over: a stream of chunks that can be destroyed, or read whole. */
+/** A response body as undici hands it over: a stream of chunks that can be destroyed. */
 export interface ReadableBody extends AsyncIterable<Uint8Array> {
   destroy(): unknown;
-  text(): Promise<string>;
 }
 
 /**
- * Reads at most `maxBytes` of `body`. Beyond that the stream is destroyed, not drained: a huge
- * answer costs `maxBytes` of memory and its connection is closed rather than read to its end.
- * A body whose `content-length` is within the bound is read whole at once (undici's own fast path:
- * most answers are a few hundred bytes); the bound still holds, since undici fails a body longer
- * than its declared length.
+ * Reads at most `maxBytes` of `body` (a webhook's answer; the API client reads its answers in
+ * `exchange.ts`). Beyond that the stream is destroyed, not drained: a huge answer costs `maxBytes`
+ * of memory and its connection is closed rather than read to its end.
  */
-export async function readAtMost(
-  body: ReadableBody,
-  maxBytes: number,
-  declaredLength?: number,
-): Promise<BodyPrefix> {
-  if (declaredLength !== undefined && Number.isSafeInteger(declaredLength) && declaredLength <= maxBytes)
-    return { text: await body.text(), truncated: false };
+export async function readAtMost(body: ReadableBody, maxBytes: number): Promise<BodyPrefix> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of body) {
