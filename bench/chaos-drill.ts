@@ -3,10 +3,10 @@
  * every figure is defined). 2,000 workspaces (200 workgroups × 10), 3 `nightshift worker` and 2
  * `nightshift scheduler` processes, the simulator with 5 % 500s, 2 % hangs and a throttle of
  * 400 req/s; for three minutes a worker is SIGKILLed every few seconds and started again, Redis
- * is restarted once and a scheduler once; then one tick runs in quiet and the report is printed
- * as Markdown tables, followed by the bad-input round (bench/harness/bad-input.ts) and one run of
- * each edge drill scenario (bench/harness/edge-drill.ts; bench/edge-drill.ts runs them with every
- * option and `--repeat`). Exit 1 if any goal fails.
+ * is restarted once and a scheduler once; then the faults stop (not the throttle), one tick runs
+ * in quiet and the report is printed as Markdown tables, followed by the bad-input round
+ * (bench/harness/bad-input.ts) and one run of each edge drill scenario (bench/harness/edge-drill.ts;
+ * bench/edge-drill.ts runs them with every option and `--repeat`). Exit 1 if any goal fails.
  *
  *   npm run build && npm run chaos [-- --workgroups 200] [--per-workgroup 10] [--chaos-s 180]
  *     [--tick-s 30] [--kill-every-s 8] [--victims any|busy] [--throttle 400] [--concurrency 200]

@@ -6,7 +6,7 @@ import type { ChaosStage } from './chaos-drill-stage.js';
 /**
  * The chaos of the chaos drill: worker SIGKILLs every `killEveryMs` or so, a Redis restart and a
  * scheduler SIGKILL at set fractions of the chaos, each killed process started again
- * `restartAfterMs` later.
+ * `restartAfterMs` later, and the simulator's faults, switched off when the chaos ends.
  */
 
 interface ChaosEvent {
@@ -80,9 +80,21 @@ export async function runChaos(context: ChaosContext): Promise<ChaosRecords> {
     else await killScheduler(context, records, replace);
   }
   await sleep(Math.max(0, firstTick + options.chaosMs - Date.now()));
+  // The quiet end waits for a moment with no run going, and under 500s and hangs a resume can
+  // outlast a tick, and each tick's run then overlaps the next: the API's faults end with the
+  // chaos, while its throttle, a property of the API, stays.
+  context.stage.sim.setFaults({
+    ...options.faults,
+    seed: options.seed,
+    errorRate: 0,
+    dropRate: 0,
+    hangRate: 0,
+  });
   await Promise.all(replacements);
   const chaosEnd = Date.now();
-  progress(`${((chaosEnd - firstTick) / 1000).toFixed(1)} s: chaos over; waiting for the runs of past ticks`);
+  progress(
+    `${((chaosEnd - firstTick) / 1000).toFixed(1)} s: chaos over (the API's faults off); waiting for the runs of past ticks`,
+  );
   return records;
 }
 

@@ -11,7 +11,7 @@ export function formatReport(report: ChaosDrillReport): string {
   lines.push(
     `Chaos drill, ${report.startedAt}: fleet ${o.fleet} (${report.desiredState.total} workspaces), ${o.workers} workers, ${o.schedulers} schedulers, ` +
       `ticks every ${o.tickSeconds} s, chaos ${o.chaosMs / 1000} s, seed ${o.seed}; ` +
-      `faults: ${((f.errorRate ?? 0) * 100).toFixed(0)} % 500s, ${((f.hangRate ?? 0) * 100).toFixed(0)} % hangs, throttle ${f.throttleRps ?? 'off'} req/s; ` +
+      `faults during the chaos: ${((f.errorRate ?? 0) * 100).toFixed(0)} % 500s, ${((f.hangRate ?? 0) * 100).toFixed(0)} % hangs, throttle ${f.throttleRps ?? 'off'} req/s; ` +
       `lock ${o.lockMs} ms, up to ${o.maxStalls} stalls a run, API timeout ${o.apiTimeoutMs} ms, parts of ${o.partSize}, overlap ${o.overlap}. ` +
       `Took ${seconds(report.durationMs)}; load average ${load(report.loadAverage.start)} at the start, ${load(report.loadAverage.end)} at the end.`,
   );

@@ -3,9 +3,9 @@
  * worker` processes (the built CLI, `node bin/nightshift.js`) against the simulator with faults,
  * while the drill SIGKILLs a worker every few seconds and starts it again, restarts Redis once
  * (append-only on, same port and data folder) and kills and restarts a scheduler. Then it stops
- * the chaos, lets one last tick run in quiet, and reports what ran, what was lost or duplicated,
- * what the retries cost, how long each kill took to recover from, and which state the fleet
- * ended in.
+ * the chaos and the simulator's 500s and hangs (its throttle stays), lets one last tick run in
+ * quiet, and reports what ran, what was lost or duplicated, what the retries cost, how long each
+ * kill took to recover from, and which state the fleet ended in.
  *
  * `runChaosDrill(options)` is used by test/chaos/drill.test.ts (a short drill inside `npm test`)
  * and by bench/chaos-drill.ts (`npm run chaos`, full size). Both need `npm run build` first.
@@ -79,7 +79,7 @@ export interface ChaosDrillOptions {
   workers?: number;
   /** Scheduler processes. Default 2. */
   schedulers?: number;
-  /** The simulator's faults. Default 5 % 500s, 2 % hangs, a 100 req/s throttle. */
+  /** The simulator's faults; its 500s, drops and hangs end with the chaos. Default 5 % 500s, 2 % hangs, a 100 req/s throttle. */
   faults?: FaultConfigInput;
   /** Duration of a pause or resume in the simulator. Default 300 ms. */
   transitionMs?: number;

@@ -4,7 +4,8 @@ import { assertDistFresh, formatReport, runChaosDrill } from '../../bench/harnes
 /**
  * The chaos drill, short: 200 workspaces, 3 workers, 2 schedulers, ticks every 10 s (pause,
  * resume, pause…) for 36 s of chaos (a worker SIGKILLed about every 12 s, always one executing
- * a run; Redis down for 1.5 s once; a scheduler SIGKILLed once), then one tick in quiet. About
+ * a run; Redis down for 1.5 s once; a scheduler SIGKILLed once), then one tick in quiet, without
+ * the API's faults. About
  * 75 s. `npm run chaos` runs it at full size; bench/harness/chaos-drill.ts defines every figure.
  */
 describe('chaos drill (short)', () => {
