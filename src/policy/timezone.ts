@@ -133,8 +133,21 @@ export function offsetAt(instantMs: number, timeZone: string): number {
   return wallClockMs(second, timeZone) - second;
 }
 
+/**
+ * Every name tzdata gives UTC. Their wall clock is the instant itself, answered without ICU: its
+ * first zone formatter maps about 5 MB of zone and locale data and ICU's code, 8 MB of a
+ * process's memory, which a scheduler of UTC jobs then never needs.
+ */
+const UTC_NAMES: ReadonlySet<string> = new Set(
+  ['UTC', 'UCT', 'Universal', 'Zulu', 'GMT', 'GMT0', 'GMT+0', 'GMT-0', 'Greenwich'].flatMap((name) => [
+    name,
+    `Etc/${name}`,
+  ]),
+);
+
 /** The wall-clock time in `timeZone` at an instant, encoded as if it were a UTC instant. */
 export function wallClockMs(instantMs: number, timeZone: string): number {
+  if (UTC_NAMES.has(timeZone)) return instantMs;
   const parts = formatter(timeZone).formatToParts(instantMs);
   const field = (type: Intl.DateTimeFormatPartTypes) =>
     Number(parts.find((part) => part.type === type)?.value);
