@@ -85,3 +85,4 @@ export {
   type PolicyWindow,
   WINDOW_ACTION,
 } from './windows.js';
+export { yaml } from './yaml/package.js';

@@ -1,4 +1,3 @@
-import { UnrecoverableError } from 'bullmq';
 import type { Logger } from '../log/index.js';
 import {
   type ActionCatalog,
@@ -15,6 +14,7 @@ import {
   type PolicyVerdict,
   RunParametersRefusedError,
 } from '../store/index.js';
+import { BullMQ } from './bullmq.js';
 import type { RunJobData } from './run-queue.js';
 
 export interface PolicyCacheOptions {
@@ -84,9 +84,9 @@ export class PolicyCache {
       return await this.#resolve(data);
     } catch (error) {
       if (error instanceof PolicyRefusedError) this.#options.onRefused?.(data, error);
-      throw error instanceof UnrecoverableError
+      throw error instanceof BullMQ.UnrecoverableError
         ? error
-        : new UnrecoverableError(String((error as Error).message));
+        : new BullMQ.UnrecoverableError(String((error as Error).message));
     }
   }
 
@@ -105,7 +105,9 @@ export class PolicyCache {
       : await this.#policy(data.policySha);
     const job = policy.jobs.find((candidate) => candidate.name === data.job);
     if (!job)
-      throw new UnrecoverableError(`job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`);
+      throw new BullMQ.UnrecoverableError(
+        `job "${data.job}" is not in policy ${data.policySha.slice(0, 12)}`,
+      );
     return { policy, job };
   }
 
@@ -140,7 +142,8 @@ export class PolicyCache {
   async #read(sha: string, parameters?: JobParameters): Promise<Policy> {
     const { policies } = this.#options;
     const stored = await policies.read(sha);
-    if (stored === undefined) throw new UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
+    if (stored === undefined)
+      throw new BullMQ.UnrecoverableError(`policy ${sha.slice(0, 12)} is no longer stored`);
     if (stored.verdict !== 'signed')
       throw new PolicyRefusedError(sha, stored.verdict, { local: policies.localKey });
     return parsePolicy(stored.text, `policy@${sha.slice(0, 12)}`, {

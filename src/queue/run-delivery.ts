@@ -1,7 +1,7 @@
-import { DelayedError, UnrecoverableError, WaitingError } from 'bullmq';
 import type { LeaseExpiredError, RunRequest, RunSummary } from '../engine/index.js';
 import type { Logger } from '../log/index.js';
 import { type ExecutionLease, isRedisUnreachable } from '../store/index.js';
+import { BullMQ } from './bullmq.js';
 import type { RunPolicy } from './policy-cache.js';
 import type { Admission } from './run-gate.js';
 import { deliveriesOf, type RunDelivery, type RunJobData, runIdentity } from './run-queue.js';
@@ -33,7 +33,7 @@ export async function waitForLease(
     { part: data.part?.index, retryInMs: heldForMs },
     'delivered again while an earlier execution holds its lease: waiting for that execution to end',
   );
-  throw new DelayedError();
+  throw new BullMQ.DelayedError();
 }
 
 /**
@@ -55,7 +55,7 @@ export async function handBackAfterLease(
   await delivery.moveToWait(token).catch(() => {
     // BullMQ has handed the delivery on already (its claim ran out too): nothing to give back
   });
-  throw new WaitingError();
+  throw new BullMQ.WaitingError();
 }
 
 /** A delivery cut short by shutdown goes back to the queue, not failed, for another worker to resume. */
@@ -67,7 +67,7 @@ export async function handBackAtShutdown({ delivery, token, data, log }: TakenDe
       'run part handed back to the queue at shutdown',
     );
   else log.warn({ progress: delivery.progress }, 'run handed back to the queue at shutdown');
-  throw new WaitingError();
+  throw new BullMQ.WaitingError();
 }
 
 /**
@@ -79,7 +79,7 @@ export async function handBackAtShutdown({ delivery, token, data, log }: TakenDe
 export function guardJobLock(lease: ExecutionLease, data: RunJobData, log: Logger): void {
   lease.guardLock(data.job, data.runId, (holder) => {
     log.error({ holder: holder || undefined }, 'run lock lost to another run: run stopped');
-    return new UnrecoverableError(
+    return new BullMQ.UnrecoverableError(
       `stopped: the run lock of job "${data.job}" is held by ${holder ? `run ${holder}` : 'another run'}; this worker was stalled past it, and two runs of one job never act at once`,
     );
   });
@@ -104,7 +104,7 @@ export async function recordSkip(
   const stopped = `stopped after its execution was interrupted: ${reason.replace(/^skipped: /, '')}`;
   await recorder.stopped(runIdentity(data, action, deliveries), recorder.now(), stopped);
   log.warn({ outcome: 'failed' }, stopped);
-  throw new UnrecoverableError(stopped);
+  throw new BullMQ.UnrecoverableError(stopped);
 }
 
 /** What a run and each of its parts hand the engine alike. */

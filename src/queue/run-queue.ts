@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Job } from 'bullmq';
-import { Queue } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import { z } from 'zod';
 import { RUN_TRIGGERS, type RunIdentity, type RunSummary } from '../engine/index.js';
 import { RunParametersSchema } from '../policy/index.js';
 import type { RedisConnection } from '../store/index.js';
+import { BullMQ } from './bullmq.js';
 
 /** The BullMQ queue every run goes through. */
 export const RUN_QUEUE = 'runs';
@@ -142,7 +142,7 @@ export interface RunQueueOptions {
 }
 
 export function createRunQueue(options: RunQueueOptions): Queue<RunJobData, RunJobResult> {
-  return new Queue<RunJobData, RunJobResult>(RUN_QUEUE, {
+  return new BullMQ.Queue<RunJobData, RunJobResult>(RUN_QUEUE, {
     connection: options.connection,
     prefix: queuePrefix(options.connection, options.prefix),
     defaultJobOptions: {

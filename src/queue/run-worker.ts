@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
-import { DelayedError, type Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import {
   DEFAULT_LOCK_MS,
   DEFAULT_MAX_STALLS,
@@ -37,6 +37,7 @@ import {
 } from '../store/index.js';
 import { type Clock, systemClock } from '../time/index.js';
 import { ApprovalGate, dryRunPlan } from './approval-gate.js';
+import { BullMQ } from './bullmq.js';
 import { PolicyCache, type RunPolicy, reportRefusal } from './policy-cache.js';
 import { throttledProgress } from './progress.js';
 import {
@@ -145,7 +146,7 @@ export class RunWorker {
       clock: this.#clock,
       log: options.log,
     });
-    this.worker = new Worker<RunJobData, RunJobResult>(
+    this.worker = new BullMQ.Worker<RunJobData, RunJobResult>(
       RUN_QUEUE,
       (delivery, token) => this.#process(delivery, token),
       {
@@ -254,7 +255,8 @@ export class RunWorker {
       const recorded = await this.#options.history.get(data.runId);
       if (recorded && isFinalOutcome(recorded.outcome)) {
         log.info({ outcome: recorded.outcome }, 'run already recorded by an earlier execution of it');
-        if (recorded.outcome === 'failed') throw new UnrecoverableError(recorded.reason ?? 'the run failed');
+        if (recorded.outcome === 'failed')
+          throw new BullMQ.UnrecoverableError(recorded.reason ?? 'the run failed');
         return runJobResult(recorded);
       }
     }
@@ -271,13 +273,13 @@ export class RunWorker {
       case 'closing':
         await delivery.moveToWait(token);
         log.info('run handed back to the queue before its tick: worker closing');
-        throw new WaitingError();
+        throw new BullMQ.WaitingError();
       case 'wait turn':
         // counted, so a run that waited its turn is not reported as delivered again and again
         await delivery.updateData({ ...data, overlapWaits: (data.overlapWaits ?? 0) + 1 });
         // BullMQ promotes delayed jobs by its own reading of the system's time, not the worker's clock
         await delivery.moveToDelayed(Date.now() + (this.#options.overlapRetryMs ?? OVERLAP_RETRY_MS), token);
-        throw new DelayedError();
+        throw new BullMQ.DelayedError();
       case 'skip':
         return runJobResult(await recordSkip(this.#recorder, taken, run.job.action, admission));
     }
@@ -287,7 +289,8 @@ export class RunWorker {
     );
     // after the lock is released: a slow webhook must not make the job's next tick an overlap
     await this.#recorder.notify(run, summary);
-    if (summary.outcome === 'failed') throw new UnrecoverableError(summary.reason ?? 'every target failed');
+    if (summary.outcome === 'failed')
+      throw new BullMQ.UnrecoverableError(summary.reason ?? 'every target failed');
     return runJobResult(summary);
   }
 
@@ -327,7 +330,7 @@ export class RunWorker {
       return summary;
     } catch (error) {
       const stopped = lease.signal.reason;
-      if (stopped instanceof UnrecoverableError) {
+      if (stopped instanceof BullMQ.UnrecoverableError) {
         const identity = runIdentity(data, policyJob.action, deliveriesOf(delivery));
         await this.#recorder.stopped(identity, startedAt, stopped.message);
         throw stopped;
@@ -373,7 +376,7 @@ export class RunWorker {
       );
       log.info({ part: part.index, outcome: summary.outcome, counts: summary.counts }, 'run part finished');
       const refusal = partRefusal(summary, part);
-      if (refusal) throw new UnrecoverableError(refusal);
+      if (refusal) throw new BullMQ.UnrecoverableError(refusal);
       return { ...runJobResult(summary), worker: this.id };
     } catch (error) {
       if (lease.signal.aborted) throw lease.signal.reason;
@@ -389,7 +392,7 @@ export class RunWorker {
    * and another worker resumes it from its checkpoints; what failed it for good is thrown on.
    */
   #handsBack(error: unknown): boolean {
-    return this.#shutdown.signal.aborted && !(error instanceof UnrecoverableError);
+    return this.#shutdown.signal.aborted && !(error instanceof BullMQ.UnrecoverableError);
   }
 
   #runDependencies(

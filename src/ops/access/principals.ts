@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { NightshiftError } from '../../errors/index.js';
+import { yaml } from '../../policy/index.js';
 import { ROLES } from './roles.js';
 
 /** `sha256:` and 64 hex digits: the SHA-256 of a token, never the token itself. */
@@ -65,7 +65,7 @@ function entryProblems(
 export function readPrincipals(text: string, source: string): PrincipalDirectory {
   let document: unknown;
   try {
-    document = parse(text);
+    document = yaml.parse(text);
   } catch (error) {
     throw new TokensFileError(`${source}: not YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
   }
