@@ -18,7 +18,13 @@ export type { Holds } from './holds.js';
 export { parseJson } from './json.js';
 export { LastTicks } from './last-ticks.js';
 export type { RedisOwnershipLedger } from './ledger.js';
-export { isListening, type LocalRedis, RedisServerMissingError, startLocalRedis } from './local-server.js';
+export {
+  isListening,
+  type LocalRedis,
+  RedisPortTakenError,
+  RedisServerMissingError,
+  startLocalRedis,
+} from './local-server.js';
 export { loadScripts } from './lua.js';
 export { NotifyStates, type NotifyStatesOptions } from './notify-states.js';
 export { OverdueEpisodes } from './overdue-episodes.js';

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { NightshiftError } from '../errors/index.js';
 
 export interface LocalRedisOptions {
@@ -43,6 +44,21 @@ export class RedisServerMissingError extends NightshiftError {
   }
 }
 
+/**
+ * The port a local Redis was to listen on answers for another process: a port picked free was
+ * taken (by any process binding port 0) before redis-server bound it, or the one given is in use.
+ */
+export class RedisPortTakenError extends NightshiftError {
+  override name = 'RedisPortTakenError';
+  readonly code = 'NS_REDIS_PORT_TAKEN';
+  constructor(port: number) {
+    super(`127.0.0.1:${port} is taken by another process, so redis-server could not listen there`);
+  }
+}
+
+/** How often a server on a port picked free is started again on another when its port was taken. */
+const PORT_ATTEMPTS = 3;
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -66,22 +82,83 @@ export function isListening(port: number): Promise<boolean> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+/**
+ * The process id of the Redis answering on 127.0.0.1:`port`, or undefined when whatever answers
+ * there does not speak Redis within a second (an HTTP server that took the port, say).
+ */
+async function redisProcessId(port: number): Promise<number | undefined> {
+  const probe = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    connectTimeout: 1_000,
+    commandTimeout: 1_000,
+  });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    const id = /^process_id:(\d+)/m.exec(await probe.info('server'))?.[1];
+    return id === undefined ? undefined : Number(id);
+  } catch {
+    return undefined;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+/**
+ * Waits until `child` itself answers on the port. Something else listening there is not it: a
+ * client handed that port's URL would wait forever for answers in Redis's protocol.
+ */
+async function waitForOwnServer(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`redis-server exited with code ${child.exitCode} during start`);
-    if (await isListening(port)) return;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      if (await isListening(port)) throw new RedisPortTakenError(port);
+      throw new Error(`redis-server exited with code ${child.exitCode ?? child.signalCode} during start`);
+    }
+    if (await isListening(port)) {
+      const answering = await redisProcessId(port);
+      if (answering === child.pid) return;
+      if (answering !== undefined) throw new RedisPortTakenError(port);
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`redis-server did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
+/**
+ * Starts redis-server on 127.0.0.1 and resolves once that very process answers. On a port picked
+ * free it starts again on another should the port be taken first (up to PORT_ATTEMPTS times).
+ */
 export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
-  const binary = options.binary ?? 'redis-server';
-  const port = options.port ?? (await freePort());
   const ownsDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'nightshift-redis-')));
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await freePort());
+    try {
+      return await startOn(port, dir, ownsDir, options);
+    } catch (error) {
+      const retry =
+        error instanceof RedisPortTakenError && options.port === undefined && attempt < PORT_ATTEMPTS;
+      if (!retry) {
+        if (ownsDir) await rm(dir, { recursive: true, force: true });
+        throw error;
+      }
+    }
+  }
+}
+
+async function startOn(
+  port: number,
+  dir: string,
+  ownsDir: boolean,
+  options: LocalRedisOptions,
+): Promise<LocalRedis> {
+  const binary = options.binary ?? 'redis-server';
   const args = [
     '--bind',
     '127.0.0.1',
@@ -102,6 +179,14 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   ];
 
   let child: ChildProcess | undefined;
+  const end = async (signal: NodeJS.Signals) => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = once(proc, 'exit');
+    proc.kill(signal);
+    await exited;
+  };
   const launch = async () => {
     // in a process group of its own: a Ctrl-C meant for its owner must not stop it under the
     // owner's feet while the owner is still shutting down (the owner stops it last)
@@ -111,15 +196,12 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
       throw error.code === 'ENOENT' ? new RedisServerMissingError(binary) : error;
     });
     child = proc;
-    await waitForPort(port, proc, 10_000);
-  };
-  const end = async (signal: NodeJS.Signals) => {
-    const proc = child;
-    child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = once(proc, 'exit');
-    proc.kill(signal);
-    await exited;
+    try {
+      await waitForOwnServer(port, proc, 10_000);
+    } catch (error) {
+      await end('SIGKILL');
+      throw error;
+    }
   };
 
   await launch();

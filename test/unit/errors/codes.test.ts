@@ -40,6 +40,7 @@ const SAMPLES: Record<string, (cls: NightshiftErrorClass) => NightshiftError[]> 
   PolicyRefusedError: (C) => [new C('a'.repeat(64), 'unsigned')],
   RunParametersRefusedError: (C) => [new C('drill@manual-1', 'unsigned')],
   RedisServerMissingError: (C) => [new C('redis-server')],
+  RedisPortTakenError: (C) => [new C(6379)],
   RunHaltedError: (C) => [
     new C({ failures: 1 }, [{ key: 'cp-1', outcome: 'failed', attempts: 1, requestIds: [] }], 1),
   ],
