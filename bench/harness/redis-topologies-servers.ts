@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { freePort, isListening } from '../../src/store/local-server.js';
+import { freePort } from '../../src/store/local-server.js';
 import { eventually } from './eventually.js';
 
 /**
@@ -32,6 +32,27 @@ export async function freePorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
+/**
+ * Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux's /proc): a port
+ * picked free may be taken by another process before redis-server binds it, and a test handed
+ * that port would talk to the other process.
+ */
+async function listensOn(pid: number, port: number): Promise<boolean> {
+  const table = await readFile('/proc/net/tcp', 'utf8');
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const listening = new Set(
+    table
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A')
+      .map((fields) => `socket:[${fields[9]}]`),
+  );
+  if (listening.size === 0) return false;
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.some((target) => listening.has(target));
+}
+
 export async function startGroup(args: readonly string[], port: number, onSpawn?: OnSpawn): Promise<Group> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let stderr = '';
@@ -41,7 +62,7 @@ export async function startGroup(args: readonly string[], port: number, onSpawn?
   await once(child, 'spawn');
   onSpawn?.(child);
   const deadline = Date.now() + 10_000;
-  while (!(await isListening(port))) {
+  while (!(await listensOn(child.pid as number, port))) {
     if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port} within 10 s`);
     await sleep(20);
