@@ -32,12 +32,26 @@ export async function freePorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
+/** The ids of the processes in process group `group` (Linux's /proc). */
+async function groupMembers(group: number): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry));
+  const members = await Promise.all(
+    pids.map(async (pid) => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      // the fields after the command, whose name may hold spaces: state, parent, group
+      const groupOf = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      return groupOf === group ? [Number(pid)] : [];
+    }),
+  );
+  return members.flat();
+}
+
 /**
- * Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux's /proc): a port
- * picked free may be taken by another process before redis-server binds it, and a test handed
- * that port would talk to the other process.
+ * Whether a process of group `group` holds the socket listening on 127.0.0.1:`port` (Linux's
+ * /proc): a port picked free may be taken by another process before redis-server binds it, and
+ * a test handed that port would talk to the other process.
  */
-async function listensOn(pid: number, port: number): Promise<boolean> {
+export async function groupListensOn(group: number, port: number): Promise<boolean> {
   const table = await readFile('/proc/net/tcp', 'utf8');
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
   const listening = new Set(
@@ -48,9 +62,12 @@ async function listensOn(pid: number, port: number): Promise<boolean> {
       .map((fields) => `socket:[${fields[9]}]`),
   );
   if (listening.size === 0) return false;
-  const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
-  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
-  return targets.some((target) => listening.has(target));
+  for (const pid of await groupMembers(group)) {
+    const fds = await readdir(`/proc/${pid}/fd`).catch(() => []);
+    const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+    if (targets.some((target) => listening.has(target))) return true;
+  }
+  return false;
 }
 
 export async function startGroup(args: readonly string[], port: number, onSpawn?: OnSpawn): Promise<Group> {
@@ -62,7 +79,7 @@ export async function startGroup(args: readonly string[], port: number, onSpawn?
   await once(child, 'spawn');
   onSpawn?.(child);
   const deadline = Date.now() + 10_000;
-  while (!(await listensOn(child.pid as number, port))) {
+  while (!(await groupListensOn(child.pid as number, port))) {
     if (child.exitCode !== null) throw new Error(`redis-server ${args.join(' ')} exited: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port} within 10 s`);
     await sleep(20);

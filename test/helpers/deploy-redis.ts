@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
+import { groupListensOn } from '../../bench/harness/redis-topologies-servers.js';
 import { loadSettings, serviceRedis } from '../../src/config/index.js';
-import { freePort, isListening } from '../../src/store/local-server.js';
+import { freePort } from '../../src/store/local-server.js';
 import { connectRedis } from '../../src/store/redis.js';
 import { running } from './processes.js';
 import type { RedisCommand } from './redis-command.js';
@@ -50,7 +51,8 @@ export async function runDeployedRedis(
   running.set(child, true);
   child.once('exit', () => running.delete(child));
   const deadline = Date.now() + 10_000;
-  while (!(await isListening(port))) {
+  // its own group's Redis, not whatever process took the port before it bound it
+  while (!(await groupListensOn(child.pid as number, port))) {
     if (child.exitCode !== null) throw new Error(`the Redis script exited with ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`the Redis script did not listen on ${port} within 10 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
