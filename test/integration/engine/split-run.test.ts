@@ -147,6 +147,10 @@ describe('a run over more targets than the part size', () => {
 
   it('is finished by a lone worker with one slot: the run works the parts nobody takes itself, the next beside the last', async () => {
     const engine = harness.engine('split-run-alone');
+    // 400 ms a pause: the next part's start (its checkpoints and ledger records read) fits inside
+    // the last pauses of the part before even on a loaded machine; at 100 ms it missed once by 24 ms
+    harness.sim.setFaults({ latencyMs: 400, operations: ['pauseWorkspace'] });
+    onTestFinished(() => void harness.sim.setFaults({ latencyMs: 100, operations: ['pauseWorkspace'] }));
     // its API calls logged as a deployed worker logs them: each line names the part it was made for
     const api = new ApiClient({
       baseUrl: harness.sim.url,
@@ -164,7 +168,7 @@ describe('a run over more targets than the part size', () => {
     expect(partStarts(engine, runId).map((start) => start.part)).toEqual([0, 1, 2]);
     await expectPausedOnceAndOwned(engine, runId);
     // the job's 4 call slots never drain at a part's end: the next part's first pause reaches the
-    // simulator while the last pause of the one before is still in flight (100 ms each)
+    // simulator while the last pause of the one before is still in flight
     const partOf = new Map(
       engine
         .lines('api call')
