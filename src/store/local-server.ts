@@ -83,8 +83,8 @@ export function isListening(port: number): Promise<boolean> {
 }
 
 /**
- * The process id of the Redis answering on 127.0.0.1:`port`, or undefined when whatever answers
- * there does not speak Redis within a second (an HTTP server that took the port, say).
+ * The process id of the Redis answering on 127.0.0.1:`port`, or undefined when nothing listens
+ * there or what does is not Redis answering within a second (an HTTP server that took the port).
  */
 async function redisProcessId(port: number): Promise<number | undefined> {
   const probe = new Redis({
@@ -120,11 +120,9 @@ async function waitForOwnServer(port: number, child: ChildProcess, timeoutMs: nu
       if (await isListening(port)) throw new RedisPortTakenError(port);
       throw new Error(`redis-server exited with code ${child.exitCode ?? child.signalCode} during start`);
     }
-    if (await isListening(port)) {
-      const answering = await redisProcessId(port);
-      if (answering === child.pid) return;
-      if (answering !== undefined) throw new RedisPortTakenError(port);
-    }
+    const answering = await redisProcessId(port);
+    if (answering === child.pid) return;
+    if (answering !== undefined) throw new RedisPortTakenError(port);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`redis-server did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
