@@ -3,6 +3,7 @@ import { CHECKPOINT_TTL_MS } from '../config/index.js';
 import type { CheckpointStore } from '../engine/index.js';
 import { type TargetRecord, TargetRecordSchema } from '../engine/index.js';
 import { type Logger, silentLogger } from '../log/index.js';
+import { flushTurnOf, GroupCommit } from './group-commit.js';
 import { parseJson } from './json.js';
 import { SET_FIELDS_AND_TTL } from './lua.js';
 import type { RedisConnection } from './redis.js';
@@ -15,11 +16,8 @@ export interface RedisCheckpointStoreOptions extends StoreOptions {
   log?: Logger;
 }
 
-/** Records waiting for the run's next write, and the promise that write keeps. */
-interface PendingWrite {
-  readonly fields: string[];
-  readonly written: Promise<void>;
-}
+/** A record as its run's hash field holds it: the target key, and the record as JSON. */
+type StoredRecord = readonly [key: string, text: string];
 
 /**
  * Checkpoints shared by every worker, so a run redelivered to another worker after a crash skips
@@ -30,9 +28,8 @@ interface PendingWrite {
 export class RedisCheckpointStore extends RedisStore implements CheckpointStore {
   readonly #ttlMs: number;
   readonly #log: Logger;
-  /** Per run: the last write started (settled either way), and the one gathering records meanwhile. */
-  readonly #writing = new Map<string, Promise<void>>();
-  readonly #pending = new Map<string, PendingWrite>();
+  /** Per run with a write under way or records waiting: its group commit. */
+  readonly #commits = new Map<string, GroupCommit<StoredRecord, undefined>>();
 
   constructor(redis: RedisConnection, options: RedisCheckpointStoreOptions = {}) {
     super(redis, options);
@@ -74,31 +71,26 @@ export class RedisCheckpointStore extends RedisStore implements CheckpointStore 
    * stored.
    */
   save(runId: string, record: TargetRecord): Promise<void> {
-    const pending = this.#pending.get(runId);
-    if (pending) {
-      pending.fields.push(record.key, JSON.stringify(record));
-      return pending.written;
-    }
-    const fields = [record.key, JSON.stringify(record)];
-    // the run's previous write never rejects here: its own callers got its error
-    const written = (this.#writing.get(runId) ?? Promise.resolve()).then(() => {
-      this.#pending.delete(runId);
-      return this.#write(runId, fields);
-    });
-    const settled: Promise<void> = written
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.#writing.get(runId) === settled) this.#writing.delete(runId);
+    let commit = this.#commits.get(runId);
+    if (!commit) {
+      const created = new GroupCommit((records: readonly StoredRecord[]) => this.#write(runId, records), {
+        turn: flushTurnOf(this.redis),
+        onIdle: () => {
+          if (this.#commits.get(runId) === created) this.#commits.delete(runId);
+        },
       });
-    this.#writing.set(runId, settled);
-    this.#pending.set(runId, { fields, written });
-    return written;
+      this.#commits.set(runId, created);
+      commit = created;
+    }
+    // written as it is now: the caller may go on changing its object before the write leaves
+    return commit.submit([record.key, JSON.stringify(record)]);
   }
 
-  async #write(runId: string, fields: readonly string[]): Promise<void> {
+  async #write(runId: string, records: readonly StoredRecord[]): Promise<undefined[]> {
     // one script call, not MULTI: on a connection BullMQ shares, ioredis copies every script
     // BullMQ registered into each pipeline it builds, which cost more than the save itself
-    await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runTargets(runId)], [this.#ttlMs, ...fields]);
+    await SET_FIELDS_AND_TTL.run(this.redis, [this.keys.runTargets(runId)], [this.#ttlMs, ...records.flat()]);
+    return records.map(() => undefined);
   }
 
   async loadProgress(runId: string, key: string): Promise<unknown> {

@@ -13,7 +13,7 @@ import {
   pausedInterval,
   type ReleaseReason,
 } from '../engine/index.js';
-import { GroupCommit } from './group-commit.js';
+import { flushTurnOf, GroupCommit } from './group-commit.js';
 import { parseJson } from './json.js';
 import { CONFIRM_OWNERSHIP, END_OWNERSHIP, INTEND_OWNERSHIP } from './ledger-scripts.js';
 import type { RedisConnection } from './redis.js';
@@ -59,11 +59,17 @@ interface PendingEnd {
 export class RedisOwnershipLedger extends RedisStore implements OwnershipLedger {
   readonly #retentionMs: number;
   // every pause of a run writes an intent before its call and a confirmation after it: written
-  // together, many targets' intents cost one round trip, not one each
-  readonly #intents = new GroupCommit((records: readonly Ownership[]) => this.#writeIntents(records));
-  readonly #ends = new GroupCommit((ends: readonly PendingEnd[]) => this.#writeEnds(ends));
-  readonly #confirmations = new GroupCommit((confirmations: readonly PendingConfirmation[]) =>
-    this.#writeConfirmations(confirmations),
+  // together, many targets' intents cost one round trip, not one each; and with the checkpoints
+  // written over the same connection, one write
+  readonly #intents = new GroupCommit((records: readonly Ownership[]) => this.#writeIntents(records), {
+    turn: flushTurnOf(this.redis),
+  });
+  readonly #ends = new GroupCommit((ends: readonly PendingEnd[]) => this.#writeEnds(ends), {
+    turn: flushTurnOf(this.redis),
+  });
+  readonly #confirmations = new GroupCommit(
+    (confirmations: readonly PendingConfirmation[]) => this.#writeConfirmations(confirmations),
+    { turn: flushTurnOf(this.redis) },
   );
 
   constructor(redis: RedisConnection, options: RedisOwnershipLedgerOptions = {}) {
