@@ -8,11 +8,40 @@ export interface Deadline {
   readonly signal: AbortSignal;
   /** The time limit cut the call off (not its caller). */
   readonly expired: boolean;
+  /**
+   * Calls `listener` with the reason when the deadline aborts; returns what stops it listening.
+   * Every call under the deadline listens through the one listener it has on its signal: one
+   * added and removed on the signal per call cost a fleet pause about 30 ms of its 10,000 calls.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
 }
 
-interface SharedDeadline extends Deadline {
-  readonly from: number;
-  expired: boolean;
+class SharedDeadline implements Deadline {
+  expired = false;
+  readonly #listeners = new Set<(reason: unknown) => void>();
+
+  constructor(
+    readonly signal: AbortSignal,
+    readonly from: number,
+  ) {
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const listener of [...this.#listeners]) listener(signal.reason);
+        this.#listeners.clear();
+      },
+      { once: true },
+    );
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    if (this.signal.aborted) {
+      listener(this.signal.reason);
+      return () => undefined;
+    }
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 }
 
 /** One caller's deadlines: those calls join now (per limit), and every one not yet over. */
@@ -64,9 +93,9 @@ export class Deadlines {
 
 function startDeadline(caller: Caller, from: number, timeoutMs: number): SharedDeadline {
   const controller = new AbortController();
-  // every call in flight under it listens (undici does): a few hundred at once is by design
+  // what a call awaits before its request (`beforeCall`) may listen too: a few hundred at once is by design
   setMaxListeners(0, controller.signal);
-  const deadline: SharedDeadline = { signal: controller.signal, from, expired: false };
+  const deadline = new SharedDeadline(controller.signal, from);
   // unref'd: a call in flight keeps the process alive by its socket; the timer alone must not
   const timer = setTimeout(() => {
     caller.live.delete(controller);

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { BodyPrefix } from './body.js';
+import type { Deadline } from './deadlines.js';
 
 /** What came back of one request: its status, its headers, and its body as far as it was read. */
 export interface Exchanged {
@@ -10,8 +11,8 @@ export interface Exchanged {
 
 /**
  * One request through `dispatcher`, its answer read into memory: at most `limitFor(status)` bytes
- * of body, the connection closed on the rest. `signal` aborting cuts the request off, wherever it
- * is, and rejects with its reason.
+ * of body, the connection closed on the rest. The deadline aborting cuts the request off, wherever
+ * it is, and rejects with its reason.
  *
  * Undici's handler API, not its `request()`: `request()` hands the body over as a stream, an
  * AsyncResource and an abort listener of its own per call, which on a fleet pause (10,000 calls
@@ -21,9 +22,10 @@ export interface Exchanged {
 export function exchange(
   dispatcher: Dispatcher,
   request: Dispatcher.DispatchOptions,
-  signal: AbortSignal,
+  deadline: Pick<Deadline, 'signal' | 'onAbort'>,
   limitFor: (status: number) => number,
 ): Promise<Exchanged> {
+  const { signal } = deadline;
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -35,6 +37,7 @@ export function exchange(
     let length = 0;
     let chunks: Buffer[] = [];
     let settled = false;
+    let stopListening: (() => void) | undefined;
     const read = (truncated: boolean): BodyPrefix => {
       const text =
         chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -44,17 +47,16 @@ export function exchange(
     const settle = (outcome: { read: BodyPrefix } | { error: unknown }) => {
       if (settled) return;
       settled = true;
-      signal.removeEventListener('abort', onAbort);
+      stopListening?.();
       if ('error' in outcome) reject(outcome.error);
       else resolve({ ...(answer as Omit<Exchanged, 'read'>), read: outcome.read });
     };
     // a request still waiting for a connection has no controller yet: its caller hears at once,
     // and the request is dropped once it starts (onRequestStart)
-    const onAbort = () => {
-      controller?.abort(signal.reason as Error);
-      settle({ error: signal.reason });
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    stopListening = deadline.onAbort((reason) => {
+      controller?.abort(reason as Error);
+      settle({ error: reason });
+    });
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(started) {
         controller = started;

@@ -201,7 +201,7 @@ export class Transport {
       const answer = await exchange(
         this.#dispatcher,
         { origin: this.#origin, path: this.#basePath + spec.path, method: spec.method, headers, body },
-        signal,
+        deadline,
         (status) => (status >= 400 ? ERROR_BODY_BYTES : this.#maxBodyBytes),
       );
       status = answer.status;

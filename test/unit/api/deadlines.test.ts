@@ -75,4 +75,19 @@ describe('shared per-call deadlines', () => {
       25,
     );
   });
+
+  it('tells the calls listening under a deadline its reason once, and none that stopped listening', () => {
+    const deadlines = new Deadlines();
+    const caller = new AbortController();
+    const deadline = deadlines.forCall(1_000, caller.signal);
+    const heard: unknown[] = [];
+    const stopped = deadline.onAbort((reason) => heard.push(`stopped: ${String(reason)}`));
+    deadline.onAbort((reason) => heard.push(`listening: ${String(reason)}`));
+    stopped();
+    caller.abort('run cancelled');
+    expect(heard).toEqual(['listening: run cancelled']);
+    const late: unknown[] = [];
+    deadline.onAbort((reason) => late.push(reason));
+    expect(late).toEqual(['run cancelled']);
+  });
 });
