@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
  * most 2 ms more for an intent before its call, against the call's own tens of milliseconds. A
  * write after a quiet spell leaves at once.
  */
-export const FLUSH_SPACING_MS = 2;
+const FLUSH_SPACING_MS = 2;
 
 /** A group commit with items waiting and no write under way. */
 interface Flushable {
