@@ -101,9 +101,10 @@ jobs:
       afterwards: { outcome: 'paused' },
     });
     // the restore the first worker sent, accepted by it; the second found it over: when exactly it
-    // finished nobody saw, so no time to restore is made up from the takeover's delay
-    expect(Date.parse(run.evidence?.restoreStartedAt as string)).toBeLessThan(killedAt);
-    expect(Date.parse(run.evidence?.restoreAcceptedAt as string)).toBeLessThan(killedAt);
+    // finished nobody saw, so no time to restore is made up from the takeover's delay. Accepted,
+    // then recorded, then read here, then the kill: the same millisecond at the closest
+    expect(Date.parse(run.evidence?.restoreStartedAt as string)).toBeLessThanOrEqual(killedAt);
+    expect(Date.parse(run.evidence?.restoreAcceptedAt as string)).toBeLessThanOrEqual(killedAt);
     expect(run.evidence).toMatchObject({
       executions: 2,
       takenOver: true,
